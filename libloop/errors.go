@@ -1,0 +1,77 @@
+package libloop
+
+// Errno is a library error code. Values match the C ABI's LL_* codes so that
+// the C layer passes them through unchanged; system failures are negative
+// errno values (see SysErr).
+type Errno int
+
+// Library error codes (SPEC.md "Conventions"). All are at or below -10000.
+const (
+	EINVAL       Errno = -10000 // bad argument
+	EBADHANDLE   Errno = -10001 // stale, forged or wrong-kind id
+	ECLOSED      Errno = -10002 // the loop is closed
+	ERUNNING     Errno = -10003 // the loop is running / already running
+	ESTATE       Errno = -10004 // asyncio's InvalidStateError
+	ECANCELLED   Errno = -10005 // the future or task was cancelled
+	EWRONGTHREAD Errno = -10006 // called from a thread that does not run the loop (debug mode)
+	ESTOPPED     Errno = -10007 // the loop stopped before the future completed
+	ETIMEDOUT    Errno = -10008 // a timeout passed
+	ENOMEM       Errno = -10009 // out of memory or out of id space
+)
+
+var errnoNames = map[Errno][2]string{
+	EINVAL:       {"LL_EINVAL", "invalid argument"},
+	EBADHANDLE:   {"LL_EBADHANDLE", "invalid, stale or wrong-kind handle id"},
+	ECLOSED:      {"LL_ECLOSED", "event loop is closed"},
+	ERUNNING:     {"LL_ERUNNING", "event loop is running"},
+	ESTATE:       {"LL_ESTATE", "invalid state"},
+	ECANCELLED:   {"LL_ECANCELLED", "cancelled"},
+	EWRONGTHREAD: {"LL_EWRONGTHREAD", "called from a thread that does not run the loop"},
+	ESTOPPED:     {"LL_ESTOPPED", "event loop stopped before future completed"},
+	ETIMEDOUT:    {"LL_ETIMEDOUT", "timed out"},
+	ENOMEM:       {"LL_ENOMEM", "out of memory"},
+}
+
+// Error implements error.
+func (e Errno) Error() string { return e.Message() }
+
+// Name returns the constant's name ("LL_EINVAL", "EBADF"), or "UNKNOWN".
+func (e Errno) Name() string {
+	if n, ok := errnoNames[e]; ok {
+		return n[0]
+	}
+	if e < 0 && e > -4096 {
+		return sysErrName(int(-e))
+	}
+	return "UNKNOWN"
+}
+
+// Message returns a human-readable description; never empty.
+func (e Errno) Message() string {
+	if n, ok := errnoNames[e]; ok {
+		return n[1]
+	}
+	if e < 0 && e > -4096 {
+		return sysErrMessage(int(-e))
+	}
+	if e >= 0 {
+		return "success"
+	}
+	return "unknown error"
+}
+
+// Code converts any error the core returns into a C ABI code: 0 for nil, the
+// Errno itself, -errno for a system error, LL_EINVAL for anything else.
+func Code(err error) int {
+	if err == nil {
+		return 0
+	}
+	switch e := err.(type) {
+	case Errno:
+		return int(e)
+	}
+	if n, ok := sysErrno(err); ok {
+		return -n
+	}
+	return int(EINVAL)
+}

@@ -1,0 +1,120 @@
+package libloop
+
+// fdWatch is the reader and writer registered for one fd. Each is a Handle
+// that is queued every iteration the fd is ready, like asyncio's selector
+// keys.
+type fdWatch struct {
+	reader, writer *Handle
+	mask           uint8
+}
+
+// AddReader calls fn each iteration fd is readable, replacing any reader
+// already set for fd. A closed or invalid fd fails with -EBADF (or the
+// selector's errno, e.g. -EPERM for a regular file).
+func (l *Loop) AddReader(fd int, fn func()) error {
+	return l.addWatch(fd, evRead, fn, ForeignCall{})
+}
+
+// AddWriter calls fn each iteration fd is writable; see AddReader.
+func (l *Loop) AddWriter(fd int, fn func()) error {
+	return l.addWatch(fd, evWrite, fn, ForeignCall{})
+}
+
+// AddReaderForeign is AddReader for a host callback (fc.Kind ForeignIO).
+func (l *Loop) AddReaderForeign(fd int, fc ForeignCall) error {
+	return l.addWatch(fd, evRead, nil, fc)
+}
+
+// AddWriterForeign is AddWriter for a host callback.
+func (l *Loop) AddWriterForeign(fd int, fc ForeignCall) error {
+	return l.addWatch(fd, evWrite, nil, fc)
+}
+
+// RemoveReader stops watching fd for reading; it reports whether a reader
+// was registered.
+func (l *Loop) RemoveReader(fd int) (bool, error) { return l.removeWatch(fd, evRead) }
+
+// RemoveWriter stops watching fd for writing; see RemoveReader.
+func (l *Loop) RemoveWriter(fd int) (bool, error) { return l.removeWatch(fd, evWrite) }
+
+func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
+	if l.closed {
+		return ECLOSED
+	}
+	if fn == nil && fc.Fn == 0 {
+		return EINVAL
+	}
+	if fd < 0 || fd > 1<<30 {
+		return sysEBADF
+	}
+	w := l.fds[int32(fd)]
+	old := uint8(0)
+	if w != nil {
+		old = w.mask
+	}
+	if err := l.sel.control(fd, old, old|dir); err != nil {
+		return err
+	}
+	if w == nil {
+		w = &fdWatch{}
+		l.fds[int32(fd)] = w
+		l.nWatched++
+	}
+	h := l.newHandle() // the registration's reference
+	h.gofn, h.foreign = fn, fc
+	prev := &w.reader
+	if dir == evWrite {
+		prev = &w.writer
+	}
+	if *prev != nil {
+		(*prev).Cancel()
+		l.unref(*prev)
+	}
+	*prev = h
+	w.mask = old | dir
+	return nil
+}
+
+func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
+	if l.closed {
+		return false, nil
+	}
+	w := l.fds[int32(fd)]
+	if w == nil || w.mask&dir == 0 {
+		return false, nil
+	}
+	err := l.sel.control(fd, w.mask, w.mask&^dir)
+	h := w.reader
+	if dir == evWrite {
+		h, w.writer = w.writer, nil
+	} else {
+		w.reader = nil
+	}
+	h.Cancel()
+	l.unref(h)
+	w.mask &^= dir
+	if w.mask == 0 {
+		delete(l.fds, int32(fd))
+		l.nWatched--
+	}
+	return true, err
+}
+
+func (l *Loop) dropWatch(fd int32, w *fdWatch) {
+	for _, h := range []*Handle{w.reader, w.writer} {
+		if h != nil {
+			h.Cancel()
+			l.unref(h)
+		}
+	}
+	l.sel.control(int(fd), w.mask, 0)
+	delete(l.fds, fd)
+	l.nWatched--
+}
+
+// queueReady puts an fd watcher's handle on the ready queue for this
+// iteration, taking a reference for the queue.
+func (l *Loop) queueReady(h *Handle) {
+	h.refs++
+	l.ready.push(h)
+}

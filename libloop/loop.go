@@ -1,0 +1,201 @@
+package libloop
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Dispatcher runs a batch of host (foreign) callbacks in order. The loop
+// fills a slice from Buffer and calls Run once per batch; a slot whose Fn the
+// loop clears during the batch (its handle was cancelled) must be skipped.
+type Dispatcher interface {
+	// Buffer returns storage for up to n calls, valid until the next call.
+	Buffer(n int) []ForeignCall
+	// Run calls calls[0:n] in order, re-reading each slot just before calling it.
+	Run(l *Loop, n int)
+}
+
+// Loop is an asyncio-style event loop: a ready queue, a timer heap and a
+// selector, advanced by RunOnce. Except where a method says otherwise, it is
+// used from one thread at a time.
+type Loop struct {
+	ready          readyQueue
+	timers         timerHeap
+	timerCancelled int
+	seq            uint64
+	freeHandles    []*Handle
+
+	sel      selector
+	fds      map[int32]*fdWatch
+	events   []ioEvent
+	nWatched int // fds with a reader or writer (the wakeup fd not counted)
+
+	running  bool
+	stopping bool
+	closed   bool
+	ownerTid int // OS thread running the loop, checked in debug mode
+
+	posted      postQueue
+	wakePending atomic.Uint32
+
+	dispatcher   Dispatcher
+	dispatchBuf  []ForeignCall
+	batchHandles []*Handle
+
+	debug        bool
+	slowDuration time.Duration
+	excHandler   func(*ErrorContext)
+
+	// Tag is the host's id for this loop, passed to foreign callbacks.
+	Tag uint64
+	// Data is free for the embedding host.
+	Data any
+}
+
+// New creates a loop with its own selector and wakeup fd.
+func New() (*Loop, error) {
+	sel, err := newSelector()
+	if err != nil {
+		return nil, err
+	}
+	return &Loop{
+		sel:          sel,
+		fds:          make(map[int32]*fdWatch),
+		slowDuration: 100 * time.Millisecond,
+	}, nil
+}
+
+// SetDispatcher installs the runner of foreign callbacks.
+func (l *Loop) SetDispatcher(d Dispatcher) { l.dispatcher = d }
+
+// IsRunning reports whether a Run* call is in progress.
+func (l *Loop) IsRunning() bool { return l.running }
+
+// IsClosed reports whether Close has been called.
+func (l *Loop) IsClosed() bool { return l.closed }
+
+// Stop makes RunForever return after the current iteration; called while the
+// loop is not running, it makes the next RunForever run one iteration.
+func (l *Loop) Stop() error {
+	if l.closed {
+		return ECLOSED
+	}
+	l.stopping = true
+	return nil
+}
+
+// Close releases the selector and drops every pending callback. It fails with
+// ERUNNING while the loop runs and does nothing the second time.
+func (l *Loop) Close() error {
+	if l.running {
+		return ERUNNING
+	}
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	for l.ready.len() > 0 {
+		l.unref(l.ready.pop())
+	}
+	for _, h := range l.timers {
+		h.inHeap = false
+		l.unref(h)
+	}
+	l.timers = nil
+	for fd, w := range l.fds {
+		l.dropWatch(fd, w)
+	}
+	l.posted.closeAndTake()
+	l.freeHandles = nil
+	return l.sel.close()
+}
+
+// SetDebug turns debug mode on or off: slow callbacks are reported and
+// calls from a thread other than the running one fail with EWRONGTHREAD.
+func (l *Loop) SetDebug(on bool) { l.debug = on }
+
+// Debug reports whether debug mode is on.
+func (l *Loop) Debug() bool { return l.debug }
+
+// SetSlowCallbackDuration sets the debug-mode threshold for slow callbacks.
+func (l *Loop) SetSlowCallbackDuration(d time.Duration) { l.slowDuration = d }
+
+// CheckThread returns EWRONGTHREAD in debug mode when the loop is running on
+// another OS thread than the caller's, nil otherwise.
+func (l *Loop) CheckThread() error {
+	if l.debug && l.running && threadID() != l.ownerTid {
+		return EWRONGTHREAD
+	}
+	return nil
+}
+
+func (l *Loop) enterRun() error {
+	if l.closed {
+		return ECLOSED
+	}
+	if l.running {
+		return ERUNNING
+	}
+	runtime.LockOSThread()
+	l.running = true
+	if l.debug {
+		l.ownerTid = threadID()
+	}
+	return nil
+}
+
+func (l *Loop) leaveRun() {
+	l.running = false
+	l.stopping = false
+	runtime.UnlockOSThread()
+}
+
+// RunForever runs iterations until Stop.
+func (l *Loop) RunForever() error {
+	if err := l.enterRun(); err != nil {
+		return err
+	}
+	defer l.leaveRun()
+	for {
+		if err := l.runOnce(false); err != nil {
+			return err
+		}
+		if l.stopping {
+			return nil
+		}
+	}
+}
+
+// RunOnce runs one iteration; with nowait the poll does not block.
+func (l *Loop) RunOnce(nowait bool) error {
+	if err := l.enterRun(); err != nil {
+		return err
+	}
+	defer l.leaveRun()
+	return l.runOnce(nowait)
+}
+
+// postQueue holds callbacks posted from other threads until the loop takes
+// them; a mutex keeps it simple and the loop takes the whole batch at once.
+type postQueue struct {
+	mu     sync.Mutex
+	items  []postedCall
+	spare  []postedCall
+	n      atomic.Int32
+	closed bool
+}
+
+type postedCall struct {
+	gofn    func()
+	foreign ForeignCall
+}
+
+func (q *postQueue) closeAndTake() {
+	q.mu.Lock()
+	q.closed = true
+	q.items = nil
+	q.n.Store(0)
+	q.mu.Unlock()
+}

@@ -1,0 +1,203 @@
+package libloop
+
+import (
+	"fmt"
+	"time"
+)
+
+// minScheduledForPurge and the half-cancelled rule are asyncio's: when more
+// than 100 timers are scheduled and over half are cancelled, rebuild the heap
+// without them; otherwise only pop cancelled heads.
+const minScheduledForPurge = 100
+
+// dispatchBatch caps how many host callbacks go to C in one crossing.
+const dispatchBatch = 256
+
+// runOnce is one iteration, asyncio's BaseEventLoop._run_once.
+func (l *Loop) runOnce(nowait bool) error {
+	l.purgeCancelledTimers()
+
+	timeout := int64(-1)
+	if nowait || l.ready.len() > 0 || l.stopping || l.posted.n.Load() > 0 {
+		timeout = 0
+	} else if len(l.timers) > 0 {
+		timeout = l.timers[0].when - monoNow()
+		if timeout < 0 {
+			timeout = 0
+		}
+	}
+
+	// A non-blocking poll with no fd watched can report nothing but the
+	// wakeup fd, and posted callbacks are taken below anyway: skip it.
+	if timeout != 0 || l.nWatched > 0 {
+		evs, woke, err := l.sel.poll(timeout, l.events[:0])
+		if err != nil {
+			return err
+		}
+		if woke {
+			l.wakePending.Store(0)
+		}
+		l.processEvents(evs)
+		l.events = evs[:0]
+	}
+	l.takePosted()
+
+	if len(l.timers) > 0 {
+		end := monoNow() + ClockResolution
+		for len(l.timers) > 0 && l.timers[0].when < end {
+			h := l.timers.pop()
+			if h.cancelled {
+				l.timerCancelled--
+			}
+			l.ready.push(h)
+		}
+	}
+
+	ntodo := l.ready.len()
+	for ntodo > 0 {
+		ntodo -= l.runSome(ntodo)
+	}
+	return nil
+}
+
+func (l *Loop) purgeCancelledTimers() {
+	n := len(l.timers)
+	if n > minScheduledForPurge && 2*l.timerCancelled > n {
+		kept := l.timers[:0]
+		for _, h := range l.timers {
+			if h.cancelled {
+				h.inHeap = false
+				l.unref(h)
+			} else {
+				kept = append(kept, h)
+			}
+		}
+		for i := len(kept); i < n; i++ {
+			l.timers[i] = nil
+		}
+		l.timers = kept
+		l.timers.heapify()
+		l.timerCancelled = 0
+		return
+	}
+	for len(l.timers) > 0 && l.timers[0].cancelled {
+		l.timerCancelled--
+		l.unref(l.timers.pop())
+	}
+}
+
+func (l *Loop) processEvents(evs []ioEvent) {
+	for _, e := range evs {
+		w := l.fds[e.fd]
+		if w == nil {
+			continue
+		}
+		if e.mask&evRead != 0 && w.reader != nil {
+			l.queueReady(w.reader)
+		}
+		if e.mask&evWrite != 0 && w.writer != nil {
+			l.queueReady(w.writer)
+		}
+	}
+}
+
+// runSome runs up to max handles from the head of the ready queue and
+// returns how many it consumed. Consecutive host callbacks go to the
+// dispatcher as one batch (one per handle in debug mode, to time each).
+func (l *Loop) runSome(max int) int {
+	h := l.ready.pop()
+	if h.cancelled {
+		l.unref(h)
+		return 1
+	}
+	if h.gofn != nil || l.dispatcher == nil {
+		l.runGo(h)
+		return 1
+	}
+	limit := dispatchBatch
+	if l.debug {
+		limit = 1
+	}
+	if limit > max {
+		limit = max
+	}
+	buf := l.dispatcher.Buffer(limit)
+	l.dispatchBuf = buf
+	batch := l.batchHandles[:0]
+	n := 0
+	for {
+		if !h.cancelled {
+			buf[len(batch)] = h.foreign
+			h.inBatch = true
+			h.pos = int32(len(batch))
+			batch = append(batch, h)
+		} else {
+			l.unref(h)
+		}
+		n++
+		if n == max || len(batch) == limit || l.ready.len() == 0 {
+			break
+		}
+		next := l.ready.buf[l.ready.head]
+		if next.gofn != nil && !next.cancelled {
+			break
+		}
+		h = l.ready.pop()
+	}
+	var start time.Time
+	if l.debug {
+		start = time.Now()
+	}
+	l.dispatcher.Run(l, len(batch))
+	if l.debug {
+		l.reportSlow(batch[0], time.Since(start))
+	}
+	for i, bh := range batch {
+		bh.inBatch = false
+		bh.pos = -1
+		l.unref(bh)
+		batch[i] = nil
+	}
+	l.batchHandles = batch[:0]
+	return n
+}
+
+func (l *Loop) runGo(h *Handle) {
+	fn := h.gofn
+	if fn == nil {
+		l.unref(h) // a host callback with no dispatcher installed cannot run
+		return
+	}
+	if l.debug {
+		start := time.Now()
+		l.callGo(fn)
+		l.reportSlow(h, time.Since(start))
+	} else {
+		l.callGo(fn)
+	}
+	l.unref(h)
+}
+
+// callGo runs a Go callback; a panic is reported to the exception handler
+// and the loop goes on, as asyncio logs an exception raised by a callback.
+func (l *Loop) callGo(fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.CallExceptionHandler(&ErrorContext{
+				Message: fmt.Sprintf("Exception in callback: %v", r),
+				Code:    int(EINVAL),
+			})
+		}
+	}()
+	fn()
+}
+
+func (l *Loop) reportSlow(h *Handle, d time.Duration) {
+	if d < l.slowDuration {
+		return
+	}
+	l.CallExceptionHandler(&ErrorContext{
+		Message: fmt.Sprintf("Executing callback took %.3f seconds", d.Seconds()),
+		Handle:  h,
+	})
+}

@@ -1,0 +1,111 @@
+package libloop
+
+import "math"
+
+// CallSoon schedules fn to run in a later iteration, after everything already
+// scheduled (FIFO). The returned handle belongs to the loop: use it only until
+// the callback runs unless RetainHandle was called.
+func (l *Loop) CallSoon(fn func()) (*Handle, error) {
+	if fn == nil {
+		return nil, EINVAL
+	}
+	if l.closed {
+		return nil, ECLOSED
+	}
+	h := l.newHandle()
+	h.gofn = fn
+	l.ready.push(h)
+	return h, nil
+}
+
+// CallSoonForeign schedules a host callback; see CallSoon.
+func (l *Loop) CallSoonForeign(fc ForeignCall) (*Handle, error) {
+	if fc.Fn == 0 {
+		return nil, EINVAL
+	}
+	if l.closed {
+		return nil, ECLOSED
+	}
+	h := l.newHandle()
+	h.foreign = fc
+	l.ready.push(h)
+	return h, nil
+}
+
+// maxDelay bounds deadlines so nanosecond arithmetic cannot overflow (~100
+// years); larger values are rejected as EINVAL.
+const maxDelay = 100 * 365 * 24 * 3600.0
+
+// deadline converts loop-clock seconds to nanoseconds, rejecting NaN and
+// values out of range.
+func deadline(when float64) (int64, error) {
+	if math.IsNaN(when) || when > maxDelay || when < -maxDelay {
+		return 0, EINVAL
+	}
+	return int64(math.Ceil(when * 1e9)), nil
+}
+
+// CallAt schedules fn at loop time when (seconds). A deadline in the past
+// runs in the next iteration; equal deadlines run in scheduling order.
+func (l *Loop) CallAt(when float64, fn func()) (*Handle, error) {
+	if fn == nil {
+		return nil, EINVAL
+	}
+	return l.schedule(when, fn, ForeignCall{})
+}
+
+// CallAtForeign is CallAt for a host callback.
+func (l *Loop) CallAtForeign(when float64, fc ForeignCall) (*Handle, error) {
+	if fc.Fn == 0 {
+		return nil, EINVAL
+	}
+	return l.schedule(when, nil, fc)
+}
+
+// CallLater schedules fn after delay seconds (a negative delay is due at once,
+// as in asyncio).
+func (l *Loop) CallLater(delay float64, fn func()) (*Handle, error) {
+	if fn == nil {
+		return nil, EINVAL
+	}
+	return l.scheduleAfter(delay, fn, ForeignCall{})
+}
+
+// CallLaterForeign is CallLater for a host callback.
+func (l *Loop) CallLaterForeign(delay float64, fc ForeignCall) (*Handle, error) {
+	if fc.Fn == 0 {
+		return nil, EINVAL
+	}
+	return l.scheduleAfter(delay, nil, fc)
+}
+
+func (l *Loop) scheduleAfter(delay float64, fn func(), fc ForeignCall) (*Handle, error) {
+	if l.closed {
+		return nil, ECLOSED
+	}
+	d, err := deadline(delay)
+	if err != nil {
+		return nil, err
+	}
+	return l.scheduleNs(monoNow()+d, fn, fc), nil
+}
+
+func (l *Loop) schedule(when float64, fn func(), fc ForeignCall) (*Handle, error) {
+	if l.closed {
+		return nil, ECLOSED
+	}
+	ns, err := deadline(when)
+	if err != nil {
+		return nil, err
+	}
+	return l.scheduleNs(ns, fn, fc), nil
+}
+
+func (l *Loop) scheduleNs(ns int64, fn func(), fc ForeignCall) *Handle {
+	h := l.newHandle()
+	h.gofn, h.foreign = fn, fc
+	h.timer = true
+	h.when = ns
+	l.timers.push(h)
+	return h
+}

@@ -1,0 +1,44 @@
+package libloop
+
+// Interest and readiness bits for a file descriptor.
+const (
+	evRead  uint8 = 1
+	evWrite uint8 = 2
+)
+
+// ioEvent is one readiness report: which fd, and evRead/evWrite.
+type ioEvent struct {
+	fd   int32
+	mask uint8
+}
+
+// selector is the OS readiness backend (epoll on Linux, kqueue on the BSDs),
+// shaped like the Go runtime's netpoll: open, control, poll, wake, close.
+// Only wake may be called from another thread.
+type selector interface {
+	// control changes fd's interest from old to new (evRead|evWrite bits;
+	// new == 0 removes it).
+	control(fd int, old, new uint8) error
+	// poll waits up to timeoutNs nanoseconds (negative: forever, 0: do not
+	// block), appends readiness to evs and reports whether wake was called.
+	poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error)
+	// wake makes a blocked or future poll return; safe from any thread.
+	wake() error
+	close() error
+}
+
+// msTimeout converts a nanosecond timeout to whole milliseconds, rounding up
+// so that the loop never wakes before a timer is due.
+func msTimeout(ns int64) int {
+	if ns < 0 {
+		return -1
+	}
+	ms := (ns + 999_999) / 1_000_000
+	if ms > maxPollMs {
+		ms = maxPollMs
+	}
+	return int(ms)
+}
+
+// maxPollMs caps one poll at 24 hours, as asyncio's MAXIMUM_SELECT_TIMEOUT.
+const maxPollMs = 24 * 3600 * 1000

@@ -1,0 +1,132 @@
+//go:build linux
+
+package libloop
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// epollSelector watches fds with epoll (level-triggered) and uses an eventfd
+// for thread-safe wakeups.
+type epollSelector struct {
+	epfd   int
+	wakefd int
+	events []unix.EpollEvent
+}
+
+func newSelector() (selector, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	wfd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(wfd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, wfd, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(wfd)
+		return nil, err
+	}
+	return &epollSelector{epfd: epfd, wakefd: wfd, events: make([]unix.EpollEvent, 256)}, nil
+}
+
+func epollMask(m uint8) uint32 {
+	var e uint32
+	if m&evRead != 0 {
+		e |= unix.EPOLLIN
+	}
+	if m&evWrite != 0 {
+		e |= unix.EPOLLOUT
+	}
+	return e
+}
+
+func (s *epollSelector) control(fd int, old, new uint8) error {
+	if fd == s.wakefd || fd == s.epfd {
+		return unix.EBADF // the loop's own fds are not the host's to watch
+	}
+	ev := unix.EpollEvent{Events: epollMask(new), Fd: int32(fd)}
+	switch {
+	case new == 0:
+		err := unix.EpollCtl(s.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+		if err == unix.ENOENT || err == unix.EBADF {
+			err = nil // closed (and so dropped by the kernel) before removal
+		}
+		return err
+	case old == 0:
+		err := unix.EpollCtl(s.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+		if err == unix.EEXIST {
+			err = unix.EpollCtl(s.epfd, unix.EPOLL_CTL_MOD, fd, &ev)
+		}
+		return err
+	default:
+		err := unix.EpollCtl(s.epfd, unix.EPOLL_CTL_MOD, fd, &ev)
+		if err == unix.ENOENT {
+			// The fd was closed and its number reused: register afresh.
+			err = unix.EpollCtl(s.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+		}
+		return err
+	}
+}
+
+func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error) {
+	var n int
+	var errno unix.Errno
+	if timeoutNs == 0 {
+		// A poll that cannot block skips the scheduler hand-off of a normal
+		// system call; it is the loop's most frequent syscall.
+		r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(s.epfd),
+			uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)), 0, 0, 0)
+		n, errno = int(r), e
+	} else {
+		r, _, e := unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(s.epfd),
+			uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)),
+			uintptr(msTimeout(timeoutNs)), 0, 0)
+		n, errno = int(r), e
+	}
+	if errno != 0 {
+		if errno == unix.EINTR {
+			return evs, false, nil
+		}
+		return evs, false, errno
+	}
+	woke := false
+	for i := 0; i < n; i++ {
+		e := &s.events[i]
+		if int(e.Fd) == s.wakefd {
+			var buf [8]byte
+			unix.Read(s.wakefd, buf[:])
+			woke = true
+			continue
+		}
+		var m uint8
+		// As Python's selectors: an error or hang-up wakes both directions.
+		if e.Events&^unix.EPOLLOUT != 0 {
+			m |= evRead
+		}
+		if e.Events&^unix.EPOLLIN != 0 {
+			m |= evWrite
+		}
+		evs = append(evs, ioEvent{fd: e.Fd, mask: m})
+	}
+	return evs, woke, nil
+}
+
+func (s *epollSelector) wake() error {
+	one := [8]byte{1}
+	_, err := unix.Write(s.wakefd, one[:])
+	if err == unix.EAGAIN {
+		err = nil // the counter is saturated: a wakeup is pending anyway
+	}
+	return err
+}
+
+func (s *epollSelector) close() error {
+	unix.Close(s.wakefd)
+	return unix.Close(s.epfd)
+}

@@ -1,0 +1,65 @@
+package libloop
+
+// CallSoonThreadsafe queues fn from any thread and wakes the loop if it is
+// blocked in poll. Wakeups coalesce (one eventfd write while one is pending);
+// callbacks never do: each posted callback runs exactly once, in post order.
+func (l *Loop) CallSoonThreadsafe(fn func()) error {
+	if fn == nil {
+		return EINVAL
+	}
+	return l.post(postedCall{gofn: fn})
+}
+
+// CallSoonThreadsafeForeign is CallSoonThreadsafe for a host callback.
+func (l *Loop) CallSoonThreadsafeForeign(fc ForeignCall) error {
+	if fc.Fn == 0 {
+		return EINVAL
+	}
+	return l.post(postedCall{foreign: fc})
+}
+
+func (l *Loop) post(c postedCall) error {
+	q := &l.posted
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return ECLOSED
+	}
+	q.items = append(q.items, c)
+	q.n.Add(1)
+	q.mu.Unlock()
+	l.Wake()
+	return nil
+}
+
+// Wake makes a blocked poll return; safe from any thread. Only the first of
+// many concurrent wakes writes to the wakeup fd (a CAS on a pending flag, as
+// the Go runtime's netpollBreak does).
+func (l *Loop) Wake() {
+	if l.wakePending.CompareAndSwap(0, 1) {
+		l.sel.wake()
+	}
+}
+
+// takePosted moves callbacks posted from other threads to the ready queue.
+func (l *Loop) takePosted() {
+	q := &l.posted
+	if q.n.Load() == 0 {
+		return
+	}
+	q.mu.Lock()
+	items := q.items
+	q.items = q.spare[:0]
+	q.n.Store(0)
+	q.mu.Unlock()
+	for i := range items {
+		h := l.newHandle()
+		h.gofn = items[i].gofn
+		h.foreign = items[i].foreign
+		l.ready.push(h)
+		items[i] = postedCall{}
+	}
+	q.mu.Lock()
+	q.spare = items[:0]
+	q.mu.Unlock()
+}
