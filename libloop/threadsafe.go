@@ -27,15 +27,29 @@ func (l *Loop) post(c postedCall) error {
 	}
 	q.items = append(q.items, c)
 	q.n.Add(1)
+	l.wakeLocked()
 	q.mu.Unlock()
-	l.Wake()
 	return nil
 }
 
 // Wake makes a blocked poll return; safe from any thread. Only the first of
 // many concurrent wakes writes to the wakeup fd (a CAS on a pending flag, as
 // the Go runtime's netpollBreak does).
-func (l *Loop) Wake() {
+func (l *Loop) Wake() error {
+	q := &l.posted
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return ECLOSED
+	}
+	l.wakeLocked()
+	return nil
+}
+
+// wakeLocked writes the wakeup fd unless a wakeup is already pending. The
+// caller holds posted.mu, which Close also takes before it closes the
+// selector, so a wake never writes to a closed (possibly reused) fd.
+func (l *Loop) wakeLocked() {
 	if l.wakePending.CompareAndSwap(0, 1) {
 		l.sel.wake()
 	}

@@ -1,0 +1,78 @@
+# libloop build. `make` builds the library and examples, `make test` runs
+# every suite, `make demo` runs the examples, `make bench` the benchmarks.
+GO      ?= go
+CC      ?= gcc
+BUILD   := build
+LIB     := $(BUILD)/libloop.so
+CFLAGS  ?= -O2 -g -Wall -Wextra
+INC     := -Iinclude
+LDLIB   := -L$(BUILD) -lloop -Wl,-rpath,$(abspath $(BUILD))
+PYTHON  ?= python3
+
+GO_SRC  := go.mod $(wildcard libloop/*.go capi/*.go capi/*.c capi/*.h) include/libloop.h
+EXAMPLES_C := $(wildcard examples/*.c)
+EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
+CTESTS_C := $(wildcard tests/c/*.c)
+CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
+
+.PHONY: all lib examples demo test test-core test-purego test-c test-vet test-cmake test-python bench clean
+
+all: lib examples
+
+lib: $(LIB)
+
+# The cgo-generated header is an internal detail: drop it, ours is include/libloop.h.
+$(LIB): $(GO_SRC)
+	@mkdir -p $(BUILD)
+	$(GO) build -buildmode=c-shared -o $(LIB) ./capi
+	@rm -f $(BUILD)/libloop.h
+
+examples: $(EXAMPLE_BINS)
+
+$(BUILD)/examples/%: examples/%.c include/libloop.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
+
+$(BUILD)/ctests/%: tests/c/%.c tests/c/check.h include/libloop.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
+
+demo: all
+	@for e in $(EXAMPLE_BINS); do echo "== $$e"; $$e || exit 1; done
+	@if [ -f examples/hello_asyncio.py ]; then echo "== examples/hello_asyncio.py"; \
+	  PYTHONPATH=bindings/python LIBLOOP_LIBRARY=$(abspath $(LIB)) $(PYTHON) examples/hello_asyncio.py; fi
+
+test: test-core test-vet test-purego test-c test-cmake test-python
+	@echo "make test: all suites passed"
+
+test-core:
+	$(GO) test -race -count=1 ./libloop/...
+
+test-vet:
+	$(GO) vet ./libloop/... ./bindings/go/... ./tests/...
+	GOOS=darwin $(GO) vet ./libloop/...
+	GOOS=freebsd $(GO) vet ./libloop/...
+
+test-purego: lib
+	LIBLOOP_LIBRARY=$(abspath $(LIB)) $(GO) test -count=1 ./bindings/go/... ./tests/...
+
+test-c: $(CTEST_BINS)
+	@pass=0; fail=0; for t in $(CTEST_BINS); do \
+	  if $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
+	  echo "C tests: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+
+test-cmake:
+	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD)/cmake -j2
+	cd $(BUILD)/cmake && ctest --output-on-failure
+
+test-python: lib
+	@if [ -d bindings/python/tests ]; then \
+	  LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(PYTHON) -m unittest discover -s bindings/python/tests -t bindings/python; \
+	else echo "no Python suite yet"; fi
+
+bench: lib
+	bash bench/run.sh
+
+clean:
+	rm -rf $(BUILD)

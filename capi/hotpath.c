@@ -1,0 +1,88 @@
+/* The C side of the hot paths: running a batch of host callbacks in one
+ * crossing, and call_soon from a callback without entering Go. The Go side
+ * decides what runs; this file only calls and queues. */
+#include <stdlib.h>
+#include "hotpath.h"
+#include "_cgo_export.h"
+
+/* The loop whose batch is running on this thread, and its pending queue. */
+static __thread uint64_t tls_batch_loop;
+static __thread ll__pending *tls_pending;
+/* The loop being run by ll_loop_run_* on this thread (0 if none). */
+static __thread uint64_t tls_running_loop;
+
+void ll__run_batch(uint64_t loop, ll__call *calls, int n, ll__pending *pending) {
+    uint64_t saved_loop = tls_batch_loop;
+    ll__pending *saved_pending = tls_pending;
+    tls_batch_loop = loop;
+    tls_pending = pending;
+    for (int i = 0; i < n; i++) {
+        /* Re-read the slot: a callback before it may have cancelled it. */
+        volatile ll__call *c = &calls[i];
+        uintptr_t fn = c->fn;
+        if (fn == 0)
+            continue;
+        if (c->kind == 1)
+            ((ll_io_callback)fn)(c->id, c->fd, (void *)c->arg);
+        else
+            ((ll_callback)fn)(c->id, (void *)c->arg);
+    }
+    tls_batch_loop = saved_loop;
+    tls_pending = saved_pending;
+}
+
+ll__call *ll__alloc_calls(int n) { return calloc((size_t)n, sizeof(ll__call)); }
+
+ll__pending *ll__pending_new(void) { return calloc(1, sizeof(ll__pending)); }
+
+void ll__pending_free(ll__pending *p) {
+    if (p) {
+        free(p->items);
+        free(p);
+    }
+}
+
+void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg) {
+    ((ll_exception_handler)fn)(loop, ctx, (void *)arg);
+}
+
+int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out) {
+    /* Fast path: a callback of this loop schedules another, no handle
+     * wanted. The loop is known valid and running on this thread. */
+    if (out == NULL && cb != NULL && loop != 0 && loop == tls_batch_loop) {
+        ll__pending *p = tls_pending;
+        if (p->len == p->cap) {
+            int64_t ncap = p->cap ? p->cap * 2 : 256;
+            ll__soon *items = realloc(p->items, (size_t)ncap * sizeof(ll__soon));
+            if (items == NULL)
+                goto slow;
+            p->items = items;
+            p->cap = ncap;
+        }
+        p->items[p->len].fn = (uintptr_t)cb;
+        p->items[p->len].arg = (uintptr_t)arg;
+        p->len++;
+        return 0;
+    }
+slow:
+    return ll__call_soon_go(loop, (uintptr_t)cb, (uintptr_t)arg, out);
+}
+
+/* The run entry points refuse to nest: asyncio forbids running a loop while
+ * another runs on the same thread, and so do we. */
+static int run_guarded(ll_loop loop, int mode) {
+    if (tls_running_loop != 0)
+        return LL_ERUNNING;
+    tls_running_loop = loop;
+    int rc = ll__loop_run_go(loop, mode);
+    tls_running_loop = 0;
+    return rc;
+}
+
+int ll_loop_run_forever(ll_loop loop) { return run_guarded(loop, -1); }
+
+int ll_loop_run_once(ll_loop loop, int mode) {
+    if (mode != LL_RUN_ONCE && mode != LL_RUN_NOWAIT)
+        return LL_EINVAL;
+    return run_guarded(loop, mode);
+}

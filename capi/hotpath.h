@@ -1,0 +1,38 @@
+/* Internal: the C side of libloop's hot paths. Not installed. */
+#ifndef LIBLOOP_HOTPATH_H
+#define LIBLOOP_HOTPATH_H
+
+#include <stdint.h>
+#include "libloop.h"
+
+/* One host callback in a dispatch batch; layout matches Go's
+ * libloop.ForeignCall. fn == 0 marks a slot cancelled during the batch. */
+typedef struct ll__call {
+    uintptr_t fn;
+    uintptr_t arg;
+    uint64_t id;
+    int32_t fd;
+    int32_t kind; /* 0: fn(id, arg); 1: fn(id, fd, arg) */
+} ll__call;
+
+/* call_soon requests made from C during a batch, queued here without
+ * entering Go; Go moves them to the ready queue, in order, before it next
+ * touches that queue. */
+typedef struct ll__soon {
+    uintptr_t fn;
+    uintptr_t arg;
+} ll__soon;
+
+typedef struct ll__pending {
+    ll__soon *items;
+    int64_t len;
+    int64_t cap;
+} ll__pending;
+
+void ll__run_batch(uint64_t loop, ll__call *calls, int n, ll__pending *pending);
+ll__call *ll__alloc_calls(int n);
+ll__pending *ll__pending_new(void);
+void ll__pending_free(ll__pending *p);
+void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg);
+
+#endif

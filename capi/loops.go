@@ -1,0 +1,243 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "hotpath.h"
+*/
+import "C"
+
+import (
+	"math"
+	"time"
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// loopState is what capi keeps per loop beside the core Loop: the C batch
+// buffer and the C-side call_soon queue of the hot path.
+type loopState struct {
+	id      uint64
+	loop    *libloop.Loop
+	calls   *C.ll__call
+	pending *C.ll__pending
+}
+
+// Buffer implements libloop.Dispatcher: the batch lives in C memory so C can
+// read it without a copy.
+func (s *loopState) Buffer(n int) []libloop.ForeignCall {
+	return unsafe.Slice((*libloop.ForeignCall)(unsafe.Pointer(s.calls)), n)
+}
+
+// Run implements libloop.Dispatcher: one crossing for the whole batch.
+func (s *loopState) Run(l *libloop.Loop, n int) {
+	C.ll__run_batch(C.uint64_t(s.id), s.calls, C.int(n), s.pending)
+	s.flushPending()
+}
+
+// flushPending moves call_soon requests queued in C to the core's ready
+// queue, in order. Every entry point that touches the loop calls it first,
+// so C-queued and Go-queued callbacks keep one FIFO order.
+func (s *loopState) flushPending() {
+	p := s.pending
+	if p == nil || p.len == 0 {
+		return
+	}
+	items := unsafe.Slice(p.items, int(p.len))
+	for i := range items {
+		s.loop.CallSoonForeign(libloop.ForeignCall{
+			Fn: uintptr(items[i].fn), Arg: uintptr(items[i].arg), ID: s.id,
+		})
+	}
+	p.len = 0
+}
+
+func (s *loopState) free() {
+	C.free(unsafe.Pointer(s.calls))
+	C.ll__pending_free(s.pending)
+	s.calls, s.pending = nil, nil
+}
+
+// getLoop resolves a loop id for a call made on the loop's thread: the id
+// must be live, and in debug mode the caller must be the running thread.
+func getLoop(id C.uint64_t) (*loopState, C.int) {
+	obj, ok := ids.get(uint64(id), kindLoop)
+	if !ok {
+		return nil, C.int(libloop.EBADHANDLE)
+	}
+	s := obj.(*loopState)
+	if err := s.loop.CheckThread(); err != nil {
+		return nil, errCode(err)
+	}
+	s.flushPending()
+	return s, 0
+}
+
+//export ll_loop_new
+func ll_loop_new(out *C.uint64_t) C.int {
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	l, err := libloop.New()
+	if err != nil {
+		return errCode(err)
+	}
+	s := &loopState{loop: l, calls: C.ll__alloc_calls(C.int(dispatchBatch)), pending: C.ll__pending_new()}
+	s.id = ids.add(kindLoop, s)
+	if s.id == 0 || s.calls == nil || s.pending == nil {
+		l.Close()
+		s.free()
+		if s.id != 0 {
+			ids.remove(s.id)
+		}
+		return C.int(libloop.ENOMEM)
+	}
+	l.Tag = s.id
+	l.SetDispatcher(s)
+	*out = C.uint64_t(s.id)
+	return 0
+}
+
+// dispatchBatch must be at least the core's batch size.
+const dispatchBatch = 256
+
+//export ll_loop_close
+func ll_loop_close(id C.uint64_t) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(s.loop.Close())
+}
+
+func releaseLoop(s *loopState) C.int {
+	if err := s.loop.Close(); err != nil {
+		return errCode(err)
+	}
+	s.free()
+	ids.remove(s.id)
+	return 0
+}
+
+//export ll__loop_run_go
+func ll__loop_run_go(id C.uint64_t, mode C.int) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	switch mode {
+	case -1:
+		return errCode(s.loop.RunForever())
+	case C.LL_RUN_NOWAIT:
+		return errCode(s.loop.RunOnce(true))
+	default:
+		return errCode(s.loop.RunOnce(false))
+	}
+}
+
+//export ll_loop_stop
+func ll_loop_stop(id C.uint64_t) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(s.loop.Stop())
+}
+
+func boolInt(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+//export ll_loop_is_running
+func ll_loop_is_running(id C.uint64_t) C.int {
+	obj, ok := ids.get(uint64(id), kindLoop)
+	if !ok {
+		return C.int(libloop.EBADHANDLE)
+	}
+	return boolInt(obj.(*loopState).loop.IsRunning())
+}
+
+//export ll_loop_is_closed
+func ll_loop_is_closed(id C.uint64_t) C.int {
+	obj, ok := ids.get(uint64(id), kindLoop)
+	if !ok {
+		return C.int(libloop.EBADHANDLE)
+	}
+	return boolInt(obj.(*loopState).loop.IsClosed())
+}
+
+//export ll_loop_time
+func ll_loop_time(id C.uint64_t) C.double {
+	obj, ok := ids.get(uint64(id), kindLoop)
+	if !ok {
+		return -1
+	}
+	return C.double(obj.(*loopState).loop.Time())
+}
+
+//export ll_loop_set_debug
+func ll_loop_set_debug(id C.uint64_t, enabled C.int) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	s.loop.SetDebug(enabled != 0)
+	return 0
+}
+
+//export ll_loop_get_debug
+func ll_loop_get_debug(id C.uint64_t) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	return boolInt(s.loop.Debug())
+}
+
+//export ll_loop_set_slow_callback_duration
+func ll_loop_set_slow_callback_duration(id C.uint64_t, secs C.double) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	if math.IsNaN(float64(secs)) || secs < 0 || secs > 1e9 {
+		return C.int(libloop.EINVAL)
+	}
+	s.loop.SetSlowCallbackDuration(time.Duration(float64(secs) * 1e9))
+	return 0
+}
+
+//export ll_loop_set_exception_handler
+func ll_loop_set_exception_handler(id C.uint64_t, fn C.ll_exception_handler, arg unsafe.Pointer) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	if fn == nil {
+		s.loop.SetExceptionHandler(nil)
+		return 0
+	}
+	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
+	s.loop.SetExceptionHandler(func(ctx *libloop.ErrorContext) {
+		msg := C.CString(ctx.Message)
+		defer C.free(unsafe.Pointer(msg))
+		cctx := (*C.ll_error_context)(C.calloc(1, C.sizeof_ll_error_context))
+		defer C.free(unsafe.Pointer(cctx))
+		cctx.message = msg
+		cctx.code = C.int(ctx.Code)
+		C.ll__call_exception_handler(C.uintptr_t(fnAddr), C.uint64_t(s.id), cctx, C.uintptr_t(argAddr))
+	})
+	return 0
+}
+
+//export ll_loop_wakeup
+func ll_loop_wakeup(id C.uint64_t) C.int {
+	obj, ok := ids.get(uint64(id), kindLoop)
+	if !ok {
+		return C.int(libloop.EBADHANDLE)
+	}
+	return errCode(obj.(*loopState).loop.Wake())
+}

@@ -1,0 +1,13 @@
+// Command capi is libloop's C ABI: //export ll_* functions over the pure-Go
+// core, built with -buildmode=c-shared into libloop.so. It translates ids
+// and error codes and holds the C side of hot paths; it decides no loop
+// policy. The public header is include/libloop.h (hand-written).
+package main
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../include -O2
+#include "hotpath.h"
+*/
+import "C"
+
+func main() {}

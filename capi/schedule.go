@@ -1,0 +1,149 @@
+package main
+
+/*
+#include "hotpath.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// handleState is what a handle id names: the core handle and its loop.
+type handleState struct {
+	loop *loopState
+	h    *libloop.Handle
+}
+
+// giveHandle registers h for the host (when out is not NULL): the host's
+// reference keeps the record alive until ll_release.
+func giveHandle(s *loopState, h *libloop.Handle, out *C.uint64_t) C.int {
+	if out == nil {
+		return 0
+	}
+	id := ids.add(kindHandle, &handleState{loop: s, h: h})
+	if id == 0 {
+		h.Cancel()
+		return C.int(libloop.ENOMEM)
+	}
+	s.loop.RetainHandle(h)
+	*out = C.uint64_t(id)
+	return 0
+}
+
+func foreign(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.ForeignCall {
+	return libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
+}
+
+//export ll__call_soon_go
+func ll__call_soon_go(id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, out *C.uint64_t) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	h, err := s.loop.CallSoonForeign(libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id})
+	if err != nil {
+		return errCode(err)
+	}
+	return giveHandle(s, h, out)
+}
+
+//export ll_call_later
+func ll_call_later(id C.uint64_t, delay C.double, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	h, err := s.loop.CallLaterForeign(float64(delay), foreign(s, unsafe.Pointer(cb), arg))
+	if err != nil {
+		return errCode(err)
+	}
+	return giveHandle(s, h, out)
+}
+
+//export ll_call_at
+func ll_call_at(id C.uint64_t, when C.double, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	h, err := s.loop.CallAtForeign(float64(when), foreign(s, unsafe.Pointer(cb), arg))
+	if err != nil {
+		return errCode(err)
+	}
+	return giveHandle(s, h, out)
+}
+
+//export ll_call_soon_threadsafe
+func ll_call_soon_threadsafe(id C.uint64_t, cb C.ll_callback, arg unsafe.Pointer) C.int {
+	obj, ok := ids.get(uint64(id), kindLoop)
+	if !ok {
+		return C.int(libloop.EBADHANDLE)
+	}
+	s := obj.(*loopState)
+	return errCode(s.loop.CallSoonThreadsafeForeign(foreign(s, unsafe.Pointer(cb), arg)))
+}
+
+func getHandle(id C.uint64_t) (*handleState, C.int) {
+	obj, ok := ids.get(uint64(id), kindHandle)
+	if !ok {
+		return nil, C.int(libloop.EBADHANDLE)
+	}
+	hs := obj.(*handleState)
+	if err := hs.loop.loop.CheckThread(); err != nil {
+		return nil, errCode(err)
+	}
+	return hs, 0
+}
+
+//export ll_handle_cancel
+func ll_handle_cancel(id C.uint64_t) C.int {
+	hs, rc := getHandle(id)
+	if rc != 0 {
+		return rc
+	}
+	hs.h.Cancel()
+	return 0
+}
+
+//export ll_handle_cancelled
+func ll_handle_cancelled(id C.uint64_t) C.int {
+	hs, rc := getHandle(id)
+	if rc != 0 {
+		return rc
+	}
+	return boolInt(hs.h.Cancelled())
+}
+
+//export ll_timer_when
+func ll_timer_when(id C.uint64_t) C.double {
+	hs, rc := getHandle(id)
+	if rc != 0 || !hs.h.IsTimer() {
+		return -1
+	}
+	return C.double(hs.h.When())
+}
+
+//export ll_release
+func ll_release(id C.uint64_t) C.int {
+	switch ids.kindOf(uint64(id)) {
+	case kindLoop:
+		s, rc := getLoop(id)
+		if rc != 0 {
+			return rc
+		}
+		return releaseLoop(s)
+	case kindHandle:
+		hs, rc := getHandle(id)
+		if rc != 0 {
+			return rc
+		}
+		if ids.remove(uint64(id)) {
+			hs.loop.loop.ReleaseHandle(hs.h)
+		}
+		return 0
+	}
+	return C.int(libloop.EBADHANDLE)
+}
