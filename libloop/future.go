@@ -1,4 +1,263 @@
 package libloop
 
-// Future is a placeholder until futures land (issue 3).
-type Future struct{}
+// FutureState is a future's life stage (asyncio's _state).
+type FutureState uint8
+
+// Future states; values match the C ABI's LL_PENDING, LL_CANCELLED, LL_FINISHED.
+const (
+	Pending   FutureState = 0
+	Cancelled FutureState = 1
+	Finished  FutureState = 2
+)
+
+// FreeFunc releases a host value (a result or exception payload).
+type FreeFunc func(value uintptr)
+
+// Future is asyncio's Future: pending until a result, an exception or a
+// cancellation, after which its done callbacks are scheduled with call_soon
+// in registration order. Values are host words (uintptr) with an optional
+// FreeFunc that the future calls exactly once, when it is disposed.
+//
+// Lifetime is counted: the creator holds one reference (Release), and the
+// loop takes its own while it needs the future (a task awaiting it, a
+// gather). At zero the future is disposed: host values are freed, an
+// exception nobody retrieved is reported, and OnDispose runs.
+type Future struct {
+	loop      *Loop
+	state     FutureState
+	result    uintptr
+	free      FreeFunc // frees result, or the exception payload
+	excCode   int      // non-zero once failed (set_exception)
+	excMsg    string
+	payload   uintptr
+	cancelMsg string
+	callbacks []doneCallback
+	nextToken uint64
+	refs      int32
+	retrieved bool // the exception was looked at (asyncio's __log_traceback cleared)
+	task      *Task
+	gather    *gathering
+
+	// Tag is the host's id for this future, passed to foreign done callbacks.
+	Tag uint64
+	// OnDispose, if set, runs when the last reference is dropped.
+	OnDispose func()
+}
+
+type doneCallback struct {
+	gofn    func(*Future)
+	foreign ForeignCall
+	token   uint64
+}
+
+// NewFuture creates a pending future holding one reference for the caller.
+func (l *Loop) NewFuture() (*Future, error) {
+	if l.closed {
+		return nil, ECLOSED
+	}
+	return &Future{loop: l, refs: 1}, nil
+}
+
+// Loop returns the loop the future belongs to.
+func (f *Future) Loop() *Loop { return f.loop }
+
+// State returns Pending, Cancelled or Finished.
+func (f *Future) State() FutureState { return f.state }
+
+// Done reports whether the future is no longer pending.
+func (f *Future) Done() bool { return f.state != Pending }
+
+// Task returns the task this future is the result of, or nil.
+func (f *Future) Task() *Task { return f.task }
+
+// SetResult finishes the future with value; free (may be nil) is called once
+// when the future is disposed. ESTATE if it is already done.
+func (f *Future) SetResult(value uintptr, free FreeFunc) error {
+	if f.state != Pending {
+		return ESTATE
+	}
+	f.result, f.free = value, free
+	f.state = Finished
+	f.scheduleCallbacks()
+	return nil
+}
+
+// SetException fails the future with an error code (non-zero; ECANCELLED is
+// refused, as asyncio refuses a CancelledError), a message and a payload.
+func (f *Future) SetException(code int, msg string, payload uintptr, free FreeFunc) error {
+	if code == 0 || code == int(ECANCELLED) {
+		return EINVAL
+	}
+	return f.setException(code, msg, payload, free)
+}
+
+// setException is SetException without the argument checks: gather uses it
+// to fail with ECANCELLED, as asyncio sets a CancelledError exception.
+func (f *Future) setException(code int, msg string, payload uintptr, free FreeFunc) error {
+	if f.state != Pending {
+		return ESTATE
+	}
+	f.excCode, f.excMsg, f.payload, f.free = code, msg, payload, free
+	f.state = Finished
+	f.scheduleCallbacks()
+	return nil
+}
+
+// Cancel cancels a pending future with an optional message and schedules
+// its callbacks; it reports false if the future was already done.
+func (f *Future) Cancel(msg string) bool {
+	if f.task != nil {
+		return f.task.Cancel(msg)
+	}
+	if f.gather != nil {
+		return f.gather.cancel(msg)
+	}
+	return f.cancelSelf(msg)
+}
+
+func (f *Future) cancelSelf(msg string) bool {
+	if f.state != Pending {
+		return false
+	}
+	f.state = Cancelled
+	f.cancelMsg = msg
+	f.scheduleCallbacks()
+	return true
+}
+
+// Result returns the value, ESTATE while pending, ECANCELLED if cancelled,
+// or the exception's code if it failed.
+func (f *Future) Result() (uintptr, error) {
+	switch {
+	case f.state == Pending:
+		return 0, ESTATE
+	case f.state == Cancelled:
+		return 0, ECANCELLED
+	case f.excCode != 0:
+		f.retrieved = true
+		return 0, Errno(f.excCode)
+	}
+	return f.result, nil
+}
+
+// Exception returns the exception (code 0 if it finished with a result),
+// ESTATE while pending and ECANCELLED if cancelled.
+func (f *Future) Exception() (code int, msg string, payload uintptr, err error) {
+	switch f.state {
+	case Pending:
+		return 0, "", 0, ESTATE
+	case Cancelled:
+		return 0, "", 0, ECANCELLED
+	}
+	f.retrieved = true
+	return f.excCode, f.excMsg, f.payload, nil
+}
+
+// CancelMessage returns the message given to Cancel.
+func (f *Future) CancelMessage() string { return f.cancelMsg }
+
+// AddDoneCallback schedules fn(f) with call_soon once the future is done (at
+// once if it already is) and returns a token for RemoveDoneCallbackToken.
+func (f *Future) AddDoneCallback(fn func(*Future)) uint64 {
+	return f.addCallback(doneCallback{gofn: fn})
+}
+
+// AddDoneCallbackForeign is AddDoneCallback for a host callback, called as
+// fn(f.Tag, arg).
+func (f *Future) AddDoneCallbackForeign(fn, arg uintptr) uint64 {
+	return f.addCallback(doneCallback{foreign: ForeignCall{Fn: fn, Arg: arg, ID: f.Tag}})
+}
+
+func (f *Future) addCallback(cb doneCallback) uint64 {
+	f.nextToken++
+	cb.token = f.nextToken
+	if f.state != Pending {
+		f.schedule(cb)
+	} else {
+		f.callbacks = append(f.callbacks, cb)
+	}
+	return cb.token
+}
+
+// RemoveDoneCallbackForeign removes every registration of (fn, arg) not yet
+// scheduled and returns how many it removed.
+func (f *Future) RemoveDoneCallbackForeign(fn, arg uintptr) int {
+	return f.removeIf(func(cb *doneCallback) bool {
+		return cb.gofn == nil && cb.foreign.Fn == fn && cb.foreign.Arg == arg
+	})
+}
+
+// RemoveDoneCallbackToken removes the registration with this token.
+func (f *Future) RemoveDoneCallbackToken(token uint64) int {
+	return f.removeIf(func(cb *doneCallback) bool { return cb.token == token })
+}
+
+func (f *Future) removeIf(match func(*doneCallback) bool) int {
+	kept := f.callbacks[:0]
+	for i := range f.callbacks {
+		if !match(&f.callbacks[i]) {
+			kept = append(kept, f.callbacks[i])
+		}
+	}
+	n := len(f.callbacks) - len(kept)
+	for i := len(kept); i < len(f.callbacks); i++ {
+		f.callbacks[i] = doneCallback{}
+	}
+	f.callbacks = kept
+	return n
+}
+
+func (f *Future) scheduleCallbacks() {
+	cbs := f.callbacks
+	f.callbacks = nil
+	for i := range cbs {
+		f.schedule(cbs[i])
+	}
+}
+
+func (f *Future) schedule(cb doneCallback) {
+	l := f.loop
+	if l.closed {
+		return
+	}
+	h := l.newHandle()
+	if cb.gofn != nil {
+		h.futfn, h.fut = cb.gofn, f
+		f.Retain() // until the callback has run
+	} else {
+		cb.foreign.ID = f.Tag
+		h.foreign = cb.foreign
+	}
+	l.ready.push(h)
+}
+
+// Retain adds a reference.
+func (f *Future) Retain() { f.refs++ }
+
+// Release drops a reference; the last one disposes the future.
+func (f *Future) Release() {
+	f.refs--
+	if f.refs != 0 {
+		return
+	}
+	if f.excCode != 0 && !f.retrieved {
+		what := "Future exception was never retrieved"
+		if f.task != nil {
+			what = "Task exception was never retrieved"
+		}
+		f.loop.CallExceptionHandler(&ErrorContext{Message: what + ": " + f.excMsg, Code: f.excCode, Future: f})
+	}
+	if f.free != nil {
+		v := f.result
+		if f.excCode != 0 {
+			v = f.payload
+		}
+		free := f.free
+		f.free = nil
+		free(v)
+	}
+	f.callbacks = nil
+	if f.OnDispose != nil {
+		f.OnDispose()
+	}
+}

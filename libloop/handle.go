@@ -29,6 +29,8 @@ type ForeignCall struct {
 type Handle struct {
 	loop      *Loop
 	gofn      func()
+	futfn     func(*Future) // a Go done callback, called with fut
+	fut       *Future
 	foreign   ForeignCall
 	when      int64  // deadline in loop nanoseconds; timers only
 	seq       uint64 // scheduling order: breaks ties between equal deadlines
@@ -71,6 +73,9 @@ func (h *Handle) Cancel() {
 	h.gofn = nil // drop what the closure keeps alive
 }
 
+// isGo reports whether the handle runs Go code rather than a host callback.
+func (h *Handle) isGo() bool { return h.gofn != nil || h.futfn != nil }
+
 // RetainHandle adds a host reference: the record will not be recycled until
 // ReleaseHandle.
 func (l *Loop) RetainHandle(h *Handle) { h.refs++ }
@@ -97,6 +102,10 @@ func (l *Loop) unref(h *Handle) {
 	h.refs--
 	if h.refs > 0 {
 		return
+	}
+	if f := h.fut; f != nil {
+		h.fut = nil
+		f.Release() // a done callback dropped unrun (cancelled or loop closed)
 	}
 	*h = Handle{loop: l, pos: -1}
 	if len(l.freeHandles) < maxFreeHandles {

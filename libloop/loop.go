@@ -15,6 +15,8 @@ type Dispatcher interface {
 	Buffer(n int) []ForeignCall
 	// Run calls calls[0:n] in order, re-reading each slot just before calling it.
 	Run(l *Loop, n int)
+	// Call runs one host call now (a task step), outside any batch.
+	Call(l *Loop, fc ForeignCall)
 }
 
 // Loop is an asyncio-style event loop: a ready queue, a timer heap and a
@@ -43,6 +45,10 @@ type Loop struct {
 	dispatcher   Dispatcher
 	dispatchBuf  []ForeignCall
 	batchHandles []*Handle
+
+	tasks       map[*Task]struct{}
+	currentTask *Task
+	executor    *executor
 
 	debug        bool
 	slowDuration time.Duration
@@ -106,6 +112,13 @@ func (l *Loop) Close() error {
 	l.timers = nil
 	for fd, w := range l.fds {
 		l.dropWatch(fd, w)
+	}
+	for t := range l.tasks {
+		delete(l.tasks, t)
+		t.Release() // the loop's reference: a pending task will never run again
+	}
+	if l.executor != nil {
+		l.executor.stop() // as asyncio: shutdown(wait=False)
 	}
 	l.posted.closeAndTake()
 	l.freeHandles = nil

@@ -110,7 +110,7 @@ func (l *Loop) runSome(max int) int {
 		l.unref(h)
 		return 1
 	}
-	if h.gofn != nil || l.dispatcher == nil {
+	if h.isGo() || l.dispatcher == nil {
 		l.runGo(h)
 		return 1
 	}
@@ -139,7 +139,7 @@ func (l *Loop) runSome(max int) int {
 			break
 		}
 		next := l.ready.buf[l.ready.head]
-		if next.gofn != nil && !next.cancelled {
+		if next.isGo() && !next.cancelled {
 			break
 		}
 		h = l.ready.pop()
@@ -163,24 +163,23 @@ func (l *Loop) runSome(max int) int {
 }
 
 func (l *Loop) runGo(h *Handle) {
-	fn := h.gofn
-	if fn == nil {
+	if !h.isGo() {
 		l.unref(h) // a host callback with no dispatcher installed cannot run
 		return
 	}
 	if l.debug {
 		start := time.Now()
-		l.callGo(fn)
+		l.callGo(h)
 		l.reportSlow(h, time.Since(start))
 	} else {
-		l.callGo(fn)
+		l.callGo(h)
 	}
 	l.unref(h)
 }
 
 // callGo runs a Go callback; a panic is reported to the exception handler
 // and the loop goes on, as asyncio logs an exception raised by a callback.
-func (l *Loop) callGo(fn func()) {
+func (l *Loop) callGo(h *Handle) {
 	defer func() {
 		if r := recover(); r != nil {
 			l.CallExceptionHandler(&ErrorContext{
@@ -189,7 +188,11 @@ func (l *Loop) callGo(fn func()) {
 			})
 		}
 	}()
-	fn()
+	if h.futfn != nil {
+		h.futfn(h.fut)
+	} else {
+		h.gofn()
+	}
 }
 
 func (l *Loop) reportSlow(h *Handle, d time.Duration) {

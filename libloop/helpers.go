@@ -1,0 +1,215 @@
+package libloop
+
+import "math"
+
+// RunUntilComplete runs the loop until f is done, as asyncio's
+// run_until_complete: a done callback stops the loop, so the iteration in
+// which f completes finishes first. ESTOPPED if the loop stopped before f
+// was done.
+func (l *Loop) RunUntilComplete(f *Future) error {
+	if f.loop != l {
+		return EINVAL
+	}
+	if err := l.enterRun(); err != nil {
+		return err
+	}
+	token := f.AddDoneCallback(func(*Future) { l.stopping = true })
+	defer l.leaveRun()
+	defer f.RemoveDoneCallbackToken(token)
+	for {
+		if err := l.runOnce(false); err != nil {
+			return err
+		}
+		if l.stopping {
+			break
+		}
+	}
+	if !f.Done() {
+		return ESTOPPED
+	}
+	return nil
+}
+
+// Sleep returns a future that finishes (with value 0) after delay seconds;
+// cancelling it cancels its timer.
+func (l *Loop) Sleep(delay float64) (*Future, error) {
+	if math.IsNaN(delay) || delay > maxDelay {
+		return nil, EINVAL
+	}
+	f, err := l.NewFuture()
+	if err != nil {
+		return nil, err
+	}
+	f.Retain() // the timer's
+	h, err := l.CallLater(delay, func() {
+		if !f.Done() {
+			f.SetResult(0, nil)
+		}
+		f.Release()
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.RetainHandle(h) // a handle record is recycled after it runs unless retained
+	f.AddDoneCallback(func(f *Future) {
+		if f.state == Cancelled && !h.cancelled {
+			h.Cancel()
+			f.Release() // the timer will not run to drop its reference
+		}
+		l.ReleaseHandle(h)
+	})
+	return f, nil
+}
+
+// Gather returns a future that finishes when every child has. Its result is
+// the number of children; the host reads each child. Without
+// returnExceptions it fails as soon as a child fails (with that child's code
+// and message) or is cancelled (ECANCELLED). Cancelling it cancels the
+// children; it then ends cancelled once they are done.
+func (l *Loop) Gather(children []*Future, returnExceptions bool) (*Future, error) {
+	for _, c := range children {
+		if c == nil || c.loop != l {
+			return nil, EINVAL
+		}
+	}
+	outer, err := l.NewFuture()
+	if err != nil {
+		return nil, err
+	}
+	g := &gathering{outer: outer, children: children, returnExc: returnExceptions}
+	outer.gather = g
+	if len(children) == 0 {
+		outer.SetResult(0, nil)
+		return outer, nil
+	}
+	outer.Retain() // released when the last child is done
+	for _, c := range children {
+		c.Retain()
+		c.AddDoneCallback(g.childDone)
+	}
+	return outer, nil
+}
+
+// gathering is the state behind a Gather future (asyncio's _GatheringFuture).
+type gathering struct {
+	outer           *Future
+	children        []*Future
+	finished        int
+	returnExc       bool
+	cancelRequested bool
+}
+
+func (g *gathering) childDone(c *Future) {
+	g.finished++
+	outer := g.outer
+	defer c.Release()
+	last := g.finished == len(g.children)
+	if last {
+		defer outer.Release()
+	}
+	if outer.Done() {
+		if c.state == Finished {
+			c.retrieved = true // asyncio marks it retrieved by calling exception()
+		}
+		return
+	}
+	if !g.returnExc {
+		if c.state == Cancelled {
+			outer.setException(int(ECANCELLED), "a gathered future was cancelled", 0, nil)
+			return
+		}
+		if c.excCode != 0 {
+			c.retrieved = true
+			outer.SetException(c.excCode, c.excMsg, 0, nil)
+			return
+		}
+	}
+	if !last {
+		return
+	}
+	if g.cancelRequested {
+		outer.setException(int(ECANCELLED), "gather was cancelled", 0, nil)
+		return
+	}
+	outer.SetResult(uintptr(len(g.children)), nil)
+}
+
+// cancel is _GatheringFuture.cancel: cancel the children; report whether
+// any was cancelled.
+func (g *gathering) cancel(msg string) bool {
+	if g.outer.Done() {
+		return false
+	}
+	ret := false
+	for _, c := range g.children {
+		if c.Cancel(msg) {
+			ret = true
+		}
+	}
+	if ret {
+		g.cancelRequested = true
+	}
+	return ret
+}
+
+// WaitFor returns a future that takes f's outcome, unless timeout seconds
+// pass first: then f is cancelled and the returned future fails with
+// ETIMEDOUT once f is done (or takes f's result if f finished anyway). A
+// negative or zero timeout times out at once; +Inf never does. Cancelling
+// the returned future cancels f. A result value stays owned by f.
+func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
+	if f == nil || f.loop != l || math.IsNaN(timeout) {
+		return nil, EINVAL
+	}
+	out, err := l.NewFuture()
+	if err != nil {
+		return nil, err
+	}
+	timedOut := false
+	var timer *Handle
+	f.Retain()
+	f.AddDoneCallback(func(f *Future) {
+		defer f.Release()
+		if timer != nil {
+			timer.Cancel()
+			l.ReleaseHandle(timer)
+		}
+		if out.Done() {
+			return
+		}
+		switch {
+		case f.state == Cancelled && timedOut:
+			out.SetException(int(ETIMEDOUT), "timed out", 0, nil)
+		case f.state == Cancelled:
+			out.cancelSelf(f.cancelMsg)
+		case f.excCode != 0:
+			f.retrieved = true
+			out.SetException(f.excCode, f.excMsg, 0, nil)
+		default:
+			out.SetResult(f.result, nil)
+		}
+	})
+	out.AddDoneCallback(func(out *Future) {
+		if out.state == Cancelled {
+			f.Cancel(out.cancelMsg)
+		}
+	})
+	expire := func() {
+		if !f.Done() {
+			timedOut = true
+			f.Cancel("")
+		}
+	}
+	switch {
+	case math.IsInf(timeout, 1):
+	case timeout <= 0:
+		expire()
+	default:
+		timer, err = l.CallLater(timeout, expire)
+		if err != nil {
+			return nil, err
+		}
+		l.RetainHandle(timer)
+	}
+	return out, nil
+}
