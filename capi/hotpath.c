@@ -86,3 +86,32 @@ int ll_loop_run_once(ll_loop loop, int mode) {
         return LL_EINVAL;
     return run_guarded(loop, mode);
 }
+
+void ll__call_free(uintptr_t fn, uintptr_t value) { ((ll_free_fn)fn)(value); }
+
+uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err) {
+    *err = 0;
+    return ((ll_work_fn)fn)((void *)arg, err);
+}
+
+int ll_loop_run_until_complete(ll_loop loop, ll_future fut) {
+    if (tls_running_loop != 0)
+        return LL_ERUNNING;
+    tls_running_loop = loop;
+    int rc = ll__run_until_complete_go(loop, fut);
+    tls_running_loop = 0;
+    return rc;
+}
+
+int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
+    if (tls_running_loop != 0)
+        return LL_ERUNNING;
+    tls_running_loop = (uint64_t)-1; /* no id yet; any non-zero marks "running" */
+    int rc = ll__run_go((uintptr_t)main_step, (uintptr_t)arg, result);
+    tls_running_loop = 0;
+    return rc;
+}
+
+int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg) {
+    return ((ll_host_run_fn)fn)(loop, (void *)arg);
+}

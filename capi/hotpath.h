@@ -7,6 +7,10 @@
 
 /* One host callback in a dispatch batch; layout matches Go's
  * libloop.ForeignCall. fn == 0 marks a slot cancelled during the batch. */
+/* const-qualified types, so cgo's export prototypes match libloop.h. */
+typedef const char ll__cchar;
+typedef const uint64_t ll__cid;
+
 typedef struct ll__call {
     uintptr_t fn;
     uintptr_t arg;
@@ -35,4 +39,8 @@ ll__pending *ll__pending_new(void);
 void ll__pending_free(ll__pending *p);
 void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg);
 
+
+
+void ll__call_free(uintptr_t fn, uintptr_t value);
+uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err);int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg);
 #endif

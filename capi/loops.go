@@ -20,6 +20,7 @@ type loopState struct {
 	id      uint64
 	loop    *libloop.Loop
 	calls   *C.ll__call
+	one     *C.ll__call
 	pending *C.ll__pending
 }
 
@@ -32,6 +33,15 @@ func (s *loopState) Buffer(n int) []libloop.ForeignCall {
 // Run implements libloop.Dispatcher: one crossing for the whole batch.
 func (s *loopState) Run(l *libloop.Loop, n int) {
 	C.ll__run_batch(C.uint64_t(s.id), s.calls, C.int(n), s.pending)
+	s.flushPending()
+}
+
+// Call implements libloop.Dispatcher: one host call (a task step) through
+// its own one-slot buffer, so it never disturbs a batch.
+func (s *loopState) Call(l *libloop.Loop, fc libloop.ForeignCall) {
+	one := unsafe.Slice((*libloop.ForeignCall)(unsafe.Pointer(s.one)), 1)
+	one[0] = fc
+	C.ll__run_batch(C.uint64_t(s.id), s.one, 1, s.pending)
 	s.flushPending()
 }
 
@@ -54,8 +64,9 @@ func (s *loopState) flushPending() {
 
 func (s *loopState) free() {
 	C.free(unsafe.Pointer(s.calls))
+	C.free(unsafe.Pointer(s.one))
 	C.ll__pending_free(s.pending)
-	s.calls, s.pending = nil, nil
+	s.calls, s.one, s.pending = nil, nil, nil
 }
 
 // getLoop resolves a loop id for a call made on the loop's thread: the id
@@ -66,10 +77,9 @@ func getLoop(id C.uint64_t) (*loopState, C.int) {
 		return nil, C.int(libloop.EBADHANDLE)
 	}
 	s := obj.(*loopState)
-	if err := s.loop.CheckThread(); err != nil {
-		return nil, errCode(err)
+	if rc := enter(s); rc != 0 {
+		return nil, rc
 	}
-	s.flushPending()
 	return s, 0
 }
 
@@ -82,9 +92,10 @@ func ll_loop_new(out *C.uint64_t) C.int {
 	if err != nil {
 		return errCode(err)
 	}
-	s := &loopState{loop: l, calls: C.ll__alloc_calls(C.int(dispatchBatch)), pending: C.ll__pending_new()}
+	s := &loopState{loop: l, calls: C.ll__alloc_calls(C.int(dispatchBatch)),
+		one: C.ll__alloc_calls(1), pending: C.ll__pending_new()}
 	s.id = ids.add(kindLoop, s)
-	if s.id == 0 || s.calls == nil || s.pending == nil {
+	if s.id == 0 || s.calls == nil || s.one == nil || s.pending == nil {
 		l.Close()
 		s.free()
 		if s.id != 0 {
@@ -228,6 +239,12 @@ func ll_loop_set_exception_handler(id C.uint64_t, fn C.ll_exception_handler, arg
 		defer C.free(unsafe.Pointer(cctx))
 		cctx.message = msg
 		cctx.code = C.int(ctx.Code)
+		if f := ctx.Future; f != nil {
+			cctx.future = C.uint64_t(f.Tag)
+			if f.Task() != nil {
+				cctx.task = C.uint64_t(f.Tag)
+			}
+		}
 		C.ll__call_exception_handler(C.uintptr_t(fnAddr), C.uint64_t(s.id), cctx, C.uintptr_t(argAddr))
 	})
 	return 0
@@ -240,4 +257,31 @@ func ll_loop_wakeup(id C.uint64_t) C.int {
 		return C.int(libloop.EBADHANDLE)
 	}
 	return errCode(obj.(*loopState).loop.Wake())
+}
+
+//export ll_loop_set_host_queue
+func ll_loop_set_host_queue(id C.uint64_t, fn C.ll_host_run_fn, arg unsafe.Pointer) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	if fn == nil {
+		s.loop.SetHostQueue(nil)
+		return 0
+	}
+	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
+	s.loop.SetHostQueue(func() bool {
+		return C.ll__call_host_run(C.uintptr_t(fnAddr), C.uint64_t(s.id), C.uintptr_t(argAddr)) != 0
+	})
+	return 0
+}
+
+//export ll_loop_host_ready
+func ll_loop_host_ready(id C.uint64_t) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	s.loop.HostReady()
+	return 0
 }

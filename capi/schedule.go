@@ -135,6 +135,12 @@ func ll_release(id C.uint64_t) C.int {
 			return rc
 		}
 		return releaseLoop(s)
+	case kindFuture, kindTask:
+		fs, rc := getFuture(id)
+		if rc != 0 {
+			return rc
+		}
+		return releaseFuture(fs)
 	case kindHandle:
 		hs, rc := getHandle(id)
 		if rc != 0 {

@@ -261,3 +261,7 @@ func (f *Future) Release() {
 		f.OnDispose()
 	}
 }
+
+// DetachFree hands ownership of the result or payload to the caller: the
+// future will no longer free it.
+func (f *Future) DetachFree() { f.free = nil }

@@ -213,3 +213,33 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 	}
 	return out, nil
 }
+
+// CancelAllTasks cancels every pending task and runs the loop until they
+// are all done, as asyncio.run does before closing. A task that ends with
+// an exception other than cancellation is reported to the exception handler.
+func (l *Loop) CancelAllTasks() {
+	tasks := l.AllTasks()
+	if len(tasks) == 0 {
+		return
+	}
+	futs := make([]*Future, len(tasks))
+	for i, t := range tasks {
+		t.Cancel("")
+		futs[i] = &t.Future
+	}
+	g, err := l.Gather(futs, true)
+	if err != nil {
+		return
+	}
+	l.RunUntilComplete(g)
+	g.Release()
+	for _, t := range tasks {
+		if t.state == Finished && t.excCode != 0 {
+			t.retrieved = true
+			l.CallExceptionHandler(&ErrorContext{
+				Message: "unhandled exception during shutdown: " + t.excMsg,
+				Code:    t.excCode, Future: &t.Future,
+			})
+		}
+	}
+}

@@ -50,6 +50,9 @@ type Loop struct {
 	currentTask *Task
 	executor    *executor
 
+	hostRun     func() bool
+	hostPending bool
+
 	debug        bool
 	slowDuration time.Duration
 	excHandler   func(*ErrorContext)

@@ -18,7 +18,7 @@ func (l *Loop) runOnce(nowait bool) error {
 	l.purgeCancelledTimers()
 
 	timeout := int64(-1)
-	if nowait || l.ready.len() > 0 || l.stopping || l.posted.n.Load() > 0 {
+	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
 		timeout = 0
 	} else if len(l.timers) > 0 {
 		timeout = l.timers[0].when - monoNow()
@@ -54,6 +54,14 @@ func (l *Loop) runOnce(nowait bool) error {
 	}
 
 	ntodo := l.ready.len()
+	if l.hostPending && l.hostRun != nil {
+		// The host's own queue holds what it scheduled in the previous
+		// iteration, so it runs before this iteration's I/O and timers.
+		l.hostPending = false
+		if l.hostRun() {
+			l.hostPending = true
+		}
+	}
 	for ntodo > 0 {
 		ntodo -= l.runSome(ntodo)
 	}

@@ -1,0 +1,90 @@
+/*
+ * bench/common.h — shared helpers for the W1/W2/W3 benchmark programs
+ * (bench_uv.c, bench_ev.c, bench_ll.c): clocks, getrusage, and the one-line
+ * result format that bench/run.sh parses.
+ *
+ * Every program runs ONE workload per process (argv[1]) so that peak RSS
+ * (ru_maxrss) belongs to that workload and implementation alone.
+ *
+ * Result line (stdout):
+ *   RESULT impl=<name> workload=<W> n=<N> ns_per_cb=<x> wall_s=<x> cpu_s=<x>
+ *          rss_mib=<x> base_rss_mib=<x> sched_s=<x>
+ * ns_per_cb = wall of the measured region / N; cpu_s = user+sys of the whole
+ * process (all threads, so a Go runtime's GC threads count) over the region;
+ * rss_mib = the process's peak RSS at the end; base_rss_mib = peak RSS before
+ * the region began (runtime + libraries); sched_s = wall time spent scheduling
+ * from outside the loop before it ran (W2, W3, W3c; 0 otherwise).
+ */
+#ifndef BENCH_COMMON_H
+#define BENCH_COMMON_H
+
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+
+#define BENCH_N 1000000
+
+typedef struct bench_mark {
+    double wall;   /* CLOCK_MONOTONIC seconds */
+    double cpu;    /* user+sys seconds, whole process */
+    double maxrss; /* MiB */
+} bench_mark;
+
+static inline double bench_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline bench_mark bench_mark_now(void) {
+    struct rusage ru;
+    bench_mark m;
+    getrusage(RUSAGE_SELF, &ru);
+    m.wall = bench_now();
+    m.cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    m.maxrss = (double)ru.ru_maxrss / 1024.0; /* ru_maxrss is KiB on Linux */
+    return m;
+}
+
+/* Set (bench_now()) when scheduling from outside the loop ends, before the
+ * loop runs; reported as sched_s (0 when not applicable). */
+static double bench_sched_end;
+
+static inline void bench_report(const char *impl, const char *workload, long n,
+                                bench_mark start, bench_mark end) {
+    double wall = end.wall - start.wall;
+    double sched = bench_sched_end > 0 ? bench_sched_end - start.wall : 0;
+    printf("RESULT impl=%s workload=%s n=%ld ns_per_cb=%.2f wall_s=%.4f cpu_s=%.4f "
+           "rss_mib=%.1f base_rss_mib=%.1f sched_s=%.4f\n",
+           impl, workload, n, wall * 1e9 / (double)n, wall, end.cpu - start.cpu,
+           end.maxrss, start.maxrss, sched);
+    fflush(stdout);
+}
+
+static inline void bench_check(int ok, const char *impl, const char *workload, const char *what) {
+    if (!ok) {
+        fprintf(stderr, "%s %s: check failed: %s\n", impl, workload, what);
+        exit(2);
+    }
+}
+
+static inline long bench_n(int argc, char **argv) {
+    /* Optional argv[2] overrides N (for profiling runs on a smaller N). */
+    long n = argc > 2 ? atol(argv[2]) : BENCH_N;
+    if (n < 2 || n % 2 != 0) {
+        fprintf(stderr, "N must be an even number >= 2\n");
+        exit(2);
+    }
+    return n;
+}
+
+static inline void bench_usage(const char *prog) {
+    fprintf(stderr, "usage: %s W1|W1-fd|W2|W2-inloop|W3|W3c [N]\n", prog);
+    exit(2);
+}
+
+#endif

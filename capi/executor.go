@@ -1,0 +1,114 @@
+package main
+
+/*
+#include "hotpath.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+//export ll_run_in_executor
+func ll_run_in_executor(loop C.uint64_t, fn C.ll_work_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil || fn == nil {
+		return C.int(libloop.EINVAL)
+	}
+	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
+	f, err := s.loop.RunInExecutor(func() (uintptr, int) {
+		var code C.int
+		v := C.ll__call_work(C.uintptr_t(fnAddr), C.uintptr_t(argAddr), &code)
+		return uintptr(v), int(code)
+	})
+	if err != nil {
+		return errCode(err)
+	}
+	return registerFuture(s, f, nil, out)
+}
+
+//export ll_loop_set_executor_workers
+func ll_loop_set_executor_workers(loop C.uint64_t, n C.int) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(s.loop.SetExecutorWorkers(int(n)))
+}
+
+//export ll_loop_shutdown_default_executor
+func ll_loop_shutdown_default_executor(loop C.uint64_t, out *C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	f, err := s.loop.ShutdownDefaultExecutor()
+	if err != nil {
+		return errCode(err)
+	}
+	return registerFuture(s, f, nil, out)
+}
+
+//export ll__run_until_complete_go
+func ll__run_until_complete_go(loop C.uint64_t, fut C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	fs, rc := getFuture(fut)
+	if rc != 0 {
+		return rc
+	}
+	if fs.loop != s {
+		return C.int(libloop.EINVAL)
+	}
+	return errCode(s.loop.RunUntilComplete(fs.f))
+}
+
+//export ll__run_go
+func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t) C.int {
+	if step == 0 {
+		return C.int(libloop.EINVAL)
+	}
+	var lid C.uint64_t
+	if rc := ll_loop_new(&lid); rc != 0 {
+		return rc
+	}
+	s, _ := getLoop(lid)
+	defer releaseLoop(s)
+	t, err := s.loop.NewTaskForeign(uintptr(step), uintptr(arg))
+	if err != nil {
+		return errCode(err)
+	}
+	var tid C.uint64_t
+	if rc := registerFuture(s, &t.Future, t, &tid); rc != 0 {
+		return rc
+	}
+	defer ll_release(tid)
+	runErr := s.loop.RunUntilComplete(&t.Future)
+	s.loop.CancelAllTasks()
+	if sd, err := s.loop.ShutdownDefaultExecutor(); err == nil {
+		s.loop.RunUntilComplete(sd)
+		sd.Release()
+	}
+	if runErr != nil {
+		return errCode(runErr)
+	}
+	v, err := t.Result()
+	if err != nil {
+		return errCode(err)
+	}
+	t.DetachFree() // the value now belongs to the caller
+	if result != nil {
+		*result = C.uintptr_t(v)
+	}
+	return 0
+}

@@ -1,0 +1,298 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "hotpath.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// futState is what a future or task id names. The id stays valid while
+// anyone holds the future: the host (until ll_release) or the loop (a task
+// still pending, a task awaiting it). It is removed when the core disposes
+// of the future.
+type futState struct {
+	id           uint64
+	loop         *loopState
+	f            *libloop.Future
+	t            *libloop.Task // nil for a plain future
+	hostReleased bool
+	cmsg         *C.char // C copy of the exception message, for ll_future_exception
+}
+
+// registerFuture gives f an id holding the host's reference (the one f was
+// created with) and stores it in *out.
+func registerFuture(s *loopState, f *libloop.Future, t *libloop.Task, out *C.uint64_t) C.int {
+	fs := &futState{loop: s, f: f, t: t}
+	k := kindFuture
+	if t != nil {
+		k = kindTask
+	}
+	fs.id = ids.add(k, fs)
+	if fs.id == 0 {
+		if t != nil {
+			t.Cancel("")
+		}
+		f.Release()
+		return C.int(libloop.ENOMEM)
+	}
+	f.Tag = fs.id
+	f.OnDispose = func() {
+		ids.remove(fs.id)
+		if fs.cmsg != nil {
+			C.free(unsafe.Pointer(fs.cmsg))
+			fs.cmsg = nil
+		}
+	}
+	*out = C.uint64_t(fs.id)
+	return 0
+}
+
+// enter checks a call made on a loop's thread and restores FIFO order with
+// the C-side call_soon queue before the call touches the loop.
+func enter(s *loopState) C.int {
+	if err := s.loop.CheckThread(); err != nil {
+		return errCode(err)
+	}
+	s.flushPending()
+	return 0
+}
+
+// getFuture resolves a future or task id (a task is a future).
+func getFuture(id C.uint64_t) (*futState, C.int) {
+	obj, ok := ids.get(uint64(id), kindFuture)
+	if !ok {
+		if obj, ok = ids.get(uint64(id), kindTask); !ok {
+			return nil, C.int(libloop.EBADHANDLE)
+		}
+	}
+	fs := obj.(*futState)
+	if rc := enter(fs.loop); rc != 0 {
+		return nil, rc
+	}
+	return fs, 0
+}
+
+// freeFunc wraps a host ll_free_fn as a core FreeFunc (nil stays nil).
+func freeFunc(fn C.ll_free_fn) libloop.FreeFunc {
+	if fn == nil {
+		return nil
+	}
+	addr := uintptr(unsafe.Pointer(fn))
+	return func(v uintptr) { C.ll__call_free(C.uintptr_t(addr), C.uintptr_t(v)) }
+}
+
+func releaseFuture(fs *futState) C.int {
+	if fs.hostReleased {
+		return C.int(libloop.EBADHANDLE)
+	}
+	fs.hostReleased = true
+	fs.f.Release()
+	return 0
+}
+
+//export ll_future_new
+func ll_future_new(loop C.uint64_t, out *C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	f, err := s.loop.NewFuture()
+	if err != nil {
+		return errCode(err)
+	}
+	return registerFuture(s, f, nil, out)
+}
+
+//export ll_future_state
+func ll_future_state(id C.uint64_t) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	return C.int(fs.f.State())
+}
+
+//export ll_future_done
+func ll_future_done(id C.uint64_t) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	return boolInt(fs.f.Done())
+}
+
+//export ll_future_set_result
+func ll_future_set_result(id C.uint64_t, value C.uintptr_t, free C.ll_free_fn) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	if fs.t != nil {
+		return C.int(libloop.ESTATE) // a task's outcome comes from its steps
+	}
+	return errCode(fs.f.SetResult(uintptr(value), freeFunc(free)))
+}
+
+//export ll_future_set_exception
+func ll_future_set_exception(id C.uint64_t, code C.int, msg *C.ll__cchar, payload C.uintptr_t, free C.ll_free_fn) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	if fs.t != nil {
+		return C.int(libloop.ESTATE)
+	}
+	return errCode(fs.f.SetException(int(code), goString(msg), uintptr(payload), freeFunc(free)))
+}
+
+// goString copies a C string; NULL is "".
+func goString(p *C.ll__cchar) string {
+	if p == nil {
+		return ""
+	}
+	return C.GoString((*C.char)(p))
+}
+
+//export ll_future_cancel
+func ll_future_cancel(id C.uint64_t, msg *C.ll__cchar) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	return boolInt(fs.f.Cancel(goString(msg)))
+}
+
+//export ll_future_result
+func ll_future_result(id C.uint64_t, out *C.uintptr_t) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	v, err := fs.f.Result()
+	if err != nil {
+		return errCode(err)
+	}
+	if out != nil {
+		*out = C.uintptr_t(v)
+	}
+	return 0
+}
+
+//export ll_future_exception
+func ll_future_exception(id C.uint64_t, code *C.int, msg **C.ll__cchar, payload *C.uintptr_t) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	c, m, p, err := fs.f.Exception()
+	if err != nil {
+		return errCode(err)
+	}
+	if code != nil {
+		*code = C.int(c)
+	}
+	if payload != nil {
+		*payload = C.uintptr_t(p)
+	}
+	if msg != nil {
+		if c != 0 && fs.cmsg == nil {
+			fs.cmsg = C.CString(m)
+		}
+		*msg = (*C.ll__cchar)(fs.cmsg)
+	}
+	return 0
+}
+
+//export ll_future_add_done_callback
+func ll_future_add_done_callback(id C.uint64_t, cb C.ll_done_callback, arg unsafe.Pointer) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	if cb == nil {
+		return C.int(libloop.EINVAL)
+	}
+	fs.f.AddDoneCallbackForeign(uintptr(unsafe.Pointer(cb)), uintptr(arg))
+	return 0
+}
+
+//export ll_future_remove_done_callback
+func ll_future_remove_done_callback(id C.uint64_t, cb C.ll_done_callback, arg unsafe.Pointer) C.int {
+	fs, rc := getFuture(id)
+	if rc != 0 {
+		return rc
+	}
+	return C.int(fs.f.RemoveDoneCallbackForeign(uintptr(unsafe.Pointer(cb)), uintptr(arg)))
+}
+
+//export ll_sleep
+func ll_sleep(loop C.uint64_t, delay C.double, out *C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	f, err := s.loop.Sleep(float64(delay))
+	if err != nil {
+		return errCode(err)
+	}
+	return registerFuture(s, f, nil, out)
+}
+
+//export ll_gather
+func ll_gather(loop C.uint64_t, n C.size_t, futs *C.ll__cid, returnExc C.int, out *C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil || (n > 0 && futs == nil) || n > 1<<24 {
+		return C.int(libloop.EINVAL)
+	}
+	children := make([]*libloop.Future, int(n))
+	for i, id := range unsafe.Slice(futs, int(n)) {
+		fs, rc := getFuture(id)
+		if rc != 0 {
+			return rc
+		}
+		if fs.loop != s {
+			return C.int(libloop.EINVAL)
+		}
+		children[i] = fs.f
+	}
+	f, err := s.loop.Gather(children, returnExc != 0)
+	if err != nil {
+		return errCode(err)
+	}
+	return registerFuture(s, f, nil, out)
+}
+
+//export ll_wait_for
+func ll_wait_for(loop C.uint64_t, fut C.uint64_t, timeout C.double, out *C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	fs, rc := getFuture(fut)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil || fs.loop != s {
+		return C.int(libloop.EINVAL)
+	}
+	f, err := s.loop.WaitFor(fs.f, float64(timeout))
+	if err != nil {
+		return errCode(err)
+	}
+	return registerFuture(s, f, nil, out)
+}
