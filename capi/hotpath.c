@@ -6,12 +6,17 @@
 #include "_cgo_export.h"
 
 /* The loop whose batch is running on this thread, and its pending queue. */
-static __thread uint64_t tls_batch_loop;
-static __thread ll__pending *tls_pending;
+/* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call
+ * on every ll_call_soon (the Go runtime in this library uses it too). */
+#define LL_TLS __thread __attribute__((tls_model("initial-exec")))
+static LL_TLS uint64_t tls_batch_loop;
+static LL_TLS ll__pending *tls_pending;
 /* The loop being run by ll_loop_run_* on this thread (0 if none). */
-static __thread uint64_t tls_running_loop;
+static LL_TLS uint64_t tls_running_loop;
 
-void ll__run_batch(uint64_t loop, ll__call *calls, int n, ll__pending *pending) {
+void ll__run_batch(uint64_t loop, uintptr_t calls_addr, int n, uintptr_t pending_addr) {
+    ll__call *calls = (ll__call *)calls_addr;
+    ll__pending *pending = (ll__pending *)pending_addr;
     uint64_t saved_loop = tls_batch_loop;
     ll__pending *saved_pending = tls_pending;
     tls_batch_loop = loop;

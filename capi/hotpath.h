@@ -33,7 +33,9 @@ typedef struct ll__pending {
     int64_t cap;
 } ll__pending;
 
-void ll__run_batch(uint64_t loop, ll__call *calls, int n, ll__pending *pending);
+/* Pointers travel as uintptr_t: they are C memory, and this spares the
+ * cgo pointer checks on the hottest call. */
+void ll__run_batch(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
 ll__call *ll__alloc_calls(int n);
 ll__pending *ll__pending_new(void);
 void ll__pending_free(ll__pending *p);

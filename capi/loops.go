@@ -32,7 +32,7 @@ func (s *loopState) Buffer(n int) []libloop.ForeignCall {
 
 // Run implements libloop.Dispatcher: one crossing for the whole batch.
 func (s *loopState) Run(l *libloop.Loop, n int) {
-	C.ll__run_batch(C.uint64_t(s.id), s.calls, C.int(n), s.pending)
+	C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n), C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
 	s.flushPending()
 }
 
@@ -41,7 +41,7 @@ func (s *loopState) Run(l *libloop.Loop, n int) {
 func (s *loopState) Call(l *libloop.Loop, fc libloop.ForeignCall) {
 	one := unsafe.Slice((*libloop.ForeignCall)(unsafe.Pointer(s.one)), 1)
 	one[0] = fc
-	C.ll__run_batch(C.uint64_t(s.id), s.one, 1, s.pending)
+	C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.one))), 1, C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
 	s.flushPending()
 }
 

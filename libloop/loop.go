@@ -130,7 +130,12 @@ func (l *Loop) Close() error {
 
 // SetDebug turns debug mode on or off: slow callbacks are reported and
 // calls from a thread other than the running one fail with EWRONGTHREAD.
-func (l *Loop) SetDebug(on bool) { l.debug = on }
+func (l *Loop) SetDebug(on bool) {
+	if on && !l.debug && l.running {
+		l.ownerTid = threadID() // enterRun records it only in debug mode
+	}
+	l.debug = on
+}
 
 // Debug reports whether debug mode is on.
 func (l *Loop) Debug() bool { return l.debug }

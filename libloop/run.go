@@ -152,12 +152,14 @@ func (l *Loop) runSome(max int) int {
 		}
 		h = l.ready.pop()
 	}
+	// Read debug once: a callback in the batch may switch it.
+	debug := l.debug
 	var start time.Time
-	if l.debug {
+	if debug {
 		start = time.Now()
 	}
 	l.dispatcher.Run(l, len(batch))
-	if l.debug {
+	if debug {
 		l.reportSlow(batch[0], time.Since(start))
 	}
 	for i, bh := range batch {
@@ -175,7 +177,7 @@ func (l *Loop) runGo(h *Handle) {
 		l.unref(h) // a host callback with no dispatcher installed cannot run
 		return
 	}
-	if l.debug {
+	if debug := l.debug; debug {
 		start := time.Now()
 		l.callGo(h)
 		l.reportSlow(h, time.Since(start))
