@@ -13,23 +13,17 @@ import (
 
 //export ll_run_in_executor
 func ll_run_in_executor(loop C.uint64_t, fn C.ll_work_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
-	s, rc := getLoop(loop)
-	if rc != 0 {
-		return rc
-	}
-	if out == nil || fn == nil {
+	if fn == nil {
 		return C.int(libloop.EINVAL)
 	}
 	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
-	f, err := s.loop.RunInExecutor(func() (uintptr, int) {
-		var code C.int
-		v := C.ll__call_work(C.uintptr_t(fnAddr), C.uintptr_t(argAddr), &code)
-		return uintptr(v), int(code)
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
+		return s.loop.RunInExecutor(func() (uintptr, int) {
+			var code C.int
+			v := C.ll__call_work(C.uintptr_t(fnAddr), C.uintptr_t(argAddr), &code)
+			return uintptr(v), int(code)
+		})
 	})
-	if err != nil {
-		return errCode(err)
-	}
-	return registerFuture(s, f, nil, out)
 }
 
 //export ll_loop_set_executor_workers
@@ -43,18 +37,7 @@ func ll_loop_set_executor_workers(loop C.uint64_t, n C.int) C.int {
 
 //export ll_loop_shutdown_default_executor
 func ll_loop_shutdown_default_executor(loop C.uint64_t, out *C.uint64_t) C.int {
-	s, rc := getLoop(loop)
-	if rc != 0 {
-		return rc
-	}
-	if out == nil {
-		return C.int(libloop.EINVAL)
-	}
-	f, err := s.loop.ShutdownDefaultExecutor()
-	if err != nil {
-		return errCode(err)
-	}
-	return registerFuture(s, f, nil, out)
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) { return s.loop.ShutdownDefaultExecutor() })
 }
 
 //export ll__run_until_complete_go

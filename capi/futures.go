@@ -96,8 +96,9 @@ func releaseFuture(fs *futState) C.int {
 	return 0
 }
 
-//export ll_future_new
-func ll_future_new(loop C.uint64_t, out *C.uint64_t) C.int {
+// makeFuture is the common shape of every call that returns a new future:
+// resolve the loop, check out, build the future, give it an id in *out.
+func makeFuture(loop C.uint64_t, out *C.uint64_t, build func(*loopState) (*libloop.Future, error)) C.int {
 	s, rc := getLoop(loop)
 	if rc != 0 {
 		return rc
@@ -105,11 +106,16 @@ func ll_future_new(loop C.uint64_t, out *C.uint64_t) C.int {
 	if out == nil {
 		return C.int(libloop.EINVAL)
 	}
-	f, err := s.loop.NewFuture()
+	f, err := build(s)
 	if err != nil {
 		return errCode(err)
 	}
 	return registerFuture(s, f, nil, out)
+}
+
+//export ll_future_new
+func ll_future_new(loop C.uint64_t, out *C.uint64_t) C.int {
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) { return s.loop.NewFuture() })
 }
 
 //export ll_future_state
@@ -236,63 +242,40 @@ func ll_future_remove_done_callback(id C.uint64_t, cb C.ll_done_callback, arg un
 
 //export ll_sleep
 func ll_sleep(loop C.uint64_t, delay C.double, out *C.uint64_t) C.int {
-	s, rc := getLoop(loop)
-	if rc != 0 {
-		return rc
-	}
-	if out == nil {
-		return C.int(libloop.EINVAL)
-	}
-	f, err := s.loop.Sleep(float64(delay))
-	if err != nil {
-		return errCode(err)
-	}
-	return registerFuture(s, f, nil, out)
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) { return s.loop.Sleep(float64(delay)) })
 }
 
 //export ll_gather
 func ll_gather(loop C.uint64_t, n C.size_t, futs *C.ll__cid, returnExc C.int, out *C.uint64_t) C.int {
-	s, rc := getLoop(loop)
-	if rc != 0 {
-		return rc
-	}
-	if out == nil || (n > 0 && futs == nil) || n > 1<<24 {
+	if (n > 0 && futs == nil) || n > 1<<24 {
 		return C.int(libloop.EINVAL)
 	}
-	children := make([]*libloop.Future, int(n))
-	for i, id := range unsafe.Slice(futs, int(n)) {
-		fs, rc := getFuture(id)
-		if rc != 0 {
-			return rc
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
+		children := make([]*libloop.Future, int(n))
+		for i, id := range unsafe.Slice(futs, int(n)) {
+			fs, rc := getFuture(id)
+			if rc != 0 {
+				return nil, libloop.Errno(rc)
+			}
+			if fs.loop != s {
+				return nil, libloop.EINVAL
+			}
+			children[i] = fs.f
 		}
-		if fs.loop != s {
-			return C.int(libloop.EINVAL)
-		}
-		children[i] = fs.f
-	}
-	f, err := s.loop.Gather(children, returnExc != 0)
-	if err != nil {
-		return errCode(err)
-	}
-	return registerFuture(s, f, nil, out)
+		return s.loop.Gather(children, returnExc != 0)
+	})
 }
 
 //export ll_wait_for
 func ll_wait_for(loop C.uint64_t, fut C.uint64_t, timeout C.double, out *C.uint64_t) C.int {
-	s, rc := getLoop(loop)
-	if rc != 0 {
-		return rc
-	}
-	fs, rc := getFuture(fut)
-	if rc != 0 {
-		return rc
-	}
-	if out == nil || fs.loop != s {
-		return C.int(libloop.EINVAL)
-	}
-	f, err := s.loop.WaitFor(fs.f, float64(timeout))
-	if err != nil {
-		return errCode(err)
-	}
-	return registerFuture(s, f, nil, out)
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
+		fs, rc := getFuture(fut)
+		if rc != 0 {
+			return nil, libloop.Errno(rc)
+		}
+		if fs.loop != s {
+			return nil, libloop.EINVAL
+		}
+		return s.loop.WaitFor(fs.f, float64(timeout))
+	})
 }
