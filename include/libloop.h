@@ -196,8 +196,9 @@ int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out);
 
 /**
  * Schedule cb after delay seconds. A timer never runs before its deadline;
- * equal deadlines run in scheduling order; a negative delay is due at once.
- * @return 0, LL_EINVAL (cb NULL, NaN or over ~100 years), LL_ECLOSED,
+ * equal deadlines run in scheduling order; a negative delay (even -INFINITY)
+ * is due at once.
+ * @return 0, LL_EINVAL (cb NULL, NaN, +INFINITY or over ~100 years), LL_ECLOSED,
  *         LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
 int ll_call_later(ll_loop loop, double delay, ll_callback cb, void *arg, ll_handle *out);

@@ -37,10 +37,13 @@ func (l *Loop) CallSoonForeign(fc ForeignCall) (*Handle, error) {
 const maxDelay = 100 * 365 * 24 * 3600.0
 
 // deadline converts loop-clock seconds to nanoseconds, rejecting NaN and
-// values out of range.
+// values too far in the future.
 func deadline(when float64) (int64, error) {
-	if math.IsNaN(when) || when > maxDelay || when < -maxDelay {
+	if math.IsNaN(when) || when > maxDelay {
 		return 0, EINVAL
+	}
+	if when < -maxDelay {
+		when = -maxDelay // any time in the distant past, -Inf included, is simply due
 	}
 	return int64(math.Ceil(when * 1e9)), nil
 }

@@ -1,0 +1,36 @@
+// Package libloop is the Go binding of libloop, an asyncio-style event loop
+// shipped as a C shared library (libloop.so). It loads the library at run
+// time with purego, so Go programs use it without cgo.
+//
+// The library is found through the LIBLOOP_LIBRARY environment variable,
+// else <repo>/build/libloop.so next to this source tree, else the system's
+// "libloop.so" (dlopen's search path). Open loads it once per process;
+// NewLoop and the package-level helpers call Open for you.
+//
+// Two layers are offered:
+//
+//   - The idiomatic layer: Loop, Handle, Error and ErrorContext. Callbacks
+//     are Go funcs; ids, C memory and the callback table are managed for
+//     you, and one-shot callbacks free their table entry (and their library
+//     handle id) once they have run or were cancelled, so a long-running
+//     program does not leak.
+//   - The raw layer: Lib.Raw calls each ll_ function exactly as the C header
+//     declares it, with raw ids, unsafe.Pointer out parameters (see Out) and
+//     C function addresses (see CallbackPtr). It exists so tests can pass bad
+//     ids and NULL pointers.
+//
+// Callbacks: purego can create only about 2000 C callbacks per process and
+// never frees one, so the binding creates one fixed trampoline per C callback
+// signature and routes each call by its void *arg, which is a key into a
+// Go-side table (never a Go pointer). Callbacks run on the thread that runs
+// the loop; they must not call runtime.Goexit (t.FailNow, t.Fatal) because
+// that cannot unwind through the C frames below them. A panic in a callback
+// is recovered and reported to the loop's exception handler.
+//
+// Threads: as in C, a Loop and its Handles are used from the thread running
+// the loop, except CallSoonThreadsafe and Wakeup, which any goroutine may call.
+//
+// Go programs that load libloop.so carry two Go runtimes in one process (the
+// host's and the library's). This works on Linux for the calls made here, but
+// keep the worlds apart: only ids, integers and C memory cross the boundary.
+package libloop

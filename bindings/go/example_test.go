@@ -1,0 +1,48 @@
+package libloop_test
+
+import (
+	"fmt"
+	"time"
+
+	libloop "github.com/libloop/libloop/bindings/go"
+)
+
+func Example() {
+	loop, err := libloop.NewLoop()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer loop.Release()
+	loop.CallLater(10*time.Millisecond, func() {
+		fmt.Println("timer")
+		loop.Stop()
+	})
+	loop.CallSoon(func() { fmt.Println("soon") })
+	posted := make(chan struct{})
+	go func() {
+		loop.CallSoonThreadsafe(func() { fmt.Println("from another goroutine") })
+		close(posted)
+	}()
+	<-posted
+	if err := loop.RunForever(); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// soon
+	// from another goroutine
+	// timer
+}
+
+func ExampleError() {
+	loop, err := libloop.NewLoop()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	loop.Close()
+	_, err = loop.CallSoon(func() {})
+	fmt.Println(err == libloop.ECLOSED, err)
+	loop.Release()
+	// Output: true LL_ECLOSED: event loop is closed
+}
