@@ -66,9 +66,14 @@ test-cmake:
 	cmake --build $(BUILD)/cmake -j2
 	cd $(BUILD)/cmake && ctest --output-on-failure
 
+# The Python suite runs under every interpreter listed (both exist on a fresh machine).
+PYTHONS ?= $(PYTHON) $(wildcard /usr/bin/python3)
+
 test-python: lib
 	@if [ -d bindings/python/tests ]; then \
-	  LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(PYTHON) -m unittest discover -s bindings/python/tests -t bindings/python; \
+	  for py in $(PYTHONS); do echo "== Python suite: $$py ($$($$py -V 2>&1))"; \
+	    LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $$py -m unittest discover -s bindings/python/tests -t bindings/python || exit 1; \
+	  done; \
 	else echo "no Python suite yet"; fi
 
 bench: lib

@@ -1,0 +1,111 @@
+"""One benchmark run: python3 bench_loops.py LOOP WORKLOAD [N].
+
+LOOP: asyncio | uvloop | libloop.  WORKLOAD: W1 | W2 | W3 | tasks.
+Prints one line: RESULT loop=.. workload=.. n=.. wall_s=.. cpu_s=.. ns_per_op=..
+W1: N call_soon callbacks, each scheduling the next (one per iteration).
+W2: N call_soon scheduled up front from a first callback, then run.
+W3: N call_later timers, timer i after i/1000 ms, no-op callbacks.
+tasks: 10,000 tasks each awaiting asyncio.sleep(0) 100 times (N ignored).
+"""
+
+import asyncio
+import os
+import resource
+import sys
+import time
+
+
+def make_loop(name):
+    if name == "asyncio":
+        return asyncio.SelectorEventLoop()
+    if name == "uvloop":
+        import uvloop
+        return uvloop.new_event_loop()
+    if name == "libloop":
+        import libloop
+        return libloop.new_event_loop()
+    raise SystemExit(f"unknown loop {name}")
+
+
+def w1(loop, n):
+    count = 0
+
+    def cb():
+        nonlocal count
+        count += 1
+        if count < n:
+            loop.call_soon(cb)
+        else:
+            loop.stop()
+    loop.call_soon(cb)
+    loop.run_forever()
+    assert count == n, count
+
+
+def w2(loop, n):
+    count = 0
+
+    def cb():
+        nonlocal count
+        count += 1
+        if count == n:
+            loop.stop()
+
+    def start():
+        for _ in range(n):
+            loop.call_soon(cb)
+    loop.call_soon(start)
+    loop.run_forever()
+    assert count == n, count
+
+
+def w3(loop, n):
+    count = 0
+
+    def cb():
+        nonlocal count
+        count += 1
+        if count == n:
+            loop.stop()
+
+    def start():
+        for i in range(n):
+            loop.call_later(i / 1e6, cb)
+    loop.call_soon(start)
+    loop.run_forever()
+    assert count == n, count
+
+
+def tasks(loop, n):
+    ntasks, steps = 10_000, 100
+
+    async def worker():
+        for _ in range(steps):
+            await asyncio.sleep(0)
+
+    async def main():
+        await asyncio.gather(*(worker() for _ in range(ntasks)))
+    loop.run_until_complete(main())
+    return ntasks * steps
+
+
+def main():
+    loop_name, workload = sys.argv[1], sys.argv[2]
+    n = int(sys.argv[3]) if len(sys.argv) > 3 else 1_000_000
+    fn = {"W1": w1, "W2": w2, "W3": w3, "tasks": tasks}[workload]
+    loop = make_loop(loop_name)
+    asyncio.set_event_loop(loop)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    t0 = time.perf_counter()
+    ops = fn(loop, n) or n
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    loop.close()
+    print(f"RESULT loop={loop_name} workload={workload} n={ops} "
+          f"wall_s={wall:.4f} cpu_s={cpu:.4f} ns_per_op={wall / ops * 1e9:.1f} "
+          f"maxrss_mib={r1.ru_maxrss / 1024:.1f} python={sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main()

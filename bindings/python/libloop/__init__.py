@@ -1,0 +1,17 @@
+"""libloop: an asyncio event loop run by libloop (ctypes, no compiled code).
+
+    import libloop
+    libloop.run(main())                       # like asyncio.run(main())
+    asyncio.Runner(loop_factory=libloop.new_event_loop)
+    libloop.install()                         # or EventLoopPolicy()
+"""
+
+from ._lib import LibloopError, PATH as LIBRARY_PATH
+from ._lib import ll_version_string as _ll_version_string
+from .loop import EventLoop
+from .policy import EventLoopPolicy, install, new_event_loop, run
+
+__all__ = ["EventLoop", "EventLoopPolicy", "LibloopError", "install",
+           "new_event_loop", "run", "LIBRARY_PATH"]
+
+__version__ = _ll_version_string().decode()

@@ -1,0 +1,51 @@
+"""Exception handler API and debug mode, as asyncio's BaseEventLoop.
+
+default_exception_handler and call_exception_handler are asyncio's own
+functions (they only use _exception_handler and _current_handle), so the
+log text is exactly asyncio's.
+"""
+
+import sys
+from asyncio import base_events, constants
+
+
+class ErrorsMixin:
+    """Exception-handler and debug-mode methods of libloop.EventLoop."""
+
+    default_exception_handler = base_events.BaseEventLoop.default_exception_handler
+    call_exception_handler = base_events.BaseEventLoop.call_exception_handler
+
+    def get_exception_handler(self):
+        """The current exception handler, or None for the default."""
+        return self._exception_handler
+
+    def set_exception_handler(self, handler):
+        """Set handler(loop, context); None restores the default."""
+        if handler is not None and not callable(handler):
+            raise TypeError(f'A callable object or None is expected, '
+                            f'got {handler!r}')
+        self._exception_handler = handler
+
+    def get_debug(self):
+        """True if debug mode is on."""
+        return self._debug
+
+    def set_debug(self, enabled):
+        """Turn debug mode on or off (slow callbacks, source tracebacks)."""
+        self._debug = enabled
+        if self.is_running():
+            self.call_soon_threadsafe(self._set_coroutine_origin_tracking,
+                                      enabled)
+
+    def _set_coroutine_origin_tracking(self, enabled):
+        if bool(enabled) == bool(self._coroutine_origin_tracking_enabled):
+            return
+        if enabled:
+            self._coroutine_origin_tracking_saved_depth = (
+                sys.get_coroutine_origin_tracking_depth())
+            sys.set_coroutine_origin_tracking_depth(
+                constants.DEBUG_STACK_DEPTH)
+        else:
+            sys.set_coroutine_origin_tracking_depth(
+                self._coroutine_origin_tracking_saved_depth)
+        self._coroutine_origin_tracking_enabled = enabled

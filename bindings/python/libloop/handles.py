@@ -1,0 +1,81 @@
+"""Handle objects and the helpers that run them.
+
+The loop hands out asyncio's own Handle/TimerHandle types (subclasses with a
+lean __init__, so isinstance checks, repr and cancel() are asyncio's). In
+debug mode the loop uses asyncio's classes unchanged so that source
+tracebacks are captured exactly as asyncio does.
+"""
+
+import contextvars
+from asyncio import events, format_helpers
+from asyncio.log import logger
+
+_copy_context = contextvars.copy_context
+
+
+class Handle(events.Handle):
+    """asyncio.Handle with an __init__ that skips the debug checks."""
+
+    __slots__ = ()
+
+    def __init__(self, callback, args, loop, context=None):
+        self._context = _copy_context() if context is None else context
+        self._loop = loop
+        self._callback = callback
+        self._args = args
+        self._cancelled = False
+        self._repr = None
+        self._source_traceback = None
+
+
+class TimerHandle(events.TimerHandle):
+    """asyncio.TimerHandle with a lean __init__; cancel() is asyncio's."""
+
+    __slots__ = ()
+
+    def __init__(self, when, callback, args, loop, context=None):
+        self._context = _copy_context() if context is None else context
+        self._loop = loop
+        self._callback = callback
+        self._args = args
+        self._cancelled = False
+        self._repr = None
+        self._source_traceback = None
+        self._when = when
+        self._scheduled = False
+
+
+def report_callback_error(loop, handle, exc):
+    """Report an exception raised by a callback, as asyncio's Handle._run."""
+    cb = format_helpers._format_callback_source(handle._callback, handle._args)
+    context = {
+        'message': f'Exception in callback {cb}',
+        'exception': exc,
+        'handle': handle,
+    }
+    if handle._source_traceback:
+        context['source_traceback'] = handle._source_traceback
+    loop.call_exception_handler(context)
+
+
+def run_debug(loop, handle):
+    """Run one handle in debug mode: time it and warn if it is slow."""
+    loop._current_handle = handle
+    t0 = loop.time()
+    try:
+        handle._run()
+    finally:
+        dt = loop.time() - t0
+        loop._current_handle = None
+        if dt >= loop.slow_callback_duration:
+            logger.warning('Executing %s took %.3f seconds',
+                           _format_handle(handle), dt)
+
+
+def _format_handle(handle):
+    # asyncio.base_events._format_handle, without importing a private name.
+    from asyncio import tasks
+    cb = handle._callback
+    if isinstance(getattr(cb, '__self__', None), tasks.Task):
+        return repr(cb.__self__)
+    return str(handle)

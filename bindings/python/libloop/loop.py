@@ -1,0 +1,277 @@
+"""libloop.EventLoop: an asyncio event loop whose iterations libloop runs.
+
+The loop's state and lifecycle live here; the hot path (call_soon, timers,
+the trampolines libloop calls) is in scheduling.py, fd watchers in
+readers.py, socket coroutines in sockets.py, the executor in executor.py.
+run_forever is ONE ctypes call (ll_loop_run_forever); libloop calls back
+into Python once per iteration for all call_soon work (the host queue),
+once per iteration with due timers, and once per ready fd.
+"""
+
+import asyncio
+import collections
+import functools
+import itertools
+import sys
+import threading
+import time
+import warnings
+import weakref
+from asyncio import coroutines, events, futures, tasks
+from asyncio.log import logger
+
+from . import _lib
+from ._lib import check
+from .asyncgens import AsyncgensMixin
+from .errors import ErrorsMixin
+from .executor import ExecutorMixin
+from .readers import ReadersMixin
+from .scheduling import SchedulingMixin
+from .sockets import SocketsMixin
+from .unsupported import UnsupportedMixin
+
+_monotonic = time.monotonic
+_CLOCK_OFFSET = None
+
+
+def _clock_offset(loop_id):
+    """Offset so that monotonic()+offset >= ll_loop_time (never early)."""
+    best = None
+    for _ in range(7):
+        a = _monotonic()
+        t = _lib.ll_loop_time(loop_id)
+        b = _monotonic()
+        if best is None or b - a < best[0]:
+            best = (b - a, t - a)
+    return best[1]
+
+
+def _run_until_complete_cb(fut):
+    if not fut.cancelled():
+        exc = fut.exception()
+        if isinstance(exc, (SystemExit, KeyboardInterrupt)):
+            return
+    futures._get_loop(fut).stop()
+
+
+def _unraisable(loop, previous, unraisable):
+    # A KeyboardInterrupt raised by a signal handler at the very first
+    # instruction of a trampoline (before its try) is "unraisable" to
+    # ctypes: catch it here and let run_forever raise it.
+    if (issubclass(unraisable.exc_type, (KeyboardInterrupt, SystemExit))
+            and loop._thread_id == threading.get_ident()):
+        loop._stash(unraisable.exc_value)
+        return
+    previous(unraisable)
+
+
+class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, ErrorsMixin,
+                AsyncgensMixin, UnsupportedMixin, asyncio.AbstractEventLoop):
+    """An asyncio event loop run by libloop (drop-in for asyncio's own)."""
+
+    def __init__(self):
+        global _CLOCK_OFFSET
+        self._id = _lib.new_loop_id()
+        if _CLOCK_OFFSET is None:
+            _CLOCK_OFFSET = _clock_offset(self._id)
+        self._clock_offset = _CLOCK_OFFSET
+        self._clock_resolution = time.get_clock_info('monotonic').resolution
+        self._closed = False
+        self._thread_id = None
+        self._ready = collections.deque()
+        self._signalled = False
+        self._timers = []
+        self._timer_seq = itertools.count()
+        self._timer_cancelled_count = 0
+        self._armed = []
+        self._ts = collections.deque()
+        self._ts_posted = False
+        self._pending_exc = None
+        self._stopping = False
+        self._debug = coroutines._is_debug_mode()
+        self.slow_callback_duration = 0.1
+        self._current_handle = None
+        self._exception_handler = None
+        self._task_factory = None
+        self._asyncgens = weakref.WeakSet()
+        self._asyncgens_shutdown_called = False
+        self._coroutine_origin_tracking_enabled = False
+        self._coroutine_origin_tracking_saved_depth = None
+        self._init_readers()
+        self._init_executor()
+        # One ctypes trampoline of each kind per loop, kept alive here.
+        self._c_host = _lib.HOST_RUN(self._host_run)
+        self._c_timer = _lib.CALLBACK(self._timer_fire)
+        self._c_ts = _lib.CALLBACK(self._ts_fire)
+        check(_lib.ll_loop_set_host_queue(self._id, self._c_host, None),
+              "ll_loop_set_host_queue")
+
+    def __repr__(self):
+        return (f'<{self.__class__.__name__} running={self.is_running()} '
+                f'closed={self.is_closed()} debug={self.get_debug()}>')
+
+    # ---- running ---------------------------------------------------------
+
+    def _check_closed(self):
+        if self._closed:
+            raise RuntimeError('Event loop is closed')
+
+    def _check_running(self):
+        if self.is_running():
+            raise RuntimeError('This event loop is already running')
+        if events._get_running_loop() is not None:
+            raise RuntimeError(
+                'Cannot run the event loop while another loop is running')
+
+    def _check_thread(self):
+        if self._thread_id is None:
+            return
+        if threading.get_ident() != self._thread_id:
+            raise RuntimeError(
+                "Non-thread-safe operation invoked on an event loop other "
+                "than the current one")
+
+    def _check_callback(self, callback, method):
+        if (coroutines.iscoroutine(callback) or
+                coroutines.iscoroutinefunction(callback)):
+            raise TypeError(f"coroutines cannot be used with {method}()")
+        if not callable(callback):
+            raise TypeError(f'a callable object was expected by {method}(), '
+                            f'got {callback!r}')
+
+    def run_forever(self):
+        """Run until stop() is called: one ll_loop_run_forever call."""
+        self._check_closed()
+        self._check_running()
+        self._set_coroutine_origin_tracking(self._debug)
+        old_agen_hooks = sys.get_asyncgen_hooks()
+        old_wakeup = None
+        old_unraisable = sys.unraisablehook
+        try:
+            self._thread_id = threading.get_ident()
+            sys.set_asyncgen_hooks(firstiter=self._asyncgen_firstiter_hook,
+                                   finalizer=self._asyncgen_finalizer_hook)
+            events._set_running_loop(self)
+            sys.unraisablehook = functools.partial(_unraisable, self,
+                                                   old_unraisable)
+            old_wakeup = self._signals_on()
+            while self._ts:
+                self._ready.append(self._ts.popleft())
+            if self._ready:
+                self._signalled = True
+                _lib.ll_loop_host_ready(self._id)
+            rc = _lib.ll_loop_run_forever(self._id)
+            exc = self._pending_exc
+            if exc is not None:
+                self._pending_exc = None
+                try:
+                    raise exc
+                finally:
+                    exc = None
+            check(rc, "ll_loop_run_forever")
+        finally:
+            self._signals_off(old_wakeup)
+            sys.unraisablehook = old_unraisable
+            self._stopping = False
+            self._thread_id = None
+            events._set_running_loop(None)
+            self._set_coroutine_origin_tracking(False)
+            sys.set_asyncgen_hooks(*old_agen_hooks)
+
+    def run_until_complete(self, future):
+        """Run until the future (or coroutine, wrapped in a task) is done."""
+        self._check_closed()
+        self._check_running()
+        new_task = not futures.isfuture(future)
+        future = tasks.ensure_future(future, loop=self)
+        if new_task:
+            future._log_destroy_pending = False
+        future.add_done_callback(_run_until_complete_cb)
+        try:
+            self.run_forever()
+        except:  # noqa: E722 (asyncio's own handling)
+            if new_task and future.done() and not future.cancelled():
+                future.exception()
+            raise
+        finally:
+            future.remove_done_callback(_run_until_complete_cb)
+        if not future.done():
+            raise RuntimeError('Event loop stopped before Future completed.')
+        return future.result()
+
+    def stop(self):
+        """Stop once the current iteration is done (asyncio semantics)."""
+        if not self._closed:
+            self._stopping = True
+            _lib.ll_loop_stop(self._id)
+
+    def is_running(self):
+        """True while run_forever/run_until_complete runs."""
+        return self._thread_id is not None
+
+    def is_closed(self):
+        """True once close() was called."""
+        return self._closed
+
+    def close(self):
+        """Close the loop: drop pending callbacks; shut the executor down."""
+        if self.is_running():
+            raise RuntimeError("Cannot close a running event loop")
+        if self._closed:
+            return
+        if self._debug:
+            logger.debug("Close %r", self)
+        self._closed = True
+        self._ready.clear()
+        self._ts.clear()
+        self._timers.clear()
+        self._armed.clear()
+        self._close_readers()
+        self._close_executor()
+        _lib.ll_loop_close(self._id)
+        _lib.ll_release(self._id)
+
+    def __del__(self, _warn=warnings.warn):
+        try:
+            if not self._closed:
+                _warn(f"unclosed event loop {self!r}", ResourceWarning,
+                      source=self)
+                if not self.is_running() and not sys.is_finalizing():
+                    self.close()
+        except Exception:
+            pass
+
+    # ---- futures and tasks -------------------------------------------------
+
+    def create_future(self):
+        """A new asyncio.Future attached to this loop."""
+        return futures.Future(loop=self)
+
+    def create_task(self, coro, *, name=None, context=None):
+        """Wrap a coroutine in a task (asyncio.Task, or the task factory)."""
+        self._check_closed()
+        if self._task_factory is None:
+            task = tasks.Task(coro, loop=self, name=name, context=context)
+            if task._source_traceback:
+                del task._source_traceback[-1]
+        else:
+            if context is None:
+                task = self._task_factory(self, coro)
+            else:
+                task = self._task_factory(self, coro, context=context)
+            if name is not None:
+                try:
+                    task.set_name(name)
+                except AttributeError:
+                    pass
+        return task
+
+    def set_task_factory(self, factory):
+        """Set (or with None, reset) the factory used by create_task."""
+        if factory is not None and not callable(factory):
+            raise TypeError('task factory must be a callable or None')
+        self._task_factory = factory
+
+    def get_task_factory(self):
+        """The task factory, or None."""
+        return self._task_factory

@@ -1,0 +1,206 @@
+"""fd readers/writers over ll_add_reader/ll_add_writer, and signal wake-up.
+
+One ctypes trampoline per direction per loop, routed by fd through a dict of
+asyncio Handles, as asyncio's selector loop keeps one Handle per fd and
+direction. Level-triggered: the callback runs every iteration while ready.
+"""
+
+import signal
+import socket
+import threading
+
+from . import _lib
+from ._lib import check
+from .handles import Handle
+
+
+def _fileobj_to_fd(fileobj):
+    # selectors._fileobj_to_fd: an int, or an object with fileno().
+    if isinstance(fileobj, int):
+        fd = fileobj
+    else:
+        try:
+            fd = int(fileobj.fileno())
+        except (AttributeError, TypeError, ValueError):
+            raise ValueError(f"Invalid file object: {fileobj!r}") from None
+    if fd < 0:
+        raise ValueError(f"Invalid file descriptor: {fd}")
+    return fd
+
+
+class ReadersMixin:
+    """add_reader/add_writer family of libloop.EventLoop."""
+
+    def _init_readers(self):
+        self._readers = {}
+        self._writers = {}
+        self._c_reader = _lib.IO_CALLBACK(self._reader_fire)
+        self._c_writer = _lib.IO_CALLBACK(self._writer_fire)
+        self._sig_socks = None
+        self._sig_fd = -1
+        self._sig_on = False
+
+    def _close_readers(self):
+        for fd in list(self._readers):
+            self._remove_reader(fd)
+        for fd in list(self._writers):
+            self._remove_writer(fd)
+        if self._sig_socks is not None:
+            for s in self._sig_socks:
+                s.close()
+            self._sig_socks = None
+
+    # ---- public API --------------------------------------------------------
+
+    def add_reader(self, fd, callback, *args):
+        """Call callback(*args) whenever fd is readable."""
+        self._ensure_fd_no_transport(fd)
+        self._add_reader(fd, callback, *args)
+
+    def remove_reader(self, fd):
+        """Stop watching fd for reading; True if a reader was removed."""
+        self._ensure_fd_no_transport(fd)
+        return self._remove_reader(fd)
+
+    def add_writer(self, fd, callback, *args):
+        """Call callback(*args) whenever fd is writable."""
+        self._ensure_fd_no_transport(fd)
+        self._add_writer(fd, callback, *args)
+
+    def remove_writer(self, fd):
+        """Stop watching fd for writing; True if a writer was removed."""
+        self._ensure_fd_no_transport(fd)
+        return self._remove_writer(fd)
+
+    def _ensure_fd_no_transport(self, fd):
+        # No transports exist yet (a later issue); validate the fd only.
+        _fileobj_to_fd(fd)
+
+    # ---- internals ---------------------------------------------------------
+
+    def _add_io(self, table, add, tramp, fd, callback, args):
+        self._check_closed()
+        if self._debug or not callable(callback):
+            self._check_callback(callback, 'add_reader'
+                                 if table is self._readers else 'add_writer')
+        fd = _fileobj_to_fd(fd)
+        handle = Handle(callback, args, self, None)
+        old = table.get(fd)
+        if old is None:
+            check(add(self._id, fd, tramp, None), "add_reader/add_writer")
+        table[fd] = handle
+        if old is not None:
+            old.cancel()
+        return handle
+
+    def _add_reader(self, fd, callback, *args):
+        return self._add_io(self._readers, _lib.ll_add_reader,
+                            self._c_reader, fd, callback, args)
+
+    def _add_writer(self, fd, callback, *args):
+        return self._add_io(self._writers, _lib.ll_add_writer,
+                            self._c_writer, fd, callback, args)
+
+    def _remove_reader(self, fd):
+        if self._closed and not self._readers:
+            return False
+        fd = _fileobj_to_fd(fd)
+        handle = self._readers.pop(fd, None)
+        if handle is None:
+            return False
+        _lib.ll_remove_reader(self._id, fd)
+        handle.cancel()
+        return True
+
+    def _remove_writer(self, fd):
+        if self._closed and not self._writers:
+            return False
+        fd = _fileobj_to_fd(fd)
+        handle = self._writers.pop(fd, None)
+        if handle is None:
+            return False
+        _lib.ll_remove_writer(self._id, fd)
+        handle.cancel()
+        return True
+
+    def _io_fire(self, table, remove, fd):
+        try:
+            h = table.get(fd)
+            if h is None:
+                return
+            if h._cancelled:
+                remove(fd)
+            else:
+                self._run_handle(h)
+        except BaseException as exc:
+            self._stash(exc)
+
+    def _reader_fire(self, _loop_id, fd, _arg):
+        self._io_fire(self._readers, self._remove_reader, fd)
+
+    def _writer_fire(self, _loop_id, fd, _arg):
+        self._io_fire(self._writers, self._remove_writer, fd)
+
+    # ---- signal wake-up ----------------------------------------------------
+    # libloop's poll retries on EINTR inside Go, so Python would not see a
+    # SIGINT until the next callback. As uvloop does, the main thread's
+    # signal wake-up fd is a socket the loop watches: a signal wakes the
+    # poll, the drain callback runs Python code, and Python's handlers
+    # (KeyboardInterrupt, asyncio.Runner's SIGINT handler) run there.
+    # Watching an fd makes libloop poll every iteration (~300 ns), and the
+    # socket only matters when the loop may block, i.e. when the host queue
+    # is empty: so it is watched only then (or when other fds force a poll
+    # anyway). Toggling costs one crossing per busy<->idle transition.
+
+    def _signals_on(self):
+        self._sig_fd = -1
+        self._sig_on = False
+        if threading.current_thread() is not threading.main_thread():
+            return None
+        try:
+            if self._sig_socks is None:
+                r, w = socket.socketpair()
+                r.setblocking(False)
+                w.setblocking(False)
+                self._sig_socks = (r, w)
+            old = signal.set_wakeup_fd(self._sig_socks[1].fileno(),
+                                       warn_on_full_buffer=False)
+        except (ValueError, OSError):
+            return None
+        fd = self._sig_socks[0].fileno()
+        self._readers[fd] = Handle(self._drain_signals, (), self, None)
+        self._sig_fd = fd
+        if not self._ready:
+            self._sig_watch(True)
+        return old
+
+    def _signals_off(self, old):
+        fd = self._sig_fd
+        if fd >= 0:
+            if self._sig_on:
+                _lib.ll_remove_reader(self._id, fd)
+            self._readers.pop(fd, None)
+        self._sig_fd = -1
+        self._sig_on = False
+        if old is None:
+            return
+        try:
+            signal.set_wakeup_fd(old)
+        except (ValueError, OSError):
+            pass
+
+    def _sig_watch(self, on):
+        if not on and len(self._readers) + len(self._writers) > 1:
+            return   # other fds make libloop poll anyway: keep watching
+        self._sig_on = on
+        if on:
+            _lib.ll_add_reader(self._id, self._sig_fd, self._c_reader, None)
+        else:
+            _lib.ll_remove_reader(self._id, self._sig_fd)
+
+    def _drain_signals(self):
+        try:
+            while self._sig_socks[0].recv(4096):
+                pass
+        except (BlockingIOError, InterruptedError, OSError):
+            pass

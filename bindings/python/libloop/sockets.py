@@ -1,0 +1,192 @@
+"""sock_* coroutines over add_reader/add_writer (asyncio selector_events').
+
+Non-blocking sockets only: try the operation at once, and on EAGAIN watch
+the fd and retry from the reader/writer callback until a future completes.
+"""
+
+import functools
+import socket
+from asyncio import base_events
+
+
+class SocketsMixin:
+    """Low-level socket coroutines of libloop.EventLoop."""
+
+    def _sock_check(self, sock):
+        base_events._check_ssl_socket(sock)
+        if self._debug and sock.gettimeout() != 0:
+            raise ValueError("the socket must be non-blocking")
+
+    def _sock_read_done(self, fd, fut, handle=None):
+        if handle is None or not handle.cancelled():
+            self.remove_reader(fd)
+
+    def _sock_write_done(self, fd, fut, handle=None):
+        if handle is None or not handle.cancelled():
+            self.remove_writer(fd)
+
+    async def _sock_wait_read(self, sock, op, *args):
+        fut = self.create_future()
+        fd = sock.fileno()
+        self._ensure_fd_no_transport(fd)
+        handle = self._add_reader(fd, self._sock_read_cb, fut, op, args)
+        fut.add_done_callback(
+            functools.partial(self._sock_read_done, fd, handle=handle))
+        return await fut
+
+    def _sock_read_cb(self, fut, op, args):
+        if fut.done():
+            return
+        try:
+            result = op(*args)
+        except (BlockingIOError, InterruptedError):
+            return  # try again next time
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+        else:
+            fut.set_result(result)
+
+    async def sock_recv(self, sock, n):
+        """Receive up to n bytes from a non-blocking socket."""
+        self._sock_check(sock)
+        try:
+            return sock.recv(n)
+        except (BlockingIOError, InterruptedError):
+            pass
+        return await self._sock_wait_read(sock, sock.recv, n)
+
+    async def sock_recv_into(self, sock, buf):
+        """Receive into buf; return the number of bytes written."""
+        self._sock_check(sock)
+        try:
+            return sock.recv_into(buf)
+        except (BlockingIOError, InterruptedError):
+            pass
+        return await self._sock_wait_read(sock, sock.recv_into, buf)
+
+    async def sock_recvfrom(self, sock, bufsize):
+        """Receive a datagram: (data, address)."""
+        self._sock_check(sock)
+        try:
+            return sock.recvfrom(bufsize)
+        except (BlockingIOError, InterruptedError):
+            pass
+        return await self._sock_wait_read(sock, sock.recvfrom, bufsize)
+
+    async def sock_sendall(self, sock, data):
+        """Send all of data; None on success, an exception on error."""
+        self._sock_check(sock)
+        try:
+            n = sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            n = 0
+        if n == len(data):
+            return
+        fut = self.create_future()
+        fd = sock.fileno()
+        self._ensure_fd_no_transport(fd)
+        handle = self._add_writer(fd, self._sock_sendall, fut, sock,
+                                  memoryview(data), [n])
+        fut.add_done_callback(
+            functools.partial(self._sock_write_done, fd, handle=handle))
+        return await fut
+
+    def _sock_sendall(self, fut, sock, view, pos):
+        if fut.done():
+            return
+        start = pos[0]
+        try:
+            n = sock.send(view[start:])
+        except (BlockingIOError, InterruptedError):
+            return
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+            return
+        start += n
+        if start == len(view):
+            fut.set_result(None)
+        else:
+            pos[0] = start
+
+    async def sock_connect(self, sock, address):
+        """Connect a non-blocking socket to address."""
+        self._sock_check(sock)
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            host, port = address[:2]
+            info = base_events._ipaddr_info(host, port, sock.family,
+                                            sock.type, sock.proto,
+                                            *address[2:])
+            if info is None:   # not a numeric address: resolve it
+                infos = await self.getaddrinfo(
+                    host, port, family=sock.family, type=sock.type,
+                    proto=sock.proto)
+                if not infos:
+                    raise OSError('getaddrinfo() returned empty list')
+                info = infos[0]
+            address = info[4]
+        fut = self.create_future()
+        fd = sock.fileno()
+        try:
+            sock.connect(address)
+        except (BlockingIOError, InterruptedError):
+            self._ensure_fd_no_transport(fd)
+            handle = self._add_writer(fd, self._sock_connect_cb, fut, sock,
+                                      address)
+            fut.add_done_callback(
+                functools.partial(self._sock_write_done, fd, handle=handle))
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+        else:
+            fut.set_result(None)
+        try:
+            return await fut
+        finally:
+            fut = None
+
+    def _sock_connect_cb(self, fut, sock, address):
+        if fut.done():
+            return
+        try:
+            err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+            if err != 0:
+                raise OSError(err, f'Connect call failed {address}')
+        except (BlockingIOError, InterruptedError):
+            pass
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+        else:
+            fut.set_result(None)
+        finally:
+            fut = None
+
+    async def sock_accept(self, sock):
+        """Accept a connection: (conn, address), conn non-blocking."""
+        self._sock_check(sock)
+        fut = self.create_future()
+        self._sock_accept(fut, sock)
+        return await fut
+
+    def _sock_accept(self, fut, sock):
+        fd = sock.fileno()
+        try:
+            conn, address = sock.accept()
+            conn.setblocking(False)
+        except (BlockingIOError, InterruptedError):
+            self._ensure_fd_no_transport(fd)
+            handle = self._add_reader(fd, self._sock_accept, fut, sock)
+            fut.add_done_callback(
+                functools.partial(self._sock_read_done, fd, handle=handle))
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            fut.set_exception(exc)
+        else:
+            fut.set_result((conn, address))

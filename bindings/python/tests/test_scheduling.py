@@ -1,0 +1,299 @@
+"""call_soon/call_later/call_at/call_soon_threadsafe, time, run/stop/close."""
+
+import asyncio
+import contextvars
+import threading
+import time
+import unittest
+
+from .base import LoopCase, twin
+
+cvar = contextvars.ContextVar('cvar', default='unset')
+
+
+class SchedulingTests(LoopCase):
+
+    def test_call_soon_order(self):
+        out = []
+        for i in range(10):
+            self.loop.call_soon(out.append, i)
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, list(range(10)))
+
+    def test_call_soon_next_iteration(self):
+        out = []
+
+        def first():
+            out.append('first')
+            self.loop.call_soon(out.append, 'nested')
+        self.loop.call_soon(first)
+        self.loop.call_soon(out.append, 'second')
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, ['first', 'second'])
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, ['first', 'second', 'nested'])
+
+    def test_handle_cancel(self):
+        out = []
+        h = self.loop.call_soon(out.append, 1)
+        self.assertIsInstance(h, asyncio.Handle)
+        h.cancel()
+        self.assertTrue(h.cancelled())
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, [])
+
+    def test_call_later_order_and_cancel(self):
+        out = []
+        self.loop.call_later(0.03, out.append, 3)
+        self.loop.call_later(0.01, out.append, 1)
+        t = self.loop.call_later(0.02, out.append, 'cancelled')
+        self.loop.call_later(0.02, out.append, 2)
+        self.assertIsInstance(t, asyncio.TimerHandle)
+        t.cancel()
+        self.assertTrue(t.cancelled())
+        self.loop.call_later(0.05, self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, [1, 2, 3])
+
+    def test_timer_never_early(self):
+        seen = []
+        start = self.loop.time()
+        for d in (0.001, 0.005, 0.01, 0.02):
+            when = start + d
+            self.loop.call_at(when, lambda w=when: seen.append(
+                self.loop.time() - w))
+        self.loop.call_at(start + 0.03, self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(len(seen), 4)
+        for late in seen:
+            self.assertGreaterEqual(late, -1e-6)
+
+    def test_time_is_monotonic_clock(self):
+        t0 = self.loop.time()
+        m0 = time.monotonic()
+        time.sleep(0.01)
+        dt = self.loop.time() - t0
+        self.assertAlmostEqual(dt, time.monotonic() - m0, delta=0.005)
+        self.assertIsInstance(self.loop.time(), float)
+
+    def test_timer_when(self):
+        when = self.loop.time() + 10
+        h = self.loop.call_at(when, lambda: None)
+        self.assertEqual(h.when(), when)
+        h.cancel()
+
+    def test_many_cancelled_timers(self):
+        out = []
+        hs = [self.loop.call_later(0.001 * (i % 10), out.append, i)
+              for i in range(500)]
+        for h in hs[::2]:
+            h.cancel()
+        self.loop.call_later(0.03, self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(sorted(out), list(range(1, 500, 2)))
+
+    def test_call_soon_threadsafe(self):
+        out = []
+
+        def worker():
+            for i in range(1000):
+                self.loop.call_soon_threadsafe(out.append, i)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        th = threading.Thread(target=worker)
+        self.loop.call_soon(th.start)
+        self.loop.run_forever()
+        th.join()
+        self.assertEqual(out, list(range(1000)))
+
+    def test_threadsafe_wakes_blocked_loop(self):
+        fut = self.loop.create_future()
+        t = threading.Timer(0.05, self.loop.call_soon_threadsafe,
+                            (fut.set_result, 'woke'))
+        t.start()
+        t0 = time.monotonic()
+        self.assertEqual(self.loop.run_until_complete(fut), 'woke')
+        self.assertLess(time.monotonic() - t0, 2)
+        t.join()
+
+    def test_run_until_complete(self):
+        async def coro():
+            await asyncio.sleep(0.01)
+            return 'done'
+        self.assertEqual(self.loop.run_until_complete(coro()), 'done')
+        fut = self.loop.create_future()
+        self.loop.call_soon(fut.set_exception, ValueError('boom'))
+        with self.assertRaisesRegex(ValueError, 'boom'):
+            self.loop.run_until_complete(fut)
+
+    def test_stop_before_complete(self):
+        fut = self.loop.create_future()
+        self.loop.call_soon(self.loop.stop)
+        with self.assertRaisesRegex(RuntimeError, 'Event loop stopped before'):
+            self.loop.run_until_complete(fut)
+
+    def test_stop_when_not_running_runs_one_iteration(self):
+        out = []
+        self.loop.call_soon(out.append, 1)
+        self.loop.stop()
+        self.loop.run_forever()
+        self.assertEqual(out, [1])
+
+    def test_is_running_and_nested_run(self):
+        out = []
+
+        async def inner():
+            out.append(self.loop.is_running())
+            with self.assertRaisesRegex(RuntimeError, 'already running'):
+                self.loop.run_forever()
+            coro = asyncio.sleep(0)
+            with self.assertRaisesRegex(RuntimeError, 'already running'):
+                self.loop.run_until_complete(coro)
+            coro.close()
+        self.assertFalse(self.loop.is_running())
+        self.loop.run_until_complete(inner())
+        self.assertEqual(out, [True])
+
+    def test_other_loop_running(self):
+        other = self.new_loop()
+        coro = asyncio.sleep(0)
+
+        async def main():
+            with self.assertRaisesRegex(
+                    RuntimeError, 'Cannot run the event loop while another'):
+                other.run_until_complete(coro)
+        try:
+            self.loop.run_until_complete(main())
+        finally:
+            coro.close()
+            other.close()
+
+    def test_close(self):
+        self.assertFalse(self.loop.is_closed())
+        self.loop.close()
+        self.assertTrue(self.loop.is_closed())
+        self.loop.close()  # idempotent
+        for call in (lambda: self.loop.call_soon(print),
+                     lambda: self.loop.call_later(1, print),
+                     lambda: self.loop.call_soon_threadsafe(print),
+                     self.loop.run_forever):
+            with self.assertRaisesRegex(RuntimeError, 'Event loop is closed'):
+                call()
+        coro = asyncio.sleep(0)
+        with self.assertRaisesRegex(RuntimeError, 'Event loop is closed'):
+            self.loop.run_until_complete(coro)
+        coro.close()
+
+    def test_close_running_loop(self):
+        async def main():
+            with self.assertRaisesRegex(RuntimeError,
+                                        'Cannot close a running event loop'):
+                self.loop.close()
+        self.loop.run_until_complete(main())
+
+    def test_type_errors(self):
+        self.loop.set_debug(True)
+
+        async def coro():
+            pass
+        for bad in (1, None, 'str'):
+            with self.assertRaises(TypeError):
+                self.loop.call_soon(bad)
+            with self.assertRaises(TypeError):
+                self.loop.call_later(0, bad)
+        c = coro()
+        with self.assertRaisesRegex(TypeError, 'coroutines cannot be used'):
+            self.loop.call_soon(c)
+        with self.assertRaisesRegex(TypeError, 'coroutines cannot be used'):
+            self.loop.call_soon(coro)
+        c.close()
+        with self.assertRaises(TypeError):
+            self.loop.call_later(None, print)
+        with self.assertRaises(TypeError):
+            self.loop.call_at(None, print)
+
+    def test_contextvars(self):
+        out = []
+        ctx = contextvars.copy_context()
+        ctx.run(cvar.set, 'in-ctx')
+        self.loop.call_soon(lambda: out.append(cvar.get()), context=ctx)
+        cvar.set('outer')
+        try:
+            self.loop.call_soon(lambda: out.append(cvar.get()))
+            self.loop.call_later(0.001, lambda: out.append(cvar.get()))
+        finally:
+            cvar.set('unset')
+
+        def setter():
+            cvar.set('changed-in-callback')
+        self.loop.call_soon(setter)
+        self.loop.call_soon(lambda: out.append(cvar.get()))
+        self.loop.call_later(0.01, self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, ['in-ctx', 'outer', 'unset', 'outer'])
+
+    def test_busy_chain_does_not_starve_timers_io_threadsafe(self):
+        import socket
+        r, w = socket.socketpair()
+        fired = {}
+        spins = [0]
+        t0 = time.monotonic()
+
+        def chain():
+            spins[0] += 1
+            if len(fired) == 3 or time.monotonic() - t0 > 5:
+                self.loop.stop()
+            else:
+                self.loop.call_soon(chain)
+
+        def on_read():
+            r.recv(10)
+            self.loop.remove_reader(r)
+            fired['io'] = spins[0]
+        self.loop.add_reader(r, on_read)
+        self.loop.call_later(0.01, lambda: fired.setdefault('timer', spins[0]))
+        threading.Timer(0.02, w.send, (b'x',)).start()
+        threading.Timer(0.03, self.loop.call_soon_threadsafe,
+                        (lambda: fired.setdefault('ts', spins[0]),)).start()
+        self.loop.call_soon(chain)
+        try:
+            self.loop.run_forever()
+        finally:
+            r.close()
+            w.close()
+        self.assertEqual(set(fired), {'timer', 'io', 'ts'})
+        self.assertLess(time.monotonic() - t0, 1)
+
+    def test_busy_chain_timer_only(self):
+        t0 = time.monotonic()
+        fired = []
+
+        def chain():
+            if fired or time.monotonic() - t0 > 5:
+                self.loop.stop()
+            else:
+                self.loop.call_soon(chain)
+        self.loop.call_later(0.01, fired.append, 'timer')
+        self.loop.call_soon(chain)
+        self.loop.run_forever()
+        self.assertEqual(fired, ['timer'])
+        self.assertLess(time.monotonic() - t0, 1)
+
+    def test_get_running_loop_in_callbacks(self):
+        out = []
+        self.loop.call_soon(lambda: out.append(asyncio.get_running_loop()))
+        self.loop.call_later(0, lambda: out.append(asyncio.get_running_loop()))
+        self.loop.call_later(0.01, self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, [self.loop, self.loop])
+        with self.assertRaises(RuntimeError):
+            asyncio.get_running_loop()
+
+
+twin(SchedulingTests, globals())
+
+if __name__ == '__main__':
+    unittest.main()
