@@ -380,7 +380,12 @@ int ll_all_tasks(ll_loop loop, ll_task *out, size_t cap);
  */
 int ll_loop_run_until_complete(ll_loop loop, ll_future fut);
 
-/** A future that finishes with value 0 after delay seconds; cancelling it cancels the timer. @return 0, LL_EINVAL (NaN, oversize, out NULL), LL_ECLOSED, LL_EBADHANDLE. */
+/**
+ * A future that finishes with value 0 after delay seconds; cancelling it
+ * cancels the timer. With delay <= 0 the future is already finished, so a
+ * task awaiting it resumes in the next iteration (asyncio.sleep(0)).
+ * @return 0, LL_EINVAL (NaN, oversize, out NULL), LL_ECLOSED, LL_EBADHANDLE.
+ */
 int ll_sleep(ll_loop loop, double delay, ll_future *out);
 
 /**

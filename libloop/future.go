@@ -23,20 +23,22 @@ type FreeFunc func(value uintptr)
 // gather). At zero the future is disposed: host values are freed, an
 // exception nobody retrieved is reported, and OnDispose runs.
 type Future struct {
-	loop      *Loop
-	state     FutureState
-	result    uintptr
-	free      FreeFunc // frees result, or the exception payload
-	excCode   int      // non-zero once failed (set_exception)
-	excMsg    string
-	payload   uintptr
-	cancelMsg string
-	callbacks []doneCallback
-	nextToken uint64
-	refs      int32
-	retrieved bool // the exception was looked at (asyncio's __log_traceback cleared)
-	task      *Task
-	gather    *gathering
+	loop       *Loop
+	state      FutureState
+	result     uintptr
+	free       FreeFunc // frees result, or the exception payload
+	excCode    int      // non-zero once failed (set_exception)
+	excMsg     string
+	payload    uintptr
+	cancelMsg  string
+	callbacks  []doneCallback
+	cbInline   [1]doneCallback // storage for the usual single callback: no allocation
+	sleepTimer *Handle         // the timer of a Sleep future, cancelled with it
+	nextToken  uint64
+	refs       int32
+	retrieved  bool // the exception was looked at (asyncio's __log_traceback cleared)
+	task       *Task
+	gather     *gathering
 
 	// Tag is the host's id for this future, passed to foreign done callbacks.
 	Tag uint64
@@ -55,7 +57,9 @@ func (l *Loop) NewFuture() (*Future, error) {
 	if l.closed {
 		return nil, ECLOSED
 	}
-	return &Future{loop: l, refs: 1}, nil
+	f := &Future{loop: l, refs: 1}
+	f.callbacks = f.cbInline[:0]
+	return f, nil
 }
 
 // Loop returns the loop the future belongs to.
@@ -118,6 +122,11 @@ func (f *Future) Cancel(msg string) bool {
 func (f *Future) cancelSelf(msg string) bool {
 	if f.state != Pending {
 		return false
+	}
+	if h := f.sleepTimer; h != nil {
+		f.sleepTimer = nil
+		h.Cancel()
+		f.loop.unref(h)
 	}
 	f.state = Cancelled
 	f.cancelMsg = msg
@@ -221,9 +230,12 @@ func (f *Future) schedule(cb doneCallback) {
 		return
 	}
 	h := l.newHandle()
+	// The handle keeps the future (and its id) alive until the callback has
+	// run or been dropped: unref releases h.fut.
+	h.fut = f
+	f.Retain()
 	if cb.gofn != nil {
-		h.futfn, h.fut = cb.gofn, f
-		f.Retain() // until the callback has run
+		h.futfn = cb.gofn
 	} else {
 		cb.foreign.ID = f.Tag
 		h.foreign = cb.foreign

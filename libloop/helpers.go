@@ -31,7 +31,9 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 }
 
 // Sleep returns a future that finishes (with value 0) after delay seconds;
-// cancelling it cancels its timer.
+// cancelling it cancels its timer. A delay <= 0 returns a future that is
+// already finished, so awaiting it resumes a task in the next iteration, as
+// asyncio.sleep(0) does.
 func (l *Loop) Sleep(delay float64) (*Future, error) {
 	if math.IsNaN(delay) || delay > maxDelay {
 		return nil, EINVAL
@@ -40,25 +42,28 @@ func (l *Loop) Sleep(delay float64) (*Future, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.Retain() // the timer's
-	h, err := l.CallLater(delay, func() {
-		if !f.Done() {
-			f.SetResult(0, nil)
-		}
-		f.Release()
-	})
-	if err != nil {
-		return nil, err
+	if delay <= 0 {
+		f.SetResult(0, nil)
+		return f, nil
 	}
-	l.RetainHandle(h) // a handle record is recycled after it runs unless retained
-	f.AddDoneCallback(func(f *Future) {
-		if f.state == Cancelled && !h.cancelled {
-			h.Cancel()
-			f.Release() // the timer will not run to drop its reference
-		}
-		l.ReleaseHandle(h)
-	})
+	d, _ := deadline(delay)
+	h := l.scheduleNs(monoNow()+d, nil, ForeignCall{})
+	h.futfn, h.fut = sleepFired, f
+	f.Retain() // the timer's: dropped when the handle is recycled
+	h.refs++   // f.sleepTimer's: dropped when it fires or f is cancelled
+	f.sleepTimer = h
 	return f, nil
+}
+
+// sleepFired is a Sleep future's timer callback.
+func sleepFired(f *Future) {
+	if h := f.sleepTimer; h != nil {
+		f.sleepTimer = nil
+		f.loop.unref(h)
+	}
+	if !f.Done() {
+		f.SetResult(0, nil)
+	}
 }
 
 // Gather returns a future that finishes when every child has. Its result is

@@ -61,6 +61,7 @@ func (l *Loop) newTask(step func(*Task), fc ForeignCall) (*Task, error) {
 	}
 	t := &Task{goStep: step, foreignStep: fc}
 	t.Future = Future{loop: l, refs: 2, task: t}
+	t.callbacks = t.cbInline[:0]
 	t.wakeupFn = t.wakeup
 	t.stepFn = func() { t.step(nil) }
 	if l.tasks == nil {
