@@ -19,6 +19,8 @@
  *    (= i/1000 ms) and no repeat; no-op callbacks. CPU s, wall s, peak RSS.
  * W3c: as W3, then every other timer (odd i) is stopped with ev_timer_stop
  *    before the loop runs.
+ * libev has no thread pool and no tasks: W7 and the T-* workloads are not
+ * implemented here (bench/run.sh runs them for libuv/libloop only).
  */
 #include "common.h"
 #include <ev.h>

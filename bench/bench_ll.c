@@ -1,8 +1,9 @@
 /*
  * bench_ll.c — libloop, driven from C through include/libloop.h, for
- * workloads W1, W1-fd, W2, W2-inloop, W3, W3c.
- * Usage: bench_ll WORKLOAD [N]   (N defaults to 1,000,000; one workload per process;
- *        `bench_ll version` prints the library version)
+ * workloads W1, W1-fd, W2, W2-inloop, W3, W3c, W7, W7-4, T-sleep, T-yield.
+ * Usage: bench_ll WORKLOAD [N]   (N defaults to 1,000,000, W7 100,000 jobs,
+ *        T-* 10,000 tasks; one workload per process; `bench_ll version`
+ *        prints the library version)
  *
  * W1 callback chain: a callback counts and schedules the next with
  *    ll_call_soon(loop, cb, arg, NULL) (the C-side fast path); the Nth calls
@@ -22,6 +23,23 @@
  * W3c: as W3 but every call asks for a handle; every other one (odd i) is
  *    cancelled with ll_handle_cancel before the loop runs. All handles are
  *    ll_release'd after the measured region (as bench_uv's uv_close teardown).
+ * W7 executor: N ll_run_in_executor(loop, work, (void *)i, &fut[i]) from
+ *    outside the loop (the work function returns arg + 1), one
+ *    ll_gather(loop, N, futs, 0, &all), ll_loop_run_until_complete(loop, all),
+ *    then every ll_future_result read and checked (= i + 1) — all inside the
+ *    measured region, as libuv's after_work reads its result. Default pool
+ *    (min(32, ncpu + 4) workers). Jobs per second. The N + 1 futures are
+ *    ll_release'd after the region.
+ * W7-4: W7 after ll_loop_set_executor_workers(loop, 4).
+ * T-sleep task steps: N tasks (ll_task_new from outside the loop), each a
+ *    step function that awaits a zero-delay sleep BENCH_T_AWAITS (100) times —
+ *    ll_sleep(loop, 0, &f); ll_task_await(task, f); ll_release(f) — and
+ *    returns (ll_task_return) in its 101st step; the last task to return calls
+ *    ll_loop_stop; ll_loop_run_forever. ns per task step (wall / (N * 101)),
+ *    task creation included. Tasks are ll_release'd after the region.
+ * T-yield: T-sleep with ll_task_yield(task) instead of sleep + await +
+ *    release (the cheapest suspension).
+ * libuv and libev have no tasks; libev has no thread pool (no W7).
  */
 #include "common.h"
 #include <libloop.h>
@@ -76,6 +94,55 @@ static void timer_cb(ll_loop loop, void *arg) {
         n_odd_fired++;
     if (++n_cb == n_target)
         ll_loop_stop(loop);
+}
+
+static uintptr_t w7_work(void *arg, int *err) {
+    (void)err;
+    return (uintptr_t)arg + 1;
+}
+
+/* T-*: one counter per task (its arg) of suspensions done so far. */
+static ll_loop t_loop;
+static long t_tasks_done;
+static long t_steps;
+
+static void t_finish(ll_task task, const char *w) {
+    int rc = ll_task_return(task, 0, NULL);
+    if (rc != 0)
+        die_rc(w, "ll_task_return", rc);
+    if (++t_tasks_done == n_target)
+        ll_loop_stop(t_loop);
+}
+
+static void t_sleep_step(ll_task task, void *arg) {
+    long *awaited = arg;
+    t_steps++;
+    if (*awaited == BENCH_T_AWAITS) {
+        t_finish(task, "T-sleep");
+        return;
+    }
+    ++*awaited;
+    ll_future f;
+    int rc = ll_sleep(t_loop, 0, &f);
+    if (rc != 0)
+        die_rc("T-sleep", "ll_sleep", rc);
+    if ((rc = ll_task_await(task, f)) != 0)
+        die_rc("T-sleep", "ll_task_await", rc);
+    if ((rc = ll_release(f)) != 0)
+        die_rc("T-sleep", "ll_release", rc);
+}
+
+static void t_yield_step(ll_task task, void *arg) {
+    long *awaited = arg;
+    t_steps++;
+    if (*awaited == BENCH_T_AWAITS) {
+        t_finish(task, "T-yield");
+        return;
+    }
+    ++*awaited;
+    int rc = ll_task_yield(task);
+    if (rc != 0)
+        die_rc("T-yield", "ll_task_yield", rc);
 }
 
 int main(int argc, char **argv) {
@@ -162,6 +229,64 @@ int main(int argc, char **argv) {
                     die_rc(w, "ll_release", rc);
             free(handles);
         }
+    } else if (strcmp(w, "W7") == 0 || strcmp(w, "W7-4") == 0) {
+        if (w[2] == '-' && (rc = ll_loop_set_executor_workers(loop, 4)) != 0)
+            die_rc(w, "ll_loop_set_executor_workers", rc);
+        ll_future all;
+        t0 = bench_mark_now();
+        ll_future *futs = malloc((size_t)n * sizeof *futs);
+        bench_check(futs != NULL, IMPL, w, "malloc");
+        for (long i = 0; i < n; i++)
+            if ((rc = ll_run_in_executor(loop, w7_work, (void *)(intptr_t)i, &futs[i])) != 0)
+                die_rc(w, "ll_run_in_executor", rc);
+        if ((rc = ll_gather(loop, (size_t)n, futs, 0, &all)) != 0)
+            die_rc(w, "ll_gather", rc);
+        bench_sched_end = bench_now();
+        if ((rc = ll_loop_run_until_complete(loop, all)) != 0)
+            die_rc(w, "ll_loop_run_until_complete", rc);
+        uintptr_t v = 0;
+        if ((rc = ll_future_result(all, &v)) != 0)
+            die_rc(w, "ll_future_result(gather)", rc);
+        bench_check(v == (uintptr_t)n, IMPL, w, "gather result");
+        for (long i = 0; i < n; i++) {
+            if ((rc = ll_future_result(futs[i], &v)) != 0)
+                die_rc(w, "ll_future_result", rc);
+            bench_check(v == (uintptr_t)i + 1, IMPL, w, "job result");
+        }
+        t1 = bench_mark_now();
+        for (long i = 0; i < n; i++)
+            if ((rc = ll_release(futs[i])) != 0)
+                die_rc(w, "ll_release", rc);
+        if ((rc = ll_release(all)) != 0)
+            die_rc(w, "ll_release(gather)", rc);
+        free(futs);
+    } else if (strcmp(w, "T-sleep") == 0 || strcmp(w, "T-yield") == 0) {
+        ll_step_fn step = w[2] == 's' ? t_sleep_step : t_yield_step;
+        long ntasks = n;
+        t_loop = loop;
+        n_target = ntasks;
+        long *awaited = calloc((size_t)ntasks, sizeof *awaited);
+        ll_task *tasks = malloc((size_t)ntasks * sizeof *tasks);
+        bench_check(awaited != NULL && tasks != NULL, IMPL, w, "malloc");
+        t0 = bench_mark_now();
+        for (long i = 0; i < ntasks; i++)
+            if ((rc = ll_task_new(loop, step, &awaited[i], &tasks[i])) != 0)
+                die_rc(w, "ll_task_new", rc);
+        bench_sched_end = bench_now();
+        if ((rc = ll_loop_run_forever(loop)) != 0)
+            die_rc(w, "ll_loop_run_forever", rc);
+        t1 = bench_mark_now();
+        n = ntasks * (BENCH_T_AWAITS + 1); /* reported per task step */
+        bench_check(t_tasks_done == ntasks, IMPL, w, "tasks done");
+        bench_check(t_steps == n, IMPL, w, "step count");
+        for (long i = 0; i < ntasks; i++) {
+            bench_check(awaited[i] == BENCH_T_AWAITS, IMPL, w, "suspensions per task");
+            bench_check(ll_future_state(tasks[i]) == LL_FINISHED, IMPL, w, "task finished");
+            if ((rc = ll_release(tasks[i])) != 0)
+                die_rc(w, "ll_release(task)", rc);
+        }
+        free(tasks);
+        free(awaited);
     } else {
         bench_usage(argv[0]);
         return 2;

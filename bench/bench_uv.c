@@ -1,7 +1,8 @@
 /*
- * bench_uv.c — the libuv rival for workloads W1, W1-fd, W2, W2-inloop, W3, W3c.
- * Usage: bench_uv WORKLOAD [N]   (N defaults to 1,000,000; one workload per process;
- *        `bench_uv version` prints the library version)
+ * bench_uv.c — the libuv rival for workloads W1, W1-fd, W2, W2-inloop, W3, W3c,
+ * W7, W7-4.
+ * Usage: bench_uv WORKLOAD [N]   (N defaults to 1,000,000, W7 100,000; one workload
+ *        per process; `bench_uv version` prints the library version)
  *
  * W1 callback chain: one uv_idle_t whose callback counts and stops itself
  *    after N calls. Each call is one loop iteration (libuv polls with timeout
@@ -18,7 +19,16 @@
  *    millisecond); no-op callbacks. CPU s, wall s, peak RSS.
  * W3c: as W3, then every other timer (odd i) is stopped with uv_timer_stop
  *    before the loop runs.
+ * W7 executor: N uv_queue_work requests (one malloc'd array of jobs) queued
+ *    from outside the loop, then uv_run; the work callback (on a pool thread)
+ *    stores its arg + 1, the after_work callback (on the loop thread) checks
+ *    that value and counts; uv_run returns once all N have come back. libuv's
+ *    default pool (4 threads; UV_THREADPOOL_SIZE is unset for W7 so the
+ *    default really applies). Jobs per second.
+ * W7-4: W7 with UV_THREADPOOL_SIZE=4 set (setenv before the pool starts) —
+ *    the same size as the default, run so both pools can be compared at 4.
  * Teardown (uv_close of every handle, freeing) happens after the measured region.
+ * libuv has no tasks: the T-* workloads are libloop's only.
  */
 #include "common.h"
 #include <uv.h>
@@ -73,6 +83,25 @@ static void timer_cb(uv_timer_t *t) {
 }
 
 static void close_noop(uv_handle_t *h) { (void)h; }
+
+typedef struct w7_job {
+    uv_work_t req;
+    uintptr_t arg;
+    uintptr_t result;
+} w7_job;
+static long n_bad;
+
+static void w7_work(uv_work_t *req) {
+    w7_job *j = (w7_job *)req;
+    j->result = j->arg + 1;
+}
+
+static void w7_after(uv_work_t *req, int status) {
+    w7_job *j = (w7_job *)req;
+    if (status != 0 || j->result != j->arg + 1)
+        n_bad++;
+    n_cb++;
+}
 
 static void close_idles(uv_loop_t *loop, long n) {
     for (long i = 0; i < n; i++)
@@ -156,6 +185,27 @@ int main(int argc, char **argv) {
             uv_close((uv_handle_t *)&timers[i], close_noop);
         uv_run(&loop, UV_RUN_DEFAULT);
         free(timers);
+    } else if (strcmp(w, "W7") == 0 || strcmp(w, "W7-4") == 0) {
+        /* The pool is created at the first uv_queue_work and reads the env then. */
+        if (w[2] == '-')
+            setenv("UV_THREADPOOL_SIZE", "4", 1);
+        else
+            unsetenv("UV_THREADPOOL_SIZE");
+        t0 = bench_mark_now();
+        w7_job *jobs = malloc((size_t)n * sizeof *jobs);
+        bench_check(jobs != NULL, IMPL, w, "malloc");
+        for (long i = 0; i < n; i++) {
+            jobs[i].arg = (uintptr_t)i;
+            jobs[i].result = 0;
+            bench_check(uv_queue_work(&loop, &jobs[i].req, w7_work, w7_after) == 0, IMPL, w,
+                        "uv_queue_work");
+        }
+        bench_sched_end = bench_now();
+        uv_run(&loop, UV_RUN_DEFAULT);
+        t1 = bench_mark_now();
+        bench_check(n_cb == n, IMPL, w, "job count");
+        bench_check(n_bad == 0, IMPL, w, "job results");
+        free(jobs);
     } else {
         bench_usage(argv[0]);
         return 2;

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """bench/report.py — turn the RESULT lines written by bench/run.sh into a
-markdown table of medians with libloop/libuv and libloop/libev ratios.
+markdown table of medians with libloop/libuv and libloop/libev ratios, then
+the issue-3 goals (W7 jobs/s against libuv; task steps against W1 ns per
+callback of the same run).
 
 usage: report.py RAW_FILE HEADER_FILE OUT_MD
 Standard library only.
@@ -27,6 +29,36 @@ ROWS = [
     ("W3c", "wall_s", "wall s", "{:.3f}"),
     ("W3c", "sched_s", "of which scheduling (+cancel), wall s", "{:.3f}"),
     ("W3c", "rss_mib", "peak RSS MiB", "{:.1f}"),
+    ("W7", "per_s", "jobs/s, default pools (higher is better)", "{:.0f}"),
+    ("W7", "cpu_s", "CPU s (user+sys)", "{:.3f}"),
+    ("W7", "sched_s", "of which submitting (libloop: + ll_gather), wall s", "{:.3f}"),
+    ("W7", "rss_mib", "peak RSS MiB", "{:.1f}"),
+    ("W7-4", "per_s", "jobs/s, 4 workers each (higher is better)", "{:.0f}"),
+    ("W7-4", "cpu_s", "CPU s (user+sys)", "{:.3f}"),
+    ("W7-4", "sched_s", "of which submitting (libloop: + ll_gather), wall s", "{:.3f}"),
+    ("W7-4", "rss_mib", "peak RSS MiB", "{:.1f}"),
+    ("T-sleep", "ns_per_cb", "ns per task step (sleep(0) + await + release)", "{:.1f}"),
+    ("T-sleep", "cpu_s", "CPU s (user+sys)", "{:.3f}"),
+    ("T-sleep", "rss_mib", "peak RSS MiB", "{:.1f}"),
+    ("T-yield", "ns_per_cb", "ns per task step (ll_task_yield)", "{:.1f}"),
+    ("T-yield", "cpu_s", "CPU s (user+sys)", "{:.3f}"),
+]
+
+# Issue 3's goals: (label, (impl, workload, key), (impl, workload, key),
+# limit, "min" (ratio must be >= limit) or "max" (<= limit)).
+GOALS = [
+    ("W7 jobs/s, default pools (libloop ÷ libuv)", ("libloop", "W7", "per_s"),
+     ("libuv", "W7", "per_s"), 1.0, "min"),
+    ("W7-4 jobs/s, 4 workers each (libloop ÷ libuv)", ("libloop", "W7-4", "per_s"),
+     ("libuv", "W7-4", "per_s"), 1.0, "min"),
+    ("T-sleep ns/step ÷ libloop W1 ns/callback", ("libloop", "T-sleep", "ns_per_cb"),
+     ("libloop", "W1", "ns_per_cb"), 2.0, "max"),
+    ("T-sleep ns/step ÷ libuv W1 ns/callback", ("libloop", "T-sleep", "ns_per_cb"),
+     ("libuv", "W1", "ns_per_cb"), 2.0, "max"),
+    ("T-yield ns/step ÷ libloop W1 ns/callback", ("libloop", "T-yield", "ns_per_cb"),
+     ("libloop", "W1", "ns_per_cb"), 2.0, "max"),
+    ("T-yield ns/step ÷ libuv W1 ns/callback", ("libloop", "T-yield", "ns_per_cb"),
+     ("libuv", "W1", "ns_per_cb"), 2.0, "max"),
 ]
 
 LINE = re.compile(r"RESULT (.*)")
@@ -77,7 +109,33 @@ def main():
     lines.append("")
     lines.append("Medians of the runs counted in the last column; each run is its own process, "
                  "implementations interleaved (libuv, libev, libloop) within every repetition. "
-                 "Ratios below 1 mean libloop is faster / smaller.")
+                 "Ratios below 1 mean libloop is faster / smaller, except in the jobs/s rows "
+                 "(a rate: there a ratio below 1 means libloop is slower). "
+                 "— : not applicable (libev has no thread pool; neither rival has tasks) "
+                 "or not run.")
+
+    def med(impl, wl, key):
+        vals = data.get((impl, wl), {}).get(key)
+        return statistics.median(vals) if vals else None
+
+    goal_lines = []
+    for label, num, den, limit, kind in GOALS:
+        a, b = med(*num), med(*den)
+        if a is None or b is None or b == 0:
+            continue
+        r = a / b
+        met = r >= limit if kind == "min" else r <= limit
+        fmt = "{:.0f}" if num[2] == "per_s" else "{:.1f}"
+        goal_lines.append("| {} | {} | {} | {:.2f}× | {} {:.1f}× | {} |".format(
+            label, fmt.format(a), fmt.format(b), r, "≥" if kind == "min" else "≤", limit,
+            "met" if met else "**not met**"))
+    if goal_lines:
+        lines.append("")
+        lines.append("Issue 3 goals (medians of this run):")
+        lines.append("")
+        lines.append("| | libloop | reference | ratio | goal | |")
+        lines.append("|---|---:|---:|---:|---:|---|")
+        lines.extend(goal_lines)
     text = "\n".join(lines) + "\n"
     with open(out, "w") as f:
         f.write(text)

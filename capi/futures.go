@@ -12,45 +12,49 @@ import (
 	"github.com/libloop/libloop/libloop"
 )
 
-// futState is what a future or task id names. The id stays valid while
-// anyone holds the future: the host (until ll_release) or the loop (a task
-// still pending, a task awaiting it). It is removed when the core disposes
-// of the future.
-type futState struct {
-	id           uint64
-	loop         *loopState
-	f            *libloop.Future
-	t            *libloop.Task // nil for a plain future
-	hostReleased bool
-	cmsg         *C.char // C copy of the exception message, for ll_future_exception
+// A future or task id names the core *libloop.Future itself (a task's
+// embedded one), so registering a future allocates nothing beyond its id
+// slot. The id stays valid while anyone holds the future: the host (until
+// ll_release) or the loop (a task still pending, a task awaiting it); the
+// loop's dispose hook removes it.
+
+// hostReleased marks, in Future.HostFlags, that the host dropped its reference.
+const hostReleased = 1
+
+// futRef is a resolved future id, returned by value (no allocation).
+type futRef struct {
+	f    *libloop.Future
+	t    *libloop.Task // nil for a plain future
+	loop *loopState
 }
 
 // registerFuture gives f an id holding the host's reference (the one f was
 // created with) and stores it in *out.
 func registerFuture(s *loopState, f *libloop.Future, t *libloop.Task, out *C.uint64_t) C.int {
-	fs := &futState{loop: s, f: f, t: t}
 	k := kindFuture
 	if t != nil {
 		k = kindTask
 	}
-	fs.id = ids.add(k, fs)
-	if fs.id == 0 {
+	id := ids.add(k, f)
+	if id == 0 {
 		if t != nil {
 			t.Cancel("")
 		}
 		f.Release()
 		return C.int(libloop.ENOMEM)
 	}
-	f.Tag = fs.id
-	f.OnDispose = func() {
-		ids.remove(fs.id)
-		if fs.cmsg != nil {
-			C.free(unsafe.Pointer(fs.cmsg))
-			fs.cmsg = nil
-		}
-	}
-	*out = C.uint64_t(fs.id)
+	f.Tag = id
+	*out = C.uint64_t(id)
 	return 0
+}
+
+// futureDisposed is each loop's dispose hook: the future is gone, so is its id.
+func (s *loopState) futureDisposed(f *libloop.Future) {
+	ids.remove(f.Tag)
+	if m, ok := s.messages[f.Tag]; ok {
+		C.free(unsafe.Pointer(m))
+		delete(s.messages, f.Tag)
+	}
 }
 
 // enter checks a call made on a loop's thread and restores FIFO order with
@@ -64,18 +68,22 @@ func enter(s *loopState) C.int {
 }
 
 // getFuture resolves a future or task id (a task is a future).
-func getFuture(id C.uint64_t) (*futState, C.int) {
+func getFuture(id C.uint64_t) (futRef, C.int) {
 	obj, ok := ids.get(uint64(id), kindFuture)
 	if !ok {
 		if obj, ok = ids.get(uint64(id), kindTask); !ok {
-			return nil, C.int(libloop.EBADHANDLE)
+			return futRef{}, C.int(libloop.EBADHANDLE)
 		}
 	}
-	fs := obj.(*futState)
-	if rc := enter(fs.loop); rc != 0 {
-		return nil, rc
+	return resolveFuture(obj.(*libloop.Future))
+}
+
+func resolveFuture(f *libloop.Future) (futRef, C.int) {
+	r := futRef{f: f, t: f.Task(), loop: f.Loop().Data.(*loopState)}
+	if rc := enter(r.loop); rc != 0 {
+		return futRef{}, rc
 	}
-	return fs, 0
+	return r, 0
 }
 
 // freeFunc wraps a host ll_free_fn as a core FreeFunc (nil stays nil).
@@ -87,11 +95,11 @@ func freeFunc(fn C.ll_free_fn) libloop.FreeFunc {
 	return func(v uintptr) { C.ll__call_free(C.uintptr_t(addr), C.uintptr_t(v)) }
 }
 
-func releaseFuture(fs *futState) C.int {
-	if fs.hostReleased {
+func releaseFuture(fs futRef) C.int {
+	if fs.f.HostFlags&hostReleased != 0 {
 		return C.int(libloop.EBADHANDLE)
 	}
-	fs.hostReleased = true
+	fs.f.HostFlags |= hostReleased
 	fs.f.Release()
 	return 0
 }
@@ -210,10 +218,15 @@ func ll_future_exception(id C.uint64_t, code *C.int, msg **C.ll__cchar, payload 
 		*payload = C.uintptr_t(p)
 	}
 	if msg != nil {
-		if c != 0 && fs.cmsg == nil {
-			fs.cmsg = C.CString(m)
+		*msg = nil
+		if c != 0 {
+			cm, ok := fs.loop.messages[fs.f.Tag]
+			if !ok {
+				cm = C.CString(m)
+				fs.loop.messages[fs.f.Tag] = cm
+			}
+			*msg = (*C.ll__cchar)(cm)
 		}
-		*msg = (*C.ll__cchar)(fs.cmsg)
 	}
 	return 0
 }

@@ -22,6 +22,9 @@ type loopState struct {
 	calls   *C.ll__call
 	one     *C.ll__call
 	pending *C.ll__pending
+	// messages holds C copies of exception messages handed out by
+	// ll_future_exception, freed when their future is disposed.
+	messages map[uint64]*C.char
 }
 
 // Buffer implements libloop.Dispatcher: the batch lives in C memory so C can
@@ -104,7 +107,10 @@ func ll_loop_new(out *C.uint64_t) C.int {
 		return C.int(libloop.ENOMEM)
 	}
 	l.Tag = s.id
+	l.Data = s
+	s.messages = make(map[uint64]*C.char)
 	l.SetDispatcher(s)
+	l.SetDisposeHook(s.futureDisposed)
 	*out = C.uint64_t(s.id)
 	return 0
 }

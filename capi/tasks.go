@@ -12,16 +12,12 @@ import (
 )
 
 // getTask resolves a task id for a call on its loop's thread.
-func getTask(id C.uint64_t) (*futState, C.int) {
+func getTask(id C.uint64_t) (futRef, C.int) {
 	obj, ok := ids.get(uint64(id), kindTask)
 	if !ok {
-		return nil, C.int(libloop.EBADHANDLE)
+		return futRef{}, C.int(libloop.EBADHANDLE)
 	}
-	fs := obj.(*futState)
-	if rc := enter(fs.loop); rc != 0 {
-		return nil, rc
-	}
-	return fs, 0
+	return resolveFuture(obj.(*libloop.Future))
 }
 
 //export ll_task_new

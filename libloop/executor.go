@@ -21,6 +21,10 @@ type executor struct {
 	max      int
 	shutdown bool
 	running  sync.WaitGroup
+	// inflight holds the futures whose outcome is not delivered yet, each
+	// with the reference its job (or shutdown) took; Close drops those
+	// references, as a delivery posted to a closed loop never runs.
+	inflight map[*Future]struct{}
 }
 
 type execJob struct {
@@ -79,6 +83,7 @@ func (l *Loop) RunInExecutor(fn WorkFunc) (*Future, error) {
 		return nil, ESTATE
 	}
 	e.jobs = append(e.jobs, execJob{fn: fn, fut: fut})
+	e.track(fut)
 	if e.idle == 0 && e.workers < e.max {
 		e.workers++
 		e.running.Add(1)
@@ -112,9 +117,13 @@ func (e *executor) work(l *Loop) {
 		fut := j.fut
 		// If the loop is closed the result is dropped: nobody can read it.
 		l.post(postedCall{gofn: func() {
+			e.untrack(fut)
 			if !fut.Done() {
 				if code != 0 {
-					fut.SetException(code, "executor job failed", 0, nil)
+					// Unchecked: a job may fail with any non-zero code, ECANCELLED
+					// included (SetException refuses that one and would leave the
+					// future pending forever).
+					fut.setException(code, "executor job failed", 0, nil)
 				} else {
 					fut.SetResult(v, nil)
 				}
@@ -144,14 +153,19 @@ func (l *Loop) ShutdownDefaultExecutor() (*Future, error) {
 	fut, _ := l.NewFuture()
 	e := l.executor
 	if e == nil {
+		l.exec().stop() // never used: nothing to wait for, but refuse work from now on
 		fut.SetResult(0, nil)
 		return fut, nil
 	}
 	e.stop()
 	fut.Retain()
+	e.mu.Lock()
+	e.track(fut)
+	e.mu.Unlock()
 	go func() {
 		e.running.Wait()
 		l.post(postedCall{gofn: func() {
+			e.untrack(fut)
 			fut.SetResult(0, nil)
 			fut.Release()
 		}})
@@ -166,4 +180,32 @@ func (e *executor) stop() {
 	e.shutdown = true
 	e.cond.Broadcast()
 	e.mu.Unlock()
+}
+
+// track records fut as awaiting delivery; the caller holds e.mu.
+func (e *executor) track(fut *Future) {
+	if e.inflight == nil {
+		e.inflight = make(map[*Future]struct{})
+	}
+	e.inflight[fut] = struct{}{}
+}
+
+// untrack is called on the loop thread when fut's outcome is delivered.
+func (e *executor) untrack(fut *Future) {
+	e.mu.Lock()
+	delete(e.inflight, fut)
+	e.mu.Unlock()
+}
+
+// dropInflight releases the references of undelivered outcomes. Close calls
+// it once no delivery can run any more (the post queue is closed and the
+// ready queue dropped); workers still running never touch the futures.
+func (e *executor) dropInflight() {
+	e.mu.Lock()
+	futs := e.inflight
+	e.inflight = nil
+	e.mu.Unlock()
+	for f := range futs {
+		f.Release()
+	}
 }

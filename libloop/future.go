@@ -44,6 +44,8 @@ type Future struct {
 	Tag uint64
 	// OnDispose, if set, runs when the last reference is dropped.
 	OnDispose func()
+	// HostFlags is free for the embedding host.
+	HostFlags uint32
 }
 
 type doneCallback struct {
@@ -272,8 +274,15 @@ func (f *Future) Release() {
 	if f.OnDispose != nil {
 		f.OnDispose()
 	}
+	if h := f.loop.disposeHook; h != nil {
+		h(f)
+	}
 }
 
 // DetachFree hands ownership of the result or payload to the caller: the
 // future will no longer free it.
 func (f *Future) DetachFree() { f.free = nil }
+
+// SetDisposeHook installs fn to run for every future of this loop when it is
+// disposed (after its own OnDispose); a host uses it to drop its id.
+func (l *Loop) SetDisposeHook(fn func(*Future)) { l.disposeHook = fn }

@@ -50,6 +50,7 @@ type Loop struct {
 	currentTask *Task
 	executor    *executor
 
+	disposeHook func(*Future)
 	hostRun     func() bool
 	hostPending bool
 
@@ -124,6 +125,9 @@ func (l *Loop) Close() error {
 		l.executor.stop() // as asyncio: shutdown(wait=False)
 	}
 	l.posted.closeAndTake()
+	if l.executor != nil {
+		l.executor.dropInflight() // their deliveries will never run
+	}
 	l.freeHandles = nil
 	return l.sel.close()
 }

@@ -1,7 +1,8 @@
 // Package tests is libloop's purego behaviour suite: it loads
 // build/libloop.so through the Go binding (bindings/go) and checks the C ABI
-// of include/libloop.h — success paths, ordering, timers, fds, threads and
-// the bad-input table of GUIDE.md §4 — from a Go host with no cgo.
+// of include/libloop.h — success paths, ordering, timers, fds, threads,
+// futures, tasks, the asyncio helpers, the executor, the host queue and the
+// bad-input table of GUIDE.md §4 — from a Go host with no cgo.
 //
 // Callbacks run on the loop thread inside a C call: they report with
 // t.Errorf (never t.Fatal, which cannot unwind through C frames).

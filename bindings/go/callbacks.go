@@ -19,7 +19,10 @@ import (
 // Signatures sharing a C type share a trampoline: ll_callback is
 // fn(uint64 id, void *arg), as are ll_done_callback and ll_step_fn, so future
 // and task callbacks register with RegisterCallback as well. A signature of a
-// new shape needs one more cbKind, trampoline function and table field.
+// new shape needs one more cbKind, trampoline function and table field:
+// ll_work_fn (executor.go) and ll_host_run_fn (hostqueue.go) have theirs
+// beside the code that uses them. ll_free_fn gets no arg at all, so free
+// functions are routed by value instead (free.go).
 
 // cbKind says which trampoline an entry serves.
 type cbKind uint8
@@ -28,6 +31,8 @@ const (
 	kindPlain     cbKind = iota + 1 // fn(uint64 id, void *arg)
 	kindIO                          // fn(uint64 loop, int fd, void *arg)
 	kindException                   // fn(uint64 loop, const ll_error_context *ctx, void *arg)
+	kindWork                        // uintptr fn(void *arg, int *err), on an executor thread
+	kindHost                        // int fn(uint64 loop, void *arg)
 )
 
 type cbEntry struct {
@@ -37,6 +42,8 @@ type cbEntry struct {
 	plain func(id uint64)
 	io    func(loop uint64, fd int)
 	exc   func(loop uint64, ctx ErrorContext)
+	work  func() (uintptr, int)
+	host  func(loop uint64) bool
 	// handle is the Handle of a scheduled one-shot, dropped with it.
 	handle *Handle
 }
@@ -150,8 +157,17 @@ func Unregister(key uintptr) bool { return removeEntry(key) != nil }
 
 func plainTrampoline(id uint64, arg uintptr) {
 	if e := takeEntry(arg, kindPlain); e != nil {
-		guard(id, func() { e.plain(id) })
+		guard(e.reportTo(id), func() { e.plain(id) })
 	}
+}
+
+// reportTo names the loop whose exception handler hears of a panic: the
+// entry's owner, else the id the callback got (a loop id for ll_callback).
+func (e *cbEntry) reportTo(id uint64) uint64 {
+	if e.owner != 0 {
+		return e.owner
+	}
+	return id
 }
 
 func ioTrampoline(loop uint64, fd int32, arg uintptr) {

@@ -18,6 +18,7 @@ var libc struct {
 	once   sync.Once
 	err    error
 	malloc func(size uintptr) unsafe.Pointer
+	free   func(p unsafe.Pointer)
 }
 
 func libcNames() []string {
@@ -41,6 +42,7 @@ func loadLibc() error {
 				continue
 			}
 			purego.RegisterLibFunc(&libc.malloc, h, "malloc")
+			purego.RegisterLibFunc(&libc.free, h, "free")
 			return
 		}
 		libc.err = fmt.Errorf("libloop: cannot load the C library for out parameters: %v", errs)

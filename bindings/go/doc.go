@@ -9,10 +9,14 @@
 //
 // Two layers are offered:
 //
-//   - The idiomatic layer: Loop, Handle, Error and ErrorContext. Callbacks
-//     are Go funcs; ids, C memory and the callback table are managed for
-//     you, and one-shot callbacks free their table entry (and their library
-//     handle id) once they have run or were cancelled, so a long-running
+//   - The idiomatic layer: Loop, Handle, Error and ErrorContext; Future and
+//     Task (asyncio's, with tasks written as Go step functions); the helpers
+//     Loop.RunUntilComplete, Sleep, Gather, WaitFor and Run (asyncio.run);
+//     the executor (Loop.RunInExecutor) and the host queue
+//     (Loop.SetHostQueue). Callbacks are Go funcs; ids, C memory and the
+//     callback table are managed for you, and entries are freed once they
+//     can no longer be called (a one-shot that ran or was cancelled, a task
+//     that is done, anything of a loop that was closed), so a long-running
 //     program does not leak.
 //   - The raw layer: Lib.Raw calls each ll_ function exactly as the C header
 //     declares it, with raw ids, unsafe.Pointer out parameters (see Out) and
@@ -26,6 +30,13 @@
 // the loop; they must not call runtime.Goexit (t.FailNow, t.Fatal) because
 // that cannot unwind through the C frames below them. A panic in a callback
 // is recovered and reported to the loop's exception handler.
+//
+// Free functions (ll_free_fn) get the value alone and no arg, so Go free
+// funcs given with a value (Future.SetResult, Task.Return, ...) are routed
+// by the value: see RegisterFree for the rule. Executor work (ll_work_fn)
+// runs on the library's own worker threads; purego adopts each such thread
+// for the call, so work funcs are plain Go funcs too, but must not touch the
+// loop.
 //
 // Threads: as in C, a Loop and its Handles are used from the thread running
 // the loop, except CallSoonThreadsafe and Wakeup, which any goroutine may call.

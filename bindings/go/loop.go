@@ -17,6 +17,7 @@ type Loop struct {
 	writers map[int]uintptr
 	excKey  uintptr
 	excFn   func(ErrorContext)
+	hostKey uintptr
 }
 
 // loops maps live loop ids to their Loop, for panic reports.
@@ -148,5 +149,6 @@ func (l *Loop) dropCallbacks() {
 	clear(l.readers)
 	clear(l.writers)
 	l.excKey, l.excFn = 0, nil
+	l.hostKey = 0
 	l.mu.Unlock()
 }

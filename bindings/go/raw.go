@@ -51,6 +51,8 @@ type Raw struct {
 	RemoveReader func(loop uint64, fd int32) int32                  // ll_remove_reader
 	AddWriter    func(loop uint64, fd int32, cb, arg uintptr) int32 // ll_add_writer
 	RemoveWriter func(loop uint64, fd int32) int32                  // ll_remove_writer
+
+	RawFutures // futures, tasks, helpers, executor, host queue (raw_futures.go)
 }
 
 // symbols lists every function of the header with the Raw field bound to it.
@@ -59,7 +61,7 @@ func (r *Raw) symbols() []struct {
 	name string
 	fptr any
 } {
-	return []struct {
+	return append([]struct {
 		name string
 		fptr any
 	}{
@@ -92,7 +94,7 @@ func (r *Raw) symbols() []struct {
 		{"ll_remove_reader", &r.RemoveReader},
 		{"ll_add_writer", &r.AddWriter},
 		{"ll_remove_writer", &r.RemoveWriter},
-	}
+	}, r.RawFutures.symbols()...)
 }
 
 // bindRaw resolves every symbol of the header in the library handle h.

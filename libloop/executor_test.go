@@ -1,0 +1,74 @@
+package libloop
+
+import "testing"
+
+// A job may fail with any non-zero code: ECANCELLED too must resolve the
+// future (it once left it pending forever, as SetException refuses that code).
+func TestExecutorJobFailsWithAnyCode(t *testing.T) {
+	l := newTestLoop(t)
+	for _, code := range []int{-5, int(ETIMEDOUT), int(ECANCELLED)} {
+		f, err := l.RunInExecutor(func() (uintptr, int) { return 0, code })
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop, _ := l.CallLater(10, func() { l.Stop() })
+		if err := l.RunUntilComplete(f); err != nil {
+			t.Fatalf("code %d: %v", code, err)
+		}
+		stop.Cancel()
+		if _, err := f.Result(); err != Errno(code) {
+			t.Fatalf("code %d: result error %v", code, err)
+		}
+		f.Release()
+	}
+}
+
+// Closing a loop with work in flight drops the jobs' references to their
+// futures (their deliveries will never run), so the futures are disposed;
+// the work still finishes, and nothing crashes.
+func TestExecutorCloseDisposesInflightFutures(t *testing.T) {
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetExecutorWorkers(1)
+	gate := make(chan struct{})
+	finished := make(chan struct{}, 3)
+	disposed := 0
+	for range 3 { // one running, two queued
+		f, err := l.RunInExecutor(func() (uintptr, int) { <-gate; finished <- struct{}{}; return 1, 0 })
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.OnDispose = func() { disposed++ }
+		f.Release() // the host's reference; the job keeps its own
+	}
+	sd, _ := l.ShutdownDefaultExecutor()
+	sd.OnDispose = func() { disposed++ }
+	sd.Release()
+	if disposed != 0 {
+		t.Fatalf("%d futures disposed while their jobs are in flight", disposed)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if disposed != 4 {
+		t.Fatalf("%d of 4 futures disposed by Close", disposed)
+	}
+	close(gate)
+	for range 3 {
+		<-finished
+	}
+}
+
+// Shutting down an executor that was never used still refuses later work.
+func TestExecutorShutdownBeforeFirstUse(t *testing.T) {
+	l := newTestLoop(t)
+	sd, err := l.ShutdownDefaultExecutor()
+	if err != nil || !sd.Done() {
+		t.Fatalf("shutdown: %v, done %v", err, sd.Done())
+	}
+	if _, err := l.RunInExecutor(func() (uintptr, int) { return 0, 0 }); err != ESTATE {
+		t.Fatalf("RunInExecutor after shutdown: %v, want ESTATE", err)
+	}
+}
