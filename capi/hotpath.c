@@ -51,26 +51,54 @@ void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *c
     ((ll_exception_handler)fn)(loop, ctx, (void *)arg);
 }
 
+/* Append to the pending queue; 0 on success, -1 if memory ran out. */
+static int pending_push(ll__pending *p, uintptr_t fn, uintptr_t arg) {
+    if (p->len == p->cap) {
+        int64_t ncap = p->cap ? p->cap * 2 : 256;
+        ll__soon *items = realloc(p->items, (size_t)ncap * sizeof(ll__soon));
+        if (items == NULL)
+            return -1;
+        p->items = items;
+        p->cap = ncap;
+    }
+    p->items[p->len].fn = fn;
+    p->items[p->len].arg = arg;
+    p->len++;
+    return 0;
+}
+
 int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out) {
     /* Fast path: a callback of this loop schedules another, no handle
      * wanted. The loop is known valid and running on this thread. */
-    if (out == NULL && cb != NULL && loop != 0 && loop == tls_batch_loop) {
-        ll__pending *p = tls_pending;
-        if (p->len == p->cap) {
-            int64_t ncap = p->cap ? p->cap * 2 : 256;
-            ll__soon *items = realloc(p->items, (size_t)ncap * sizeof(ll__soon));
-            if (items == NULL)
-                goto slow;
-            p->items = items;
-            p->cap = ncap;
-        }
-        p->items[p->len].fn = (uintptr_t)cb;
-        p->items[p->len].arg = (uintptr_t)arg;
-        p->len++;
+    if (out == NULL && cb != NULL && loop != 0 && loop == tls_batch_loop &&
+        pending_push(tls_pending, (uintptr_t)cb, (uintptr_t)arg) == 0)
         return 0;
-    }
-slow:
     return ll__call_soon_go(loop, (uintptr_t)cb, (uintptr_t)arg, out);
+}
+
+/* A step yielding its own task: record it in the pending queue, in order
+ * with the step's ll_call_soon calls, without entering Go. Anything else
+ * (another task, a second outcome, no step running) goes through Go. */
+static int yield_in_c(ll_task task) {
+    ll__pending *p = tls_pending;
+    if (task == 0 || tls_batch_loop == 0 || p == NULL || p->step_task != task || p->step_decided)
+        return -1;
+    if (pending_push(p, LL__YIELD_MARK, 0) != 0)
+        return -1;
+    p->step_decided = 1;
+    return 0;
+}
+
+int ll_task_yield(ll_task task) {
+    if (yield_in_c(task) == 0)
+        return 0;
+    return ll__task_yield_go(task);
+}
+
+int ll_task_sleep(ll_task task, double delay) {
+    if (delay <= 0 && yield_in_c(task) == 0) /* asyncio.sleep(0) is a bare yield */
+        return 0;
+    return ll__task_sleep_go(task, delay);
 }
 
 /* The run entry points refuse to nest: asyncio forbids running a loop while

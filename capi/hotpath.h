@@ -31,7 +31,16 @@ typedef struct ll__pending {
     ll__soon *items;
     int64_t len;
     int64_t cap;
+    /* The task whose step runs now (0 if none), and whether that step has
+     * chosen its outcome; Go sets both around a step and sets step_decided
+     * when an outcome call goes through Go. */
+    uint64_t step_task;
+    int64_t step_decided;
 } ll__pending;
+
+/* A pending entry with this fn is not a callback: it records that the
+ * running step yielded (ll_task_yield answered in C). */
+#define LL__YIELD_MARK ((uintptr_t)1)
 
 /* Pointers travel as uintptr_t: they are C memory, and this spares the
  * cgo pointer checks on the hottest call. */

@@ -44,6 +44,10 @@ func (s *loopState) Run(l *libloop.Loop, n int) {
 func (s *loopState) Call(l *libloop.Loop, fc libloop.ForeignCall) {
 	one := unsafe.Slice((*libloop.ForeignCall)(unsafe.Pointer(s.one)), 1)
 	one[0] = fc
+	p := s.pending
+	outer, outerDecided := p.step_task, p.step_decided
+	p.step_task, p.step_decided = C.uint64_t(fc.ID), 0
+	defer func() { p.step_task, p.step_decided = outer, outerDecided }()
 	C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.one))), 1, C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
 	s.flushPending()
 }
@@ -58,6 +62,13 @@ func (s *loopState) flushPending() {
 	}
 	items := unsafe.Slice(p.items, int(p.len))
 	for i := range items {
+		if items[i].fn == C.LL__YIELD_MARK {
+			// The running step yielded from C; it is the current task.
+			if t := s.loop.CurrentTask(); t != nil {
+				t.Yield()
+			}
+			continue
+		}
 		s.loop.CallSoonForeign(libloop.ForeignCall{
 			Fn: uintptr(items[i].fn), Arg: uintptr(items[i].arg), ID: s.id,
 		})

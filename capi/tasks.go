@@ -46,16 +46,37 @@ func ll_task_await(task C.uint64_t, fut C.uint64_t) C.int {
 	if rc != 0 {
 		return rc
 	}
-	return errCode(ts.t.Await(fs.f))
+	return decided(ts, ts.t.Await(fs.f))
 }
 
-//export ll_task_yield
-func ll_task_yield(task C.uint64_t) C.int {
+// decided records, for the C yield fast path, that the running step chose
+// its outcome through Go; err is the outcome call's result.
+func decided(ts futRef, err error) C.int {
+	if err == nil && ts.loop.pending.step_task == C.uint64_t(ts.f.Tag) {
+		ts.loop.pending.step_decided = 1
+	}
+	return errCode(err)
+}
+
+// ll_task_yield and ll_task_sleep are C functions (hotpath.c): a step that
+// yields its own task is answered without entering Go.
+
+//export ll__task_yield_go
+func ll__task_yield_go(task C.uint64_t) C.int {
 	ts, rc := getTask(task)
 	if rc != 0 {
 		return rc
 	}
-	return errCode(ts.t.Yield())
+	return decided(ts, ts.t.Yield())
+}
+
+//export ll__task_sleep_go
+func ll__task_sleep_go(task C.uint64_t, delay C.double) C.int {
+	ts, rc := getTask(task)
+	if rc != 0 {
+		return rc
+	}
+	return decided(ts, ts.t.Sleep(float64(delay)))
 }
 
 //export ll_task_return
@@ -64,7 +85,7 @@ func ll_task_return(task C.uint64_t, value C.uintptr_t, free C.ll_free_fn) C.int
 	if rc != 0 {
 		return rc
 	}
-	return errCode(ts.t.Return(uintptr(value), freeFunc(free)))
+	return decided(ts, ts.t.Return(uintptr(value), freeFunc(free)))
 }
 
 //export ll_task_raise
@@ -73,7 +94,7 @@ func ll_task_raise(task C.uint64_t, code C.int, msg *C.ll__cchar, payload C.uint
 	if rc != 0 {
 		return rc
 	}
-	return errCode(ts.t.Raise(int(code), goString(msg), uintptr(payload), freeFunc(free)))
+	return decided(ts, ts.t.Raise(int(code), goString(msg), uintptr(payload), freeFunc(free)))
 }
 
 //export ll_task_awaited
@@ -129,6 +150,19 @@ func ll_task_cancelling(task C.uint64_t) C.int {
 		return rc
 	}
 	return C.int(ts.t.Cancelling())
+}
+
+//export ll_future_get_loop
+func ll_future_get_loop(fut C.uint64_t, out *C.uint64_t) C.int {
+	fs, rc := getFuture(fut)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	*out = C.uint64_t(fs.loop.id)
+	return 0
 }
 
 //export ll_current_task

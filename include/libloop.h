@@ -345,6 +345,17 @@ int ll_task_new(ll_loop loop, ll_step_fn step, void *arg, ll_task *out);
 int ll_task_await(ll_task task, ll_future fut);
 /** Inside a step: step again in the next iteration. @return 0, LL_ESTATE, LL_EBADHANDLE. */
 int ll_task_yield(ll_task task);
+/**
+ * Inside a step: suspend the task for delay seconds, then step again; one
+ * call for what ll_sleep + ll_task_await + ll_release do, with no future for
+ * the host to hold. delay <= 0 is a bare yield (asyncio.sleep(0)) and, like
+ * ll_task_yield on the task whose step is running, is answered without
+ * entering Go. After the sleep, ll_task_awaited gives 0; if the task was
+ * cancelled meanwhile, ll_task_must_raise_cancel gives 1.
+ * @return 0, LL_EINVAL (NaN or oversize), LL_ESTATE, LL_EBADHANDLE.
+ */
+int ll_task_sleep(ll_task task, double delay);
+
 /** Inside a step: finish with value (freed as ll_future_set_result). If the task was cancelled during this step it ends cancelled and value is freed. @return 0, LL_ESTATE, LL_EBADHANDLE. */
 int ll_task_return(ll_task task, uintptr_t value, ll_free_fn free);
 /** Inside a step: fail with code; LL_ECANCELLED leaves the task cancelled. @return 0, LL_EINVAL (code 0), LL_ESTATE, LL_EBADHANDLE. */
@@ -365,6 +376,9 @@ int ll_task_cancel(ll_task task, const char *msg);
 int ll_task_uncancel(ll_task task);
 /** @return the number of pending cancellation requests, or LL_EBADHANDLE. */
 int ll_task_cancelling(ll_task task);
+
+/** *out = the loop a future or task belongs to (so a step can reach its loop). @return 0, LL_EINVAL (out NULL), LL_EBADHANDLE. */
+int ll_future_get_loop(ll_future fut, ll_loop *out);
 
 /** *out = the task whose step is running on loop, or 0. @return 0, LL_EINVAL, LL_EBADHANDLE. */
 int ll_current_task(ll_loop loop, ll_task *out);

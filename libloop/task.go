@@ -1,6 +1,9 @@
 package libloop
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // stepOutcome records which of Await, Yield, Return or Raise a step called.
 type stepOutcome uint8
@@ -169,6 +172,28 @@ func (t *Task) Yield() error {
 	}
 	t.loop.CallSoon(t.stepFn)
 	return nil
+}
+
+// Sleep suspends the task for delay seconds (await asyncio.sleep(delay) in
+// one call): a Sleep future is awaited without the host ever holding it. A
+// delay <= 0 is a bare yield, as asyncio.sleep(0) is.
+func (t *Task) Sleep(delay float64) error {
+	if math.IsNaN(delay) || delay > maxDelay {
+		return EINVAL
+	}
+	if delay <= 0 {
+		return t.Yield()
+	}
+	if !t.stepping || t.outcome != stepNone || t.Done() {
+		return ESTATE
+	}
+	f, err := t.loop.Sleep(delay)
+	if err != nil {
+		return err
+	}
+	err = t.Await(f)
+	f.Release() // the task's await holds it now
+	return err
 }
 
 // Return finishes the task with value. If the task was cancelled during

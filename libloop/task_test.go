@@ -2,6 +2,7 @@ package libloop
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -241,5 +242,38 @@ func TestExecutor(t *testing.T) {
 	l.RunUntilComplete(s)
 	if _, err := l.RunInExecutor(func() (uintptr, int) { return 0, 0 }); err != ESTATE {
 		t.Fatalf("after shutdown %v", err)
+	}
+}
+
+func TestTaskSleepAndYieldOutcomes(t *testing.T) {
+	l := newTestLoop(t)
+	steps := 0
+	var started float64
+	task, _ := l.NewTask(func(tk *Task) {
+		steps++
+		switch steps {
+		case 1:
+			if err := tk.Sleep(math.NaN()); err != EINVAL {
+				t.Errorf("NaN sleep: %v", err)
+			}
+			started = l.Time()
+			if err := tk.Sleep(0.005); err != nil {
+				t.Error(err)
+			}
+			if err := tk.Sleep(0); err != ESTATE {
+				t.Errorf("second outcome: %v", err)
+			}
+		case 2:
+			if l.Time()-started < 0.005 {
+				t.Error("woke early")
+			}
+			tk.Sleep(0) // a bare yield
+		default:
+			tk.Return(3, nil)
+		}
+	})
+	l.RunUntilComplete(&task.Future)
+	if v, err := task.Result(); steps != 3 || v != 3 || err != nil {
+		t.Fatalf("steps %d result %v %v", steps, v, err)
 	}
 }
