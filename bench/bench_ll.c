@@ -31,6 +31,10 @@
  *    (min(32, ncpu + 4) workers). Jobs per second. The N + 1 futures are
  *    ll_release'd after the region.
  * W7-4: W7 after ll_loop_set_executor_workers(loop, 4).
+ * W7q, W7q-4: the same N jobs through ll_queue_work(loop, work, after, &job[i])
+ *    — libuv's uv_queue_work shape: no future, the result kept in the job
+ *    struct, after(loop, &job) on the loop thread checks it and counts; the
+ *    last one stops the loop. The fair counterpart of bench_uv's W7.
  * T-sleep task steps: N tasks (ll_task_new from outside the loop), each a
  *    step function that awaits a zero-delay sleep BENCH_T_AWAITS (100) times —
  *    ll_sleep(loop, 0, &f); ll_task_await(task, f); ll_release(f) — and
@@ -99,6 +103,26 @@ static void timer_cb(ll_loop loop, void *arg) {
 static uintptr_t w7_work(void *arg, int *err) {
     (void)err;
     return (uintptr_t)arg + 1;
+}
+
+/* W7q: one job struct per request, as libuv's uv_work_t. */
+typedef struct w7q_job {
+    uintptr_t arg;
+    uintptr_t result;
+} w7q_job;
+static long w7q_bad;
+
+static void w7q_work(void *arg) {
+    w7q_job *j = arg;
+    j->result = j->arg + 1;
+}
+
+static void w7q_after(ll_loop loop, void *arg) {
+    w7q_job *j = arg;
+    if (j->result != j->arg + 1)
+        w7q_bad++;
+    if (++n_cb == n_target)
+        ll_loop_stop(loop);
 }
 
 /* T-*: one counter per task (its arg) of suspensions done so far. */
@@ -260,6 +284,24 @@ int main(int argc, char **argv) {
         if ((rc = ll_release(all)) != 0)
             die_rc(w, "ll_release(gather)", rc);
         free(futs);
+    } else if (strcmp(w, "W7q") == 0 || strcmp(w, "W7q-4") == 0) {
+        if (w[3] == '-' && (rc = ll_loop_set_executor_workers(loop, 4)) != 0)
+            die_rc(w, "ll_loop_set_executor_workers", rc);
+        w7q_job *jobs = calloc((size_t)n, sizeof *jobs);
+        bench_check(jobs != NULL, IMPL, w, "malloc");
+        n_target = n;
+        t0 = bench_mark_now();
+        for (long i = 0; i < n; i++) {
+            jobs[i].arg = (uintptr_t)i;
+            if ((rc = ll_queue_work(loop, w7q_work, w7q_after, &jobs[i])) != 0)
+                die_rc(w, "ll_queue_work", rc);
+        }
+        bench_sched_end = bench_now();
+        if ((rc = ll_loop_run_forever(loop)) != 0)
+            die_rc(w, "ll_loop_run_forever", rc);
+        t1 = bench_mark_now();
+        bench_check(n_cb == n && w7q_bad == 0, IMPL, w, "every job's after ran with its result");
+        free(jobs);
     } else if (strcmp(w, "T-sleep") == 0 || strcmp(w, "T-yield") == 0) {
         ll_step_fn step = w[2] == 's' ? t_sleep_step : t_yield_step;
         long ntasks = n;

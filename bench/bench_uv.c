@@ -25,6 +25,7 @@
  *    that value and counts; uv_run returns once all N have come back. libuv's
  *    default pool (4 threads; UV_THREADPOOL_SIZE is unset for W7 so the
  *    default really applies). Jobs per second.
+ * W7q, W7q-4: the same as W7, W7-4 (compared with libloop's ll_queue_work).
  * W7-4: W7 with UV_THREADPOOL_SIZE=4 set (setenv before the pool starts) —
  *    the same size as the default, run so both pools can be compared at 4.
  * Teardown (uv_close of every handle, freeing) happens after the measured region.
@@ -185,9 +186,11 @@ int main(int argc, char **argv) {
             uv_close((uv_handle_t *)&timers[i], close_noop);
         uv_run(&loop, UV_RUN_DEFAULT);
         free(timers);
-    } else if (strcmp(w, "W7") == 0 || strcmp(w, "W7-4") == 0) {
-        /* The pool is created at the first uv_queue_work and reads the env then. */
-        if (w[2] == '-')
+    } else if (strcmp(w, "W7") == 0 || strcmp(w, "W7-4") == 0 ||
+               strcmp(w, "W7q") == 0 || strcmp(w, "W7q-4") == 0) {
+        /* W7q is W7: uv_queue_work is already the no-future shape. The pool is
+         * created at the first uv_queue_work and reads the env then. */
+        if (strchr(w, '-') != NULL)
             setenv("UV_THREADPOOL_SIZE", "4", 1);
         else
             unsetenv("UV_THREADPOOL_SIZE");

@@ -10,7 +10,7 @@
 #   BENCH_N_W7  executor jobs of W7 / W7-4 (default 100000; even)
 #   BENCH_TASKS tasks of T-sleep / T-yield (default 10000; even; 101 steps each)
 #   BENCH_WORKLOADS  space-separated subset of
-#               "W1 W1-fd W2 W2-inloop W3 W3c W7 W7-4 T-sleep T-yield"
+#               "W1 W1-fd W2 W2-inloop W3 W3c W7 W7-4 W7q W7q-4 T-sleep T-yield"
 #               (W7*: libuv and libloop only, libev has no thread pool;
 #               T-*: libloop only, the rivals have no tasks)
 #   LIBLOOP_LIB_DIR  directory holding the libloop.so to measure (default build/;
@@ -26,7 +26,7 @@ REPS="${BENCH_REPS:-7}"
 N="${BENCH_N:-1000000}"
 N7="${BENCH_N_W7:-100000}"
 NT="${BENCH_TASKS:-10000}"
-WORKLOADS="${BENCH_WORKLOADS:-W1 W1-fd W2 W2-inloop W3 W3c W7 W7-4 T-sleep T-yield}"
+WORKLOADS="${BENCH_WORKLOADS:-W1 W1-fd W2 W2-inloop W3 W3c W7 W7-4 W7q W7q-4 T-sleep T-yield}"
 CC="${CC:-gcc}"
 BIN="${BENCH_BIN:-$ROOT/build/bench}"
 RES="$ROOT/bench/results"

@@ -18,12 +18,35 @@ func ll_run_in_executor(loop C.uint64_t, fn C.ll_work_fn, arg unsafe.Pointer, ou
 	}
 	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
 	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
-		return s.loop.RunInExecutor(func() (uintptr, int) {
-			var code C.int
-			v := C.ll__call_work(C.uintptr_t(fnAddr), C.uintptr_t(argAddr), &code)
-			return uintptr(v), int(code)
-		})
+		return s.loop.RunInExecutorForeign(callWork, fnAddr, argAddr)
 	})
+}
+
+// callWork runs a host ll_work_fn on an executor worker; one static function
+// serves every job, so submitting one allocates no closure.
+func callWork(fn, arg uintptr) (uintptr, int) {
+	var code C.int
+	v := C.ll__call_work(C.uintptr_t(fn), C.uintptr_t(arg), &code)
+	return uintptr(v), int(code)
+}
+
+//export ll_queue_work
+func ll_queue_work(loop C.uint64_t, work C.ll_queue_work_fn, after C.ll_callback, arg unsafe.Pointer) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if work == nil || after == nil {
+		return C.int(libloop.EINVAL)
+	}
+	return errCode(s.loop.QueueWorkForeign(callQueuedWork, uintptr(unsafe.Pointer(work)), uintptr(arg),
+		foreign(s, unsafe.Pointer(after), arg)))
+}
+
+// callQueuedWork runs a host ll_queue_work_fn on an executor worker.
+func callQueuedWork(fn, arg uintptr) (uintptr, int) {
+	C.ll__call_queued_work(C.uintptr_t(fn), C.uintptr_t(arg))
+	return 0, 0
 }
 
 //export ll_loop_set_executor_workers

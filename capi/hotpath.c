@@ -127,6 +127,8 @@ uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err) {
     return ((ll_work_fn)fn)((void *)arg, err);
 }
 
+void ll__call_queued_work(uintptr_t fn, uintptr_t arg) { ((ll_queue_work_fn)fn)((void *)arg); }
+
 int ll_loop_run_until_complete(ll_loop loop, ll_future fut) {
     if (tls_running_loop != 0)
         return LL_ERUNNING;

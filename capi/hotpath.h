@@ -53,5 +53,6 @@ void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *c
 
 
 void ll__call_free(uintptr_t fn, uintptr_t value);
-uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err);int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg);
+uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err);
+void ll__call_queued_work(uintptr_t fn, uintptr_t arg);int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg);
 #endif

@@ -443,6 +443,21 @@ typedef uintptr_t (*ll_work_fn)(void *arg, int *err);
  */
 int ll_run_in_executor(ll_loop loop, ll_work_fn fn, void *arg, ll_future *out);
 
+/** Work for ll_queue_work: runs on an executor thread; keep results in arg's memory. */
+typedef void (*ll_queue_work_fn)(void *arg);
+
+/**
+ * libuv's uv_queue_work: run work(arg) on the default executor's threads,
+ * then after(loop, arg) on the loop thread, batched with other callbacks.
+ * No future is made, so this is the cheapest way to offload work; use
+ * ll_run_in_executor when a task must await the outcome. If the loop is
+ * closed before the work finishes, after is never called (work still runs
+ * to completion).
+ * @return 0, LL_EINVAL (work or after NULL), LL_ESTATE (executor shut down),
+ *         LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
+ */
+int ll_queue_work(ll_loop loop, ll_queue_work_fn work, ll_callback after, void *arg);
+
 /** Set how many worker threads the default executor may use (default min(32, ncpu+4); 1..1024). @return 0, LL_EINVAL, LL_ECLOSED, LL_EBADHANDLE. */
 int ll_loop_set_executor_workers(ll_loop loop, int n);
 

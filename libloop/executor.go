@@ -9,27 +9,36 @@ import (
 // code that fails the future.
 type WorkFunc func() (value uintptr, code int)
 
+// ForeignWork calls a host work function (fn, arg) on a worker thread; a host
+// passes one static ForeignWork for all its jobs, so a job costs no closure.
+type ForeignWork func(fn, arg uintptr) (value uintptr, code int)
+
 // executor is the loop's default thread pool: a FIFO of jobs served by at
-// most max worker goroutines, started on demand. Results travel back to the
-// loop thread through the thread-safe post queue.
+// most max worker goroutines, started on demand. Outcomes come back to the
+// loop thread through the post queue as plain records (no closure per job).
 type executor struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	jobs     []execJob
+	head     int // jobs[head:] are queued
 	workers  int
 	idle     int
 	max      int
 	shutdown bool
 	running  sync.WaitGroup
-	// inflight holds the futures whose outcome is not delivered yet, each
-	// with the reference its job (or shutdown) took; Close drops those
-	// references, as a delivery posted to a closed loop never runs.
-	inflight map[*Future]struct{}
+	// inflight holds, on the loop thread only, the futures whose outcome is
+	// not delivered yet, each with the reference its job took; Close drops
+	// those references, as a delivery posted to a closed loop never runs.
+	// A future's execSlot is its index here.
+	inflight []*Future
 }
 
 type execJob struct {
-	fn  WorkFunc
-	fut *Future
+	fn       WorkFunc
+	call     ForeignWork
+	cfn, arg uintptr
+	fut      *Future     // resolved with the outcome, or
+	after    ForeignCall // posted back when there is no future (QueueWorkForeign)
 }
 
 // DefaultExecutorWorkers is asyncio's default: min(32, ncpu+4).
@@ -70,78 +79,126 @@ func (l *Loop) RunInExecutor(fn WorkFunc) (*Future, error) {
 	if fn == nil {
 		return nil, EINVAL
 	}
+	return l.submit(execJob{fn: fn})
+}
+
+// RunInExecutorForeign is RunInExecutor for a host function: call(fn, arg)
+// runs on the worker.
+func (l *Loop) RunInExecutorForeign(call ForeignWork, fn, arg uintptr) (*Future, error) {
+	if call == nil || fn == 0 {
+		return nil, EINVAL
+	}
+	return l.submit(execJob{call: call, cfn: fn, arg: arg})
+}
+
+// QueueWorkForeign is libuv's uv_queue_work: call(fn, arg) runs on a
+// worker, then after is called on the loop thread (dropped if the loop is
+// closed first). No future: the host keeps the outcome in its own memory.
+func (l *Loop) QueueWorkForeign(call ForeignWork, fn, arg uintptr, after ForeignCall) error {
+	if call == nil || fn == 0 || after.Fn == 0 {
+		return EINVAL
+	}
+	if l.closed {
+		return ECLOSED
+	}
+	return l.exec().enqueue(l, execJob{call: call, cfn: fn, arg: arg, after: after})
+}
+
+func (l *Loop) submit(j execJob) (*Future, error) {
 	if l.closed {
 		return nil, ECLOSED
 	}
 	e := l.exec()
 	fut, _ := l.NewFuture()
-	fut.Retain() // held by the job until its outcome is delivered
-	e.mu.Lock()
-	if e.shutdown {
-		e.mu.Unlock()
-		fut.refs = 0
-		return nil, ESTATE
+	j.fut = fut
+	if err := e.enqueue(l, j); err != nil {
+		return nil, err
 	}
-	e.jobs = append(e.jobs, execJob{fn: fn, fut: fut})
+	fut.Retain() // held by the job until its outcome is delivered
 	e.track(fut)
+	return fut, nil
+}
+
+// enqueue appends a job and makes sure a worker will take it.
+func (e *executor) enqueue(l *Loop, j execJob) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.shutdown {
+		return ESTATE
+	}
+	e.jobs = append(e.jobs, j)
 	if e.idle == 0 && e.workers < e.max {
 		e.workers++
 		e.running.Add(1)
 		go e.work(l)
-	} else {
+	} else if e.idle > 0 {
 		e.cond.Signal()
 	}
-	e.mu.Unlock()
-	return fut, nil
+	return nil
 }
 
 func (e *executor) work(l *Loop) {
 	defer e.running.Done()
 	e.mu.Lock()
 	for {
-		for len(e.jobs) == 0 && !e.shutdown && e.workers <= e.max {
+		for e.head == len(e.jobs) && !e.shutdown && e.workers <= e.max {
 			e.idle++
 			e.cond.Wait()
 			e.idle--
 		}
-		if len(e.jobs) == 0 || e.workers > e.max {
+		if e.head == len(e.jobs) || e.workers > e.max {
 			e.workers--
 			e.mu.Unlock()
 			return
 		}
-		j := e.jobs[0]
-		e.jobs[0] = execJob{}
-		e.jobs = e.jobs[1:]
+		j := e.jobs[e.head]
+		e.jobs[e.head] = execJob{}
+		e.head++
+		if e.head == len(e.jobs) {
+			e.jobs, e.head = e.jobs[:0], 0 // drained: reuse the array
+		}
 		e.mu.Unlock()
-		v, code := runJob(j.fn)
-		fut := j.fut
-		// If the loop is closed the result is dropped: nobody can read it.
-		l.post(postedCall{gofn: func() {
-			e.untrack(fut)
-			if !fut.Done() {
-				if code != 0 {
-					// Unchecked: a job may fail with any non-zero code, ECANCELLED
-					// included (SetException refuses that one and would leave the
-					// future pending forever).
-					fut.setException(code, "executor job failed", 0, nil)
-				} else {
-					fut.SetResult(v, nil)
-				}
-			}
-			fut.Release()
-		}})
+		v, code := runJob(&j)
+		// If the loop is closed the outcome is dropped: nobody can read it.
+		if j.fut != nil {
+			l.post(postedCall{done: j.fut, value: v, code: code})
+		} else {
+			l.post(postedCall{foreign: j.after})
+		}
 		e.mu.Lock()
 	}
 }
 
-// runJob calls fn, turning a panic into an error code.
-func runJob(fn WorkFunc) (v uintptr, code int) {
+// runJob calls the job's function, turning a panic into an error code.
+func runJob(j *execJob) (v uintptr, code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			v, code = 0, int(EINVAL)
 		}
 	}()
-	return fn()
+	if j.call != nil {
+		return j.call(j.cfn, j.arg)
+	}
+	return j.fn()
+}
+
+// execDelivered runs on the loop thread, as a ready callback, with a job's
+// outcome staged in the future.
+func execDelivered(f *Future) {
+	if e := f.loop.executor; e != nil {
+		e.untrack(f)
+	}
+	if !f.Done() {
+		if f.stagedCode != 0 {
+			// Unchecked: a job may fail with any non-zero code, ECANCELLED
+			// included (SetException refuses that one and would leave the
+			// future pending forever).
+			f.setException(f.stagedCode, "executor job failed", 0, nil)
+		} else {
+			f.SetResult(f.stagedValue, nil)
+		}
+	}
+	f.Release() // the job's reference
 }
 
 // ShutdownDefaultExecutor stops accepting jobs and returns a future that
@@ -159,16 +216,10 @@ func (l *Loop) ShutdownDefaultExecutor() (*Future, error) {
 	}
 	e.stop()
 	fut.Retain()
-	e.mu.Lock()
 	e.track(fut)
-	e.mu.Unlock()
 	go func() {
 		e.running.Wait()
-		l.post(postedCall{gofn: func() {
-			e.untrack(fut)
-			fut.SetResult(0, nil)
-			fut.Release()
-		}})
+		l.post(postedCall{done: fut})
 	}()
 	return fut, nil
 }
@@ -182,30 +233,34 @@ func (e *executor) stop() {
 	e.mu.Unlock()
 }
 
-// track records fut as awaiting delivery; the caller holds e.mu.
+// track records fut as awaiting delivery (loop thread).
 func (e *executor) track(fut *Future) {
-	if e.inflight == nil {
-		e.inflight = make(map[*Future]struct{})
-	}
-	e.inflight[fut] = struct{}{}
+	fut.execSlot = int32(len(e.inflight))
+	e.inflight = append(e.inflight, fut)
 }
 
-// untrack is called on the loop thread when fut's outcome is delivered.
+// untrack removes fut once its outcome is delivered (loop thread).
 func (e *executor) untrack(fut *Future) {
-	e.mu.Lock()
-	delete(e.inflight, fut)
-	e.mu.Unlock()
+	i := fut.execSlot
+	if i < 0 || int(i) >= len(e.inflight) || e.inflight[i] != fut {
+		return
+	}
+	last := len(e.inflight) - 1
+	e.inflight[i] = e.inflight[last]
+	e.inflight[i].execSlot = i
+	e.inflight[last] = nil
+	e.inflight = e.inflight[:last]
+	fut.execSlot = -1
 }
 
 // dropInflight releases the references of undelivered outcomes. Close calls
 // it once no delivery can run any more (the post queue is closed and the
 // ready queue dropped); workers still running never touch the futures.
 func (e *executor) dropInflight() {
-	e.mu.Lock()
 	futs := e.inflight
 	e.inflight = nil
-	e.mu.Unlock()
-	for f := range futs {
+	for _, f := range futs {
+		f.execSlot = -1
 		f.Release()
 	}
 }

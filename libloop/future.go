@@ -39,6 +39,11 @@ type Future struct {
 	retrieved  bool // the exception was looked at (asyncio's __log_traceback cleared)
 	task       *Task
 	gather     *gathering
+	// An executor job's outcome, staged by takePosted until its delivery
+	// callback runs; execSlot is the future's index in the in-flight list.
+	stagedValue uintptr
+	stagedCode  int
+	execSlot    int32
 
 	// Tag is the host's id for this future, passed to foreign done callbacks.
 	Tag uint64
@@ -59,7 +64,7 @@ func (l *Loop) NewFuture() (*Future, error) {
 	if l.closed {
 		return nil, ECLOSED
 	}
-	f := &Future{loop: l, refs: 1}
+	f := &Future{loop: l, refs: 1, execSlot: -1}
 	f.callbacks = f.cbInline[:0]
 	return f, nil
 }

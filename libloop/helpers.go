@@ -87,10 +87,11 @@ func (l *Loop) Gather(children []*Future, returnExceptions bool) (*Future, error
 		outer.SetResult(0, nil)
 		return outer, nil
 	}
-	outer.Retain() // released when the last child is done
+	outer.Retain()           // released when the last child is done
+	childDone := g.childDone // one method value for all children
 	for _, c := range children {
 		c.Retain()
-		c.AddDoneCallback(g.childDone)
+		c.AddDoneCallback(childDone)
 	}
 	return outer, nil
 }

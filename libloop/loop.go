@@ -215,6 +215,11 @@ type postQueue struct {
 type postedCall struct {
 	gofn    func()
 	foreign ForeignCall
+	// done, when set, is an executor future whose outcome (value, code) is
+	// delivered by a ready callback: a record, so a job needs no closure.
+	done  *Future
+	value uintptr
+	code  int
 }
 
 func (q *postQueue) closeAndTake() {

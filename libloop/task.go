@@ -63,7 +63,7 @@ func (l *Loop) newTask(step func(*Task), fc ForeignCall) (*Task, error) {
 		return nil, ECLOSED
 	}
 	t := &Task{goStep: step, foreignStep: fc}
-	t.Future = Future{loop: l, refs: 2, task: t}
+	t.Future = Future{loop: l, refs: 2, task: t, execSlot: -1}
 	t.callbacks = t.cbInline[:0]
 	t.wakeupFn = t.wakeup
 	t.stepFn = func() { t.step(nil) }

@@ -68,8 +68,16 @@ func (l *Loop) takePosted() {
 	q.mu.Unlock()
 	for i := range items {
 		h := l.newHandle()
-		h.gofn = items[i].gofn
-		h.foreign = items[i].foreign
+		if f := items[i].done; f != nil {
+			// The handle carries the future; unref releases it, so it holds
+			// one more reference (the job's is dropped by execDelivered).
+			f.stagedValue, f.stagedCode = items[i].value, items[i].code
+			f.Retain()
+			h.futfn, h.fut = execDelivered, f
+		} else {
+			h.gofn = items[i].gofn
+			h.foreign = items[i].foreign
+		}
 		l.ready.push(h)
 		items[i] = postedCall{}
 	}
