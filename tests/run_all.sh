@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every suite (each a make target), goes on past a failing one so one
+# run shows everything, and ends with one summary line counting suites.
+set -u
+cd "$(dirname "$0")/.."
+suites=(test-core test-vet test-purego test-c test-cmake test-python)
+passed=0
+failed=0
+failed_names=()
+for s in "${suites[@]}"; do
+    echo "=== $s"
+    if make --no-print-directory "$s"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failed_names+=("$s")
+    fi
+done
+if [ "$failed" -gt 0 ]; then
+    echo "failed suites: ${failed_names[*]}"
+fi
+echo "suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
