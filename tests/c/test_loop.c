@@ -1,6 +1,8 @@
 /* Loop lifecycle: new/close/release, run_once modes, stop semantics, the
  * clock, debug mode and the exception handler. */
 #include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +338,83 @@ static void test_debug_slow_callback(void) {
     ll_release(loop);
 }
 
+/* Regression: debug mode switched on from inside a callback while the loop
+ * runs. The loop's own thread must keep working (it used to be refused as a
+ * wrong thread, since the running thread was only recorded when a run began
+ * in debug mode), other threads must now be refused, and the batch that
+ * switched it must not report a bogus slow callback (it used to time the
+ * batch from a zero start). */
+struct debug_mid {
+    ll_loop loop;
+    int later_rc, soon_rc, stop_rc, thread_rc, ticks;
+};
+
+static void debug_tick_cb(ll_loop loop, void *arg) {
+    (void)loop;
+    ((struct debug_mid *)arg)->ticks++;
+}
+
+static void *debug_other_thread(void *arg) {
+    struct debug_mid *d = arg;
+    d->thread_rc = ll_call_later(d->loop, 0.0, debug_tick_cb, d, NULL);
+    return NULL;
+}
+
+static void enable_debug_cb(ll_loop loop, void *arg) {
+    struct debug_mid *d = arg;
+    CHECK_EQ_INT(ll_loop_set_debug(loop, 1), 0);
+    d->later_rc = ll_call_later(loop, 0.001, debug_tick_cb, d, NULL);
+    ll_handle h = 0;
+    d->soon_rc = ll_call_soon(loop, debug_tick_cb, d, &h);
+    if (h != 0)
+        ll_release(h);
+    pthread_t th;
+    if (pthread_create(&th, NULL, debug_other_thread, d) == 0)
+        pthread_join(th, NULL);
+}
+
+static void debug_stop_cb(ll_loop loop, void *arg) {
+    ((struct debug_mid *)arg)->stop_rc = ll_loop_stop(loop);
+}
+
+/* With the bug, even ll_loop_stop was refused and run_forever never
+ * returned: fail instead of hanging. */
+static void debug_watchdog(int sig) {
+    (void)sig;
+    static const char msg[] = "test_debug_enabled_mid_run: the loop could not be stopped\n";
+    if (write(2, msg, sizeof msg - 1) < 0)
+        _exit(2);
+    _exit(1);
+}
+
+static void test_debug_enabled_mid_run(void) {
+    ll_loop loop;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    struct handler_log h = {0, 0, 0};
+    struct debug_mid d = {.loop = loop, .later_rc = 1, .soon_rc = 1, .stop_rc = 1, .thread_rc = 1};
+    CHECK_EQ_INT(ll_loop_set_exception_handler(loop, handler, &h), 0);
+    CHECK_EQ_INT(ll_loop_set_slow_callback_duration(loop, 0.5), 0);
+    reset_log();
+    /* Callbacks after the switch share its batch. */
+    CHECK_EQ_INT(ll_call_soon(loop, enable_debug_cb, &d, NULL), 0);
+    CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)1, NULL), 0);
+    CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)2, NULL), 0);
+    CHECK_EQ_INT(ll_call_later(loop, 0.02, debug_stop_cb, &d, NULL), 0);
+    signal(SIGALRM, debug_watchdog);
+    alarm(10);
+    CHECK_EQ_INT(ll_loop_run_forever(loop), 0);
+    alarm(0);
+    CHECK_EQ_INT(ll_loop_get_debug(loop), 1);
+    CHECK_EQ_INT(d.later_rc, 0);
+    CHECK_EQ_INT(d.soon_rc, 0);
+    CHECK_EQ_INT(d.stop_rc, 0);
+    CHECK_EQ_INT(d.thread_rc, LL_EWRONGTHREAD);
+    CHECK_EQ_INT(d.ticks, 2);
+    CHECK_EQ_INT(norder, 2);
+    CHECK_EQ_INT(h.calls, 0); /* nothing was slow */
+    ll_release(loop);
+}
+
 int main(void) {
     RUN_TEST(test_new_close_release);
     RUN_TEST(test_run_once_nowait);
@@ -345,5 +424,6 @@ int main(void) {
     RUN_TEST(test_stop_from_timer);
     RUN_TEST(test_time);
     RUN_TEST(test_debug_slow_callback);
+    RUN_TEST(test_debug_enabled_mid_run);
     return CHECK_REPORT();
 }
