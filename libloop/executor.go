@@ -114,7 +114,7 @@ func (l *Loop) submit(j execJob) (*Future, error) {
 	if err := e.enqueue(l, j); err != nil {
 		return nil, err
 	}
-	fut.Retain() // held by the job until its outcome is delivered
+	fut.hold() // by the job until its outcome is delivered
 	e.track(fut)
 	return fut, nil
 }
@@ -198,7 +198,7 @@ func execDelivered(f *Future) {
 			f.SetResult(f.stagedValue, nil)
 		}
 	}
-	f.Release() // the job's reference
+	f.unhold() // the job's hold
 }
 
 // ShutdownDefaultExecutor stops accepting jobs and returns a future that
@@ -215,7 +215,7 @@ func (l *Loop) ShutdownDefaultExecutor() (*Future, error) {
 		return fut, nil
 	}
 	e.stop()
-	fut.Retain()
+	fut.hold()
 	e.track(fut)
 	go func() {
 		e.running.Wait()
@@ -261,6 +261,6 @@ func (e *executor) dropInflight() {
 	e.inflight = nil
 	for _, f := range futs {
 		f.execSlot = -1
-		f.Release()
+		f.unhold()
 	}
 }

@@ -18,10 +18,12 @@ type FreeFunc func(value uintptr)
 // in registration order. Values are host words (uintptr) with an optional
 // FreeFunc that the future calls exactly once, when it is disposed.
 //
-// Lifetime is counted: the creator holds one reference (Release), and the
-// loop takes its own while it needs the future (a task awaiting it, a
-// gather). At zero the future is disposed: host values are freed, an
-// exception nobody retrieved is reported, and OnDispose runs.
+// Lifetime is counted twice: the host's references (the creator's one, and
+// Retain/Release) and the loop's own holds (a queued callback, a task
+// awaiting it, a gather, a timer, an executor job). When both reach zero
+// the future is disposed: host values are freed, an exception nobody
+// retrieved is reported, and OnDispose runs. Close drops the loop's holds,
+// since nothing will run again, so a closed loop leaks no future.
 type Future struct {
 	loop       *Loop
 	state      FutureState
@@ -35,7 +37,11 @@ type Future struct {
 	cbInline   [1]doneCallback // storage for the usual single callback: no allocation
 	sleepTimer *Handle         // the timer of a Sleep future, cancelled with it
 	nextToken  uint64
-	refs       int32
+	refs       int32 // the host's: the creator's one, plus Retain
+	holds      int32 // the loop's own: queued callbacks, awaiting tasks, timers, jobs
+	prevLive   *Future
+	nextLive   *Future // the loop's list of live futures, swept by Close
+	disposed   bool
 	retrieved  bool // the exception was looked at (asyncio's __log_traceback cleared)
 	task       *Task
 	gather     *gathering
@@ -66,7 +72,45 @@ func (l *Loop) NewFuture() (*Future, error) {
 	}
 	f := &Future{loop: l, refs: 1, execSlot: -1}
 	f.callbacks = f.cbInline[:0]
+	l.addLive(f)
 	return f, nil
+}
+
+// addLive links f into the loop's list of live futures.
+func (l *Loop) addLive(f *Future) {
+	f.nextLive = l.live
+	if l.live != nil {
+		l.live.prevLive = f
+	}
+	l.live = f
+}
+
+func (l *Loop) removeLive(f *Future) {
+	if f.prevLive != nil {
+		f.prevLive.nextLive = f.nextLive
+	} else if l.live == f {
+		l.live = f.nextLive
+	}
+	if f.nextLive != nil {
+		f.nextLive.prevLive = f.prevLive
+	}
+	f.prevLive, f.nextLive = nil, nil
+}
+
+// dropHolds is Close's sweep: every future loses the loop's holds (its
+// callbacks will never run) and those the host no longer references are
+// disposed.
+func (l *Loop) dropHolds() {
+	for f := l.live; f != nil; {
+		next := f.nextLive
+		f.callbacks = nil
+		f.sleepTimer = nil
+		if f.holds > 0 {
+			f.holds = 0
+			f.maybeDispose()
+		}
+		f = next
+	}
 }
 
 // Loop returns the loop the future belongs to.
@@ -240,7 +284,7 @@ func (f *Future) schedule(cb doneCallback) {
 	// The handle keeps the future (and its id) alive until the callback has
 	// run or been dropped: unref releases h.fut.
 	h.fut = f
-	f.Retain()
+	f.hold()
 	if cb.gofn != nil {
 		h.futfn = cb.gofn
 	} else {
@@ -250,15 +294,36 @@ func (f *Future) schedule(cb doneCallback) {
 	l.ready.push(h)
 }
 
-// Retain adds a reference.
+// Retain adds a host reference.
 func (f *Future) Retain() { f.refs++ }
 
-// Release drops a reference; the last one disposes the future.
+// Release drops a host reference; with the last reference and hold gone,
+// the future is disposed.
 func (f *Future) Release() {
-	f.refs--
-	if f.refs != 0 {
+	if f.refs <= 0 {
 		return
 	}
+	f.refs--
+	f.maybeDispose()
+}
+
+// hold and unhold count the loop's own references.
+func (f *Future) hold() { f.holds++ }
+
+func (f *Future) unhold() {
+	if f.holds <= 0 {
+		return
+	}
+	f.holds--
+	f.maybeDispose()
+}
+
+func (f *Future) maybeDispose() {
+	if f.refs != 0 || f.holds != 0 || f.disposed {
+		return
+	}
+	f.disposed = true
+	f.loop.removeLive(f)
 	if f.excCode != 0 && !f.retrieved {
 		what := "Future exception was never retrieved"
 		if f.task != nil {

@@ -105,7 +105,7 @@ func (l *Loop) unref(h *Handle) {
 	}
 	if f := h.fut; f != nil {
 		h.fut = nil
-		f.Release() // a done callback dropped unrun (cancelled or loop closed)
+		f.unhold() // the handle's hold: it ran, or was dropped unrun
 	}
 	*h = Handle{loop: l, pos: -1}
 	if len(l.freeHandles) < maxFreeHandles {

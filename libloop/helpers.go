@@ -49,8 +49,8 @@ func (l *Loop) Sleep(delay float64) (*Future, error) {
 	d, _ := deadline(delay)
 	h := l.scheduleNs(monoNow()+d, nil, ForeignCall{})
 	h.futfn, h.fut = sleepFired, f
-	f.Retain() // the timer's: dropped when the handle is recycled
-	h.refs++   // f.sleepTimer's: dropped when it fires or f is cancelled
+	f.hold() // the timer's: dropped when the handle is recycled
+	h.refs++ // f.sleepTimer's: dropped when it fires or f is cancelled
 	f.sleepTimer = h
 	return f, nil
 }
@@ -87,10 +87,10 @@ func (l *Loop) Gather(children []*Future, returnExceptions bool) (*Future, error
 		outer.SetResult(0, nil)
 		return outer, nil
 	}
-	outer.Retain()           // released when the last child is done
+	outer.hold()             // released when the last child is done
 	childDone := g.childDone // one method value for all children
 	for _, c := range children {
-		c.Retain()
+		c.hold()
 		c.AddDoneCallback(childDone)
 	}
 	return outer, nil
@@ -108,10 +108,10 @@ type gathering struct {
 func (g *gathering) childDone(c *Future) {
 	g.finished++
 	outer := g.outer
-	defer c.Release()
+	defer c.unhold()
 	last := g.finished == len(g.children)
 	if last {
-		defer outer.Release()
+		defer outer.unhold()
 	}
 	if outer.Done() {
 		if c.state == Finished {
@@ -173,9 +173,9 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 	}
 	timedOut := false
 	var timer *Handle
-	f.Retain()
+	f.hold()
 	f.AddDoneCallback(func(f *Future) {
-		defer f.Release()
+		defer f.unhold()
 		if timer != nil {
 			timer.Cancel()
 			l.ReleaseHandle(timer)

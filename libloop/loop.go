@@ -48,6 +48,7 @@ type Loop struct {
 
 	tasks       map[*Task]struct{}
 	currentTask *Task
+	live        *Future // every future not yet disposed, for Close's sweep
 	executor    *executor
 
 	disposeHook func(*Future)
@@ -118,8 +119,7 @@ func (l *Loop) Close() error {
 		l.dropWatch(fd, w)
 	}
 	for t := range l.tasks {
-		delete(l.tasks, t)
-		t.Release() // the loop's reference: a pending task will never run again
+		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
 	}
 	if l.executor != nil {
 		l.executor.stop() // as asyncio: shutdown(wait=False)
@@ -128,6 +128,7 @@ func (l *Loop) Close() error {
 	if l.executor != nil {
 		l.executor.dropInflight() // their deliveries will never run
 	}
+	l.dropHolds()
 	l.freeHandles = nil
 	return l.sel.close()
 }

@@ -63,8 +63,9 @@ func (l *Loop) newTask(step func(*Task), fc ForeignCall) (*Task, error) {
 		return nil, ECLOSED
 	}
 	t := &Task{goStep: step, foreignStep: fc}
-	t.Future = Future{loop: l, refs: 2, task: t, execSlot: -1}
+	t.Future = Future{loop: l, refs: 1, holds: 1, task: t, execSlot: -1}
 	t.callbacks = t.cbInline[:0]
+	l.addLive(&t.Future)
 	t.wakeupFn = t.wakeup
 	t.stepFn = func() { t.step(nil) }
 	if l.tasks == nil {
@@ -89,7 +90,7 @@ func (l *Loop) AllTasks() []*Task {
 
 func (t *Task) wakeup(f *Future) {
 	t.step(f)
-	f.Release() // the reference Await took
+	f.unhold() // the hold Await took
 }
 
 // step is asyncio's Task.__step: run the host step once.
@@ -128,7 +129,7 @@ func (t *Task) step(woken *Future) {
 	}
 	if t.Done() {
 		delete(l.tasks, t)
-		t.Release() // the loop's reference
+		t.unhold() // the loop's hold on a pending task
 	}
 }
 
@@ -156,7 +157,7 @@ func (t *Task) Await(f *Future) error {
 		t.Future.SetException(int(ESTATE), msg, 0, nil)
 		return ESTATE
 	}
-	f.Retain()
+	f.hold()
 	t.waiter = f
 	f.AddDoneCallback(t.wakeupFn)
 	if t.mustCancel && f.Cancel(t.cancelMsg) {

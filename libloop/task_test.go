@@ -277,3 +277,38 @@ func TestTaskSleepAndYieldOutcomes(t *testing.T) {
 		t.Fatalf("steps %d result %v %v", steps, v, err)
 	}
 }
+
+// Closing a loop drops its own holds: futures held only by a pending sleep
+// timer, an awaiting task or a gather are disposed once the host lets go.
+func TestCloseDisposesWhatOnlyTheLoopHeld(t *testing.T) {
+	l, _ := New()
+	disposed := map[string]bool{}
+	watch := func(name string, f *Future) {
+		f.OnDispose = func() { disposed[name] = true }
+	}
+	sleep, _ := l.Sleep(3600)
+	watch("sleep", sleep)
+	awaited, _ := l.NewFuture()
+	watch("awaited", awaited)
+	task, _ := l.NewTask(func(tk *Task) { tk.Await(awaited) })
+	watch("task", &task.Future)
+	child, _ := l.NewFuture()
+	watch("child", child)
+	g, _ := l.Gather([]*Future{child}, false)
+	watch("gather", g)
+	l.RunOnce(true) // the task now awaits
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*Future{sleep, awaited, &task.Future, child, g} {
+		f.Release() // the host's reference: the last one left
+	}
+	for _, name := range []string{"sleep", "awaited", "task", "child", "gather"} {
+		if !disposed[name] {
+			t.Errorf("%s not disposed after close and release", name)
+		}
+	}
+	if l.live != nil {
+		t.Error("live list not empty")
+	}
+}

@@ -72,7 +72,7 @@ func (l *Loop) takePosted() {
 			// The handle carries the future; unref releases it, so it holds
 			// one more reference (the job's is dropped by execDelivered).
 			f.stagedValue, f.stagedCode = items[i].value, items[i].code
-			f.Retain()
+			f.hold()
 			h.futfn, h.fut = execDelivered, f
 		} else {
 			h.gofn = items[i].gofn
