@@ -266,7 +266,8 @@ typedef void (*ll_free_fn)(uintptr_t value);
 /**
  * Create a pending future on loop. The host holds one reference (ll_release).
  * The id stays valid while the loop still uses the future (a task awaiting
- * it), even after ll_release.
+ * it, a gather, a queued done callback), even after ll_release; closing the
+ * loop drops those uses, so a released future's id then goes stale.
  * @return 0, LL_EINVAL (out NULL), LL_ECLOSED, LL_EBADHANDLE.
  */
 int ll_future_new(ll_loop loop, ll_future *out);
