@@ -50,10 +50,13 @@ func ll_task_await(task C.uint64_t, fut C.uint64_t) C.int {
 }
 
 // decided records, for the C yield fast path, that the running step chose
-// its outcome through Go; err is the outcome call's result.
+// its outcome through Go; err is the outcome call's result. A call that
+// failed may have ended the task all the same (awaiting itself or another
+// loop's future fails it with ESTATE): a done task has chosen too. A
+// released loop has no pending queue (its task ids may live on).
 func decided(ts futRef, err error) C.int {
-	if err == nil && ts.loop.pending.step_task == C.uint64_t(ts.f.Tag) {
-		ts.loop.pending.step_decided = 1
+	if p := ts.loop.pending; p != nil && p.step_task == C.uint64_t(ts.f.Tag) && (err == nil || ts.f.Done()) {
+		p.step_decided = 1
 	}
 	return errCode(err)
 }

@@ -20,9 +20,9 @@ import (
 // fn(uint64 id, void *arg), as are ll_done_callback and ll_step_fn, so future
 // and task callbacks register with RegisterCallback as well. A signature of a
 // new shape needs one more cbKind, trampoline function and table field:
-// ll_work_fn (executor.go) and ll_host_run_fn (hostqueue.go) have theirs
-// beside the code that uses them. ll_free_fn gets no arg at all, so free
-// functions are routed by value instead (free.go).
+// ll_work_fn, ll_queue_work's pair (executor.go) and ll_host_run_fn
+// (hostqueue.go) have theirs beside the code that uses them. ll_free_fn gets
+// no arg at all, so free functions are routed by value instead (free.go).
 
 // cbKind says which trampoline an entry serves.
 type cbKind uint8
@@ -33,6 +33,7 @@ const (
 	kindException                   // fn(uint64 loop, const ll_error_context *ctx, void *arg)
 	kindWork                        // uintptr fn(void *arg, int *err), on an executor thread
 	kindHost                        // int fn(uint64 loop, void *arg)
+	kindQueueWork                   // void fn(void *arg) on an executor thread, then fn(uint64 loop, void *arg)
 )
 
 type cbEntry struct {
@@ -44,6 +45,7 @@ type cbEntry struct {
 	exc   func(loop uint64, ctx ErrorContext)
 	work  func() (uintptr, int)
 	host  func(loop uint64) bool
+	queue *queuedWork // kindQueueWork: the job's two halves and its state
 	// handle is the Handle of a scheduled one-shot, dropped with it.
 	handle *Handle
 }
@@ -85,12 +87,24 @@ func removeEntry(key uintptr) *cbEntry {
 	return e
 }
 
-// dropOwner removes every entry owned by loop and returns them.
+// dropOwner removes every entry owned by loop and returns them. A queued
+// job of the loop (QueueWork) loses its after half: its entry goes now if
+// the work has run, else once it has (the work runs even on a closed loop).
 func dropOwner(loop uint64) []*cbEntry {
 	table.mu.Lock()
 	defer table.mu.Unlock()
 	var out []*cbEntry
 	for k, e := range table.m {
+		if q := e.queue; q != nil {
+			if q.loop == loop && loop != 0 {
+				if q.workDone {
+					delete(table.m, k)
+				} else {
+					q.orphaned = true
+				}
+			}
+			continue
+		}
 		if e.owner == loop {
 			out = append(out, e)
 			delete(table.m, k)

@@ -12,7 +12,7 @@
 //   - The idiomatic layer: Loop, Handle, Error and ErrorContext; Future and
 //     Task (asyncio's, with tasks written as Go step functions); the helpers
 //     Loop.RunUntilComplete, Sleep, Gather, WaitFor and Run (asyncio.run);
-//     the executor (Loop.RunInExecutor) and the host queue
+//     the executor (Loop.RunInExecutor, Loop.QueueWork) and the host queue
 //     (Loop.SetHostQueue). Callbacks are Go funcs; ids, C memory and the
 //     callback table are managed for you, and entries are freed once they
 //     can no longer be called (a one-shot that ran or was cancelled, a task
@@ -33,10 +33,10 @@
 //
 // Free functions (ll_free_fn) get the value alone and no arg, so Go free
 // funcs given with a value (Future.SetResult, Task.Return, ...) are routed
-// by the value: see RegisterFree for the rule. Executor work (ll_work_fn)
-// runs on the library's own worker threads; purego adopts each such thread
-// for the call, so work funcs are plain Go funcs too, but must not touch the
-// loop.
+// by the value: see RegisterFree for the rule. Executor work (ll_work_fn,
+// ll_queue_work_fn) runs on the library's own worker threads; purego adopts
+// each such thread for the call, so work funcs are plain Go funcs too, but
+// must not touch the loop.
 //
 // Threads: as in C, a Loop and its Handles are used from the thread running
 // the loop, except CallSoonThreadsafe and Wakeup, which any goroutine may call.

@@ -88,6 +88,14 @@ func (f *Future) ID() uint64 { return f.id }
 // not know it (futures of the loop ll_run creates).
 func (f *Future) Loop() *Loop { return f.loop }
 
+// LoopID asks the library for the id of the loop the future (or task)
+// belongs to (ll_future_get_loop). It works where Loop returns nil: inside
+// Run, main's task reaches the loop Run made this way (a raw id, valid
+// until Run returns).
+func (f *Future) LoopID() (uint64, error) {
+	return outCall(func(out unsafe.Pointer) int32 { return f.raw().FutureGetLoop(f.id, out) })
+}
+
 // Task returns the task this future is, or nil for a plain future.
 func (f *Future) Task() *Task { return f.task }
 

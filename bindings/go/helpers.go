@@ -80,7 +80,8 @@ func (l *Loop) WaitForSeconds(f *Future, timeout float64) (*Future, error) {
 // loop already runs on this thread.
 //
 // The loop Run creates has no Loop value: main's Task has a nil Loop, so
-// main can await, yield, return and raise but cannot make futures on it.
+// main can await, yield, sleep, return and raise but cannot make futures on
+// it through the binding (its LoopID gives the loop's id for raw calls).
 func Run(main func(*Task)) (uintptr, error) {
 	lib, err := Open()
 	if err != nil {

@@ -8,7 +8,9 @@ import "unsafe"
 // Out.Ptr(), CBuf.Ptr(), or nil for NULL), C function addresses and void *
 // args uintptr. ll_free_fn arguments take FreePtr() (with RegisterFree), a
 // C function's address, or 0 for NULL; ll_done_callback and ll_step_fn take
-// CallbackPtr(); ll_work_fn takes WorkPtr(); ll_host_run_fn HostQueuePtr().
+// CallbackPtr(); ll_work_fn takes WorkPtr(); ll_queue_work's work and after
+// take QueueWorkPtr() and QueueAfterPtr() with one RegisterQueueWork key;
+// ll_host_run_fn takes HostQueuePtr().
 type RawFutures struct {
 	FutureNew                func(loop uint64, out unsafe.Pointer) int32                                    // ll_future_new
 	FutureState              func(fut uint64) int32                                                         // ll_future_state
@@ -23,6 +25,7 @@ type RawFutures struct {
 	TaskNew                  func(loop uint64, step, arg uintptr, out unsafe.Pointer) int32                 // ll_task_new
 	TaskAwait                func(task, fut uint64) int32                                                   // ll_task_await
 	TaskYield                func(task uint64) int32                                                        // ll_task_yield
+	TaskSleep                func(task uint64, delay float64) int32                                         // ll_task_sleep
 	TaskReturn               func(task uint64, value, free uintptr) int32                                   // ll_task_return
 	TaskRaise                func(task uint64, code int32, msg unsafe.Pointer, payload, free uintptr) int32 // ll_task_raise
 	TaskAwaited              func(task uint64, out unsafe.Pointer) int32                                    // ll_task_awaited
@@ -30,6 +33,7 @@ type RawFutures struct {
 	TaskCancel               func(task uint64, msg unsafe.Pointer) int32                                    // ll_task_cancel
 	TaskUncancel             func(task uint64) int32                                                        // ll_task_uncancel
 	TaskCancelling           func(task uint64) int32                                                        // ll_task_cancelling
+	FutureGetLoop            func(fut uint64, out unsafe.Pointer) int32                                     // ll_future_get_loop
 	CurrentTask              func(loop uint64, out unsafe.Pointer) int32                                    // ll_current_task
 	AllTasks                 func(loop uint64, out unsafe.Pointer, capacity uintptr) int32                  // ll_all_tasks
 
@@ -40,6 +44,7 @@ type RawFutures struct {
 	Run              func(step, arg uintptr, result unsafe.Pointer) int32                                         // ll_run
 
 	RunInExecutor           func(loop uint64, fn, arg uintptr, out unsafe.Pointer) int32 // ll_run_in_executor
+	QueueWork               func(loop uint64, work, after, arg uintptr) int32            // ll_queue_work
 	SetExecutorWorkers      func(loop uint64, n int32) int32                             // ll_loop_set_executor_workers
 	ShutdownDefaultExecutor func(loop uint64, out unsafe.Pointer) int32                  // ll_loop_shutdown_default_executor
 
@@ -68,6 +73,7 @@ func (r *RawFutures) symbols() []struct {
 		{"ll_task_new", &r.TaskNew},
 		{"ll_task_await", &r.TaskAwait},
 		{"ll_task_yield", &r.TaskYield},
+		{"ll_task_sleep", &r.TaskSleep},
 		{"ll_task_return", &r.TaskReturn},
 		{"ll_task_raise", &r.TaskRaise},
 		{"ll_task_awaited", &r.TaskAwaited},
@@ -75,6 +81,7 @@ func (r *RawFutures) symbols() []struct {
 		{"ll_task_cancel", &r.TaskCancel},
 		{"ll_task_uncancel", &r.TaskUncancel},
 		{"ll_task_cancelling", &r.TaskCancelling},
+		{"ll_future_get_loop", &r.FutureGetLoop},
 		{"ll_current_task", &r.CurrentTask},
 		{"ll_all_tasks", &r.AllTasks},
 		{"ll_loop_run_until_complete", &r.RunUntilComplete},
@@ -83,6 +90,7 @@ func (r *RawFutures) symbols() []struct {
 		{"ll_wait_for", &r.WaitFor},
 		{"ll_run", &r.Run},
 		{"ll_run_in_executor", &r.RunInExecutor},
+		{"ll_queue_work", &r.QueueWork},
 		{"ll_loop_set_executor_workers", &r.SetExecutorWorkers},
 		{"ll_loop_shutdown_default_executor", &r.ShutdownDefaultExecutor},
 		{"ll_loop_set_host_queue", &r.SetHostQueue},

@@ -2,16 +2,17 @@ package libloop
 
 import (
 	"fmt"
+	"time"
 	"unsafe"
 )
 
 // Task is a libloop task (an ll_task id): a Future that drives a coroutine
 // written as a Go step function. The loop calls step(t) on its thread; each
 // call advances the coroutine and ends with exactly one of t.Await, t.Yield,
-// t.Return or t.Raise. A step that calls none of them fails the task with
-// ESTATE; a step that panics fails it with EINVAL and the panic's text (if
-// it had not chosen its outcome yet; otherwise the panic goes to the loop's
-// exception handler).
+// t.Sleep, t.Return or t.Raise. A step that calls none of them fails the
+// task with ESTATE; a step that panics fails it with EINVAL and the panic's
+// text (if it had not chosen its outcome yet; otherwise the panic goes to
+// the loop's exception handler).
 //
 // The step is a Go func routed through the binding's fixed trampoline; its
 // table entry is freed once the task is done (by a done callback the binding
@@ -91,6 +92,18 @@ func (t *Task) Await(f *Future) error {
 
 // Yield steps the task again in the next iteration (a bare yield).
 func (t *Task) Yield() error { return check(t.raw().TaskYield(t.id)) }
+
+// Sleep suspends the task for d, then steps it again (inside a step only):
+// asyncio's await sleep(d) in one call (ll_task_sleep), with no future for
+// the host to hold. A d <= 0 is a bare yield, as Yield. On the next step
+// Awaited gives nil; if the task was cancelled meanwhile, MustRaiseCancel
+// reports true. ESTATE outside a step or after another outcome.
+func (t *Task) Sleep(d time.Duration) error { return t.SleepSeconds(d.Seconds()) }
+
+// SleepSeconds is Sleep with the delay in seconds, as the C API takes it
+// (NaN, +Inf and values over ~100 years fail with EINVAL, and the step may
+// still choose its outcome).
+func (t *Task) SleepSeconds(delay float64) error { return check(t.raw().TaskSleep(t.id, delay)) }
 
 // Return finishes the task with value; free (may be nil) is called once
 // with value when the library no longer references it. If the task was

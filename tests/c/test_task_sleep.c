@@ -83,6 +83,54 @@ static void test_second_outcome_after_go_outcome(void) {
     CHECK_EQ_INT(ll_release(t), 0);
 }
 
+/* A failed await of itself ends the task (LL_ESTATE) inside the step: the
+ * C yield path must refuse a later sleep(0) / yield too. */
+static void await_self_step(ll_task t, void *arg) {
+    int *n = arg;
+    (*n)++;
+    CHECK_EQ_INT(ll_task_await(t, t), LL_ESTATE);
+    CHECK_EQ_INT(ll_task_sleep(t, 0), LL_ESTATE);
+    CHECK_EQ_INT(ll_task_yield(t), LL_ESTATE);
+    CHECK_EQ_INT(ll_task_sleep(t, 0.01), LL_ESTATE);
+}
+
+static void test_sleep_after_failed_await(void) {
+    int n = 0, code = 0;
+    ll_task t;
+    CHECK_EQ_INT(ll_task_new(good, await_self_step, &n, &t), 0);
+    CHECK_EQ_INT(ll_loop_run_until_complete(good, t), 0);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(ll_loop_run_once(good, LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(n, 1); /* never stepped again */
+    CHECK_EQ_INT(ll_future_exception(t, &code, NULL, NULL), 0);
+    CHECK_EQ_INT(code, LL_ESTATE);
+    CHECK_EQ_INT(ll_release(t), 0);
+}
+
+/* Task ids outlive a released loop while the host holds them: sleeping on
+ * them is refused, never a crash. */
+static void return_step(ll_task t, void *arg) {
+    (void)arg;
+    CHECK_EQ_INT(ll_task_return(t, 0, NULL), 0);
+}
+
+static void test_task_of_released_loop(void) {
+    ll_loop l, out = 0;
+    ll_task t;
+    CHECK_EQ_INT(ll_loop_new(&l), 0);
+    CHECK_EQ_INT(ll_task_new(l, return_step, NULL, &t), 0);
+    CHECK_EQ_INT(ll_loop_run_until_complete(l, t), 0);
+    CHECK_EQ_INT(ll_release(l), 0);
+    CHECK_EQ_INT(ll_task_sleep(t, 0), LL_ESTATE);
+    CHECK_EQ_INT(ll_task_sleep(t, 0.1), LL_ESTATE);
+    CHECK_EQ_INT(ll_task_yield(t), LL_ESTATE);
+    CHECK_EQ_INT(ll_task_await(t, t), LL_ESTATE);
+    CHECK_EQ_INT(ll_future_get_loop(t, &out), 0);
+    CHECK_EQ_INT(out, l);
+    CHECK_EQ_INT(ll_loop_is_closed(out), LL_EBADHANDLE); /* the loop it names is gone */
+    CHECK_EQ_INT(ll_release(t), 0);
+}
+
 struct timed {
     int steps;
     double started, woke;
@@ -212,6 +260,8 @@ int main(void) {
         return 1;
     RUN_TEST(test_yield_keeps_call_soon_order);
     RUN_TEST(test_second_outcome_after_go_outcome);
+    RUN_TEST(test_sleep_after_failed_await);
+    RUN_TEST(test_task_of_released_loop);
     RUN_TEST(test_sleep_never_early);
     RUN_TEST(test_cancel_during_sleep);
     RUN_TEST(test_bad_input);
