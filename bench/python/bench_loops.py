@@ -1,6 +1,7 @@
 """One benchmark run: python3 bench_loops.py LOOP WORKLOAD [N].
 
-LOOP: asyncio | uvloop | libloop.  WORKLOAD: W1 | W2 | W3 | tasks.
+LOOP: asyncio | uvloop | libloop | libloop-tm (libloop with task_machine=True:
+tasks are libloop.Task, stepped by libloop's C task machine).  WORKLOAD: W1 | W2 | W3 | tasks.
 Prints one line: RESULT loop=.. workload=.. n=.. wall_s=.. cpu_s=.. ns_per_op=..
 W1: N call_soon callbacks, each scheduling the next (one per iteration).
 W2: N call_soon scheduled up front from a first callback, then run.
@@ -24,6 +25,9 @@ def make_loop(name):
     if name == "libloop":
         import libloop
         return libloop.new_event_loop()
+    if name == "libloop-tm":
+        import libloop
+        return libloop.new_event_loop(task_machine=True)
     raise SystemExit(f"unknown loop {name}")
 
 

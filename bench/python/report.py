@@ -1,6 +1,7 @@
 """Summarise bench_loops.py RESULT lines: medians per (workload, loop) and
 ratios (asyncio/libloop = speed-up over asyncio; uvloop/libloop < 1 means
-libloop is slower than uvloop). Usage: python3 report.py RAWFILE"""
+libloop is slower than uvloop); libloop-tm (task_machine=True) gets its own
+table against the three. Usage: python3 report.py RAWFILE"""
 
 import statistics
 import sys
@@ -48,15 +49,33 @@ def main():
         runs = med.get((w, 'libloop'), {}).get('runs', 0)
         print(f'| {w} | {label}, median of {runs} | {fmt(vals["asyncio"])} | '
               f'{fmt(vals["uvloop"])} | {fmt(ll)} | {up} | {vs} |')
+    tm = {w: v for (w, l), v in med.items() if l == 'libloop-tm'}
+    if tm:
+        print()
+        print('libloop-tm = libloop with task_machine=True (libloop.Task, '
+              'stepped by the C task machine):')
+        print()
+        print('| workload | libloop-tm ns/op | vs asyncio | vs uvloop | '
+              'vs libloop (asyncio.Task) |')
+        print('|---|---|---|---|---|')
+        for w, v in tm.items():
+            t = v['ns_per_op']
+            ratio = {l: med.get((w, l), {}).get('ns_per_op')
+                     for l in ('asyncio', 'uvloop', 'libloop')}
+            cells = [f'{ratio[l] / t:.2f}x ({t / ratio[l]:.2f}x the time)'
+                     if ratio[l] else '-' for l in ratio]
+            print(f'| {w} (median of {v["runs"]}) | {t:.0f} | ' +
+                  ' | '.join(cells) + ' |')
     if any(k[0] == 'W3' for k in med):
         print()
         print('W3 wall s (includes the ~1 s over which the timers are due): ' +
               ', '.join(f"{l} {med[('W3', l)]['wall_s']:.3f}"
                         for l in ('asyncio', 'uvloop', 'libloop')
                         if ('W3', l) in med))
-    print('Peak RSS MiB (W2): ' + ', '.join(
-        f"{l} {med[('W2', l)]['maxrss_mib']:.0f}"
-        for l in ('asyncio', 'uvloop', 'libloop') if ('W2', l) in med))
+    if any(k[0] == 'W2' for k in med):
+        print('Peak RSS MiB (W2): ' + ', '.join(
+            f"{l} {med[('W2', l)]['maxrss_mib']:.0f}"
+            for l in ('asyncio', 'uvloop', 'libloop') if ('W2', l) in med))
 
 
 if __name__ == '__main__':

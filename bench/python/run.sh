@@ -2,7 +2,8 @@
 # Python loop benchmarks: asyncio's default loop, uvloop and libloop on the
 # same interpreter, interleaved (rep k runs every loop for W1, then W2, ...).
 # Environment: BENCH_PY (default /usr/bin/python3), BENCH_REPS (default 5),
-# BENCH_N (default 1000000), BENCH_WORKLOADS, BENCH_LOOPS.
+# BENCH_N (default 1000000), BENCH_WORKLOADS, BENCH_LOOPS (default: asyncio
+# uvloop libloop libloop-tm; libloop-tm = task_machine=True, tasks only).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -10,7 +11,7 @@ PY="${BENCH_PY:-/usr/bin/python3}"
 REPS="${BENCH_REPS:-5}"
 N="${BENCH_N:-1000000}"
 WORKLOADS="${BENCH_WORKLOADS:-W1 W2 W3 tasks}"
-LOOPS="${BENCH_LOOPS:-asyncio uvloop libloop}"
+LOOPS="${BENCH_LOOPS:-asyncio uvloop libloop libloop-tm}"
 export PYTHONPATH="$root/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
 export LIBLOOP_LIBRARY="${LIBLOOP_LIBRARY:-$root/build/libloop.so}"
 out="$root/bench/results"
@@ -27,6 +28,8 @@ raw="$out/python-raw.txt"
 for rep in $(seq 1 "$REPS"); do
   for w in $WORKLOADS; do
     for l in $LOOPS; do
+      # libloop-tm (task_machine=True) differs from libloop only in tasks.
+      if [ "$l" = libloop-tm ] && [ "$w" != tasks ]; then continue; fi
       line="$("$PY" "$here/bench_loops.py" "$l" "$w" "$N")" || { echo "FAILED: $l $w" >&2; exit 1; }
       echo "rep=$rep $line" | tee -a "$raw"
     done

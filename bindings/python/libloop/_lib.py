@@ -12,8 +12,8 @@ import asyncio
 import ctypes
 import errno as _errno
 import os
-from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_uint64,
-                    c_void_p)
+from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_size_t,
+                    c_uint64, c_void_p)
 
 __all__ = ["LIB", "PYLIB", "LibloopError", "check", "describe"]
 
@@ -211,6 +211,39 @@ ll_loop_set_host_queue.restype = c_int
 ll_loop_host_ready = PYLIB.ll_loop_host_ready
 ll_loop_host_ready.argtypes = [c_uint64]
 ll_loop_host_ready.restype = c_int
+
+
+# ---- futures and tasks (the task machine; libloop/task_machine.py) -----------
+
+STEP_FN = CFUNCTYPE(None, c_uint64, c_void_p)             # ll_step_fn
+
+LL_PENDING, LL_CANCELLED, LL_FINISHED = 0, 1, 2
+
+
+def _proto(name, args, res=c_int):
+    fn = getattr(PYLIB, name)
+    fn.argtypes = args
+    fn.restype = res
+    return fn
+
+
+# Values are uintptr_t (c_size_t) and free functions are passed as NULL (None).
+ll_future_new = _proto("ll_future_new", [c_uint64, POINTER(c_uint64)])
+ll_future_state = _proto("ll_future_state", [c_uint64])
+ll_future_set_result = _proto("ll_future_set_result", [c_uint64, c_size_t, c_void_p])
+ll_future_cancel = _proto("ll_future_cancel", [c_uint64, c_char_p])
+ll_future_exception = _proto("ll_future_exception", [c_uint64, c_void_p, c_void_p, c_void_p])
+ll_task_new = _proto("ll_task_new", [c_uint64, STEP_FN, c_void_p, POINTER(c_uint64)])
+ll_task_await = _proto("ll_task_await", [c_uint64, c_uint64])
+ll_task_yield = _proto("ll_task_yield", [c_uint64])
+ll_task_return = _proto("ll_task_return", [c_uint64, c_size_t, c_void_p])
+ll_task_raise = _proto("ll_task_raise", [c_uint64, c_int, c_char_p, c_size_t, c_void_p])
+ll_task_must_raise_cancel = _proto("ll_task_must_raise_cancel", [c_uint64])
+ll_task_cancel = _proto("ll_task_cancel", [c_uint64, c_char_p])
+ll_task_uncancel = _proto("ll_task_uncancel", [c_uint64])
+ll_task_cancelling = _proto("ll_task_cancelling", [c_uint64])
+ll_current_task = _proto("ll_current_task", [c_uint64, POINTER(c_uint64)])
+ll_all_tasks = _proto("ll_all_tasks", [c_uint64, POINTER(c_uint64), c_size_t])
 
 
 def new_loop_id():

@@ -26,8 +26,10 @@ from .asyncgens import AsyncgensMixin
 from .errors import ErrorsMixin
 from .executor import ExecutorMixin
 from .readers import ReadersMixin
+from . import scheduling as scheduling_mod
 from .scheduling import SchedulingMixin
 from .sockets import SocketsMixin
+from .task_machine import Task as _MachineTask
 from .unsupported import UnsupportedMixin
 
 _monotonic = time.monotonic
@@ -67,9 +69,13 @@ def _unraisable(loop, previous, unraisable):
 
 class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, ErrorsMixin,
                 AsyncgensMixin, UnsupportedMixin, asyncio.AbstractEventLoop):
-    """An asyncio event loop run by libloop (drop-in for asyncio's own)."""
+    """An asyncio event loop run by libloop (drop-in for asyncio's own).
 
-    def __init__(self):
+    task_machine=True: create_task builds libloop.Task (stepped by
+    libloop's C task machine) instead of asyncio.Task.
+    """
+
+    def __init__(self, *, task_machine=False):
         global _CLOCK_OFFSET
         self._id = _lib.new_loop_id()
         if _CLOCK_OFFSET is None:
@@ -93,6 +99,9 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, Erro
         self._current_handle = None
         self._exception_handler = None
         self._task_factory = None
+        self._task_machine = bool(task_machine)
+        self._tm = None          # TaskMachine, made by the first libloop.Task
+        self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
         self._asyncgens = weakref.WeakSet()
         self._asyncgens_shutdown_called = False
         self._coroutine_origin_tracking_enabled = False
@@ -228,6 +237,8 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, Erro
         self._armed.clear()
         self._close_readers()
         self._close_executor()
+        if self._tm is not None:
+            self._tm.close()
         _lib.ll_loop_close(self._id)
         _lib.ll_release(self._id)
 
@@ -248,10 +259,12 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, Erro
         return futures.Future(loop=self)
 
     def create_task(self, coro, *, name=None, context=None):
-        """Wrap a coroutine in a task (asyncio.Task, or the task factory)."""
+        """Wrap a coroutine in a task (asyncio.Task, libloop.Task with
+        task_machine=True, or the task factory's)."""
         self._check_closed()
         if self._task_factory is None:
-            task = tasks.Task(coro, loop=self, name=name, context=context)
+            cls = _MachineTask if self._task_machine else tasks.Task
+            task = cls(coro, loop=self, name=name, context=context)
             if task._source_traceback:
                 del task._source_traceback[-1]
         else:

@@ -1,22 +1,24 @@
 """Entry points: new_event_loop, run, EventLoopPolicy, install."""
 
 import asyncio
+import functools
 from asyncio import events
 
 from .loop import EventLoop
 
 
-def new_event_loop():
-    """Return a new libloop.EventLoop."""
-    return EventLoop()
+def new_event_loop(*, task_machine=False):
+    """Return a new libloop.EventLoop (task_machine: see EventLoop)."""
+    return EventLoop(task_machine=task_machine)
 
 
-def run(main, *, debug=None):
+def run(main, *, debug=None, task_machine=False):
     """Run coroutine main on a new libloop loop, as asyncio.run does."""
     if events._get_running_loop() is not None:
         raise RuntimeError(
             "libloop.run() cannot be called from a running event loop")
-    with asyncio.Runner(debug=debug, loop_factory=new_event_loop) as runner:
+    factory = functools.partial(new_event_loop, task_machine=task_machine)
+    with asyncio.Runner(debug=debug, loop_factory=factory) as runner:
         return runner.run(main)
 
 

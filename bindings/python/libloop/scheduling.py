@@ -199,9 +199,11 @@ class SchedulingMixin:
         # post, no stop -- it runs that iteration here instead, saving a
         # crossing (up to _VIRTUAL_ITERATIONS per crossing): same order,
         # same one-iteration-per-call_soon-generation rule as asyncio.
+        # A loop with a task machine sets the budget to 1: its task steps
+        # wait in libloop's own ready queue, which this cannot see.
         popleft = ready.popleft
         armed = self._armed
-        budget = _VIRTUAL_ITERATIONS
+        budget = self._virtual_iterations
         while True:
             n = len(ready)
             while n:

@@ -54,9 +54,21 @@ class LibloopLoop:
         return libloop.new_event_loop()
 
 
-def twin(mixin, module_globals):
-    """Define Test<Mixin>Asyncio and Test<Mixin>Libloop in a test module."""
+class LibloopTaskMachineLoop:
+    """new_loop() gives libloop.EventLoop(task_machine=True): create_task
+    builds libloop.Task, stepped by libloop's C task machine."""
+
+    def new_loop(self):
+        return libloop.new_event_loop(task_machine=True)
+
+
+def twin(mixin, module_globals, task_machine=False):
+    """Define Test<Mixin>Asyncio and Test<Mixin>Libloop in a test module,
+    and with task_machine=True also Test<Mixin>LibloopTaskMachine."""
     base = mixin.__name__.replace('Tests', '')
-    for suffix, flavour in (('Asyncio', AsyncioLoop), ('Libloop', LibloopLoop)):
+    flavours = [('Asyncio', AsyncioLoop), ('Libloop', LibloopLoop)]
+    if task_machine:
+        flavours.append(('LibloopTaskMachine', LibloopTaskMachineLoop))
+    for suffix, flavour in flavours:
         name = f'Test{base}{suffix}'
         module_globals[name] = type(name, (mixin, flavour, unittest.TestCase), {})

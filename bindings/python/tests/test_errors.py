@@ -132,7 +132,7 @@ class ErrorsTests(LoopCase):
         self.assertEqual(out, ['finalized'])
 
 
-twin(ErrorsTests, globals())
+twin(ErrorsTests, globals(), task_machine=True)
 
 if __name__ == '__main__':
     unittest.main()

@@ -157,7 +157,7 @@ class IOTests(LoopCase):
                          (('127.0.0.1', 80), ('127.0.0.1', '80')))
 
 
-twin(IOTests, globals())
+twin(IOTests, globals(), task_machine=True)
 
 if __name__ == '__main__':
     unittest.main()

@@ -293,7 +293,7 @@ class SchedulingTests(LoopCase):
             asyncio.get_running_loop()
 
 
-twin(SchedulingTests, globals())
+twin(SchedulingTests, globals(), task_machine=True)
 
 if __name__ == '__main__':
     unittest.main()

@@ -255,7 +255,7 @@ class TasksTests(LoopCase):
         self.assertEqual(self.run_coro(main()), ('inner', True, 1, 1))
 
 
-twin(TasksTests, globals())
+twin(TasksTests, globals(), task_machine=True)
 
 if __name__ == '__main__':
     unittest.main()
