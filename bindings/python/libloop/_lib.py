@@ -47,6 +47,14 @@ def _load():
 
 LIB, PYLIB, PATH = _load()
 
+
+def _fn(lib, name, restype, argtypes):
+    """Declare one C function: its prototype stands beside its name."""
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = argtypes
+    return f
+
 # ---- errors -----------------------------------------------------------------
 
 LL_EINVAL = -10000
@@ -60,17 +68,11 @@ LL_ESTOPPED = -10007
 LL_ETIMEDOUT = -10008
 LL_ENOMEM = -10009
 
-ll_strerror = LIB.ll_strerror
-ll_strerror.argtypes = [c_int]
-ll_strerror.restype = c_char_p
+ll_strerror = _fn(LIB, "ll_strerror", c_char_p, [c_int])
 
-ll_err_name = LIB.ll_err_name
-ll_err_name.argtypes = [c_int]
-ll_err_name.restype = c_char_p
+ll_err_name = _fn(LIB, "ll_err_name", c_char_p, [c_int])
 
-ll_version_string = LIB.ll_version_string
-ll_version_string.argtypes = []
-ll_version_string.restype = c_char_p
+ll_version_string = _fn(LIB, "ll_version_string", c_char_p, [])
 
 
 def describe(code):
@@ -120,97 +122,55 @@ HOST_RUN = CFUNCTYPE(c_int, c_uint64, c_void_p)           # ll_host_run_fn
 
 # ---- ids, loops ---------------------------------------------------------------
 
-ll_release = LIB.ll_release
-ll_release.argtypes = [c_uint64]
-ll_release.restype = c_int
+ll_release = _fn(LIB, "ll_release", c_int, [c_uint64])
 
-ll_loop_new = LIB.ll_loop_new
-ll_loop_new.argtypes = [POINTER(c_uint64)]
-ll_loop_new.restype = c_int
+ll_loop_new = _fn(LIB, "ll_loop_new", c_int, [POINTER(c_uint64)])
 
-ll_loop_close = LIB.ll_loop_close
-ll_loop_close.argtypes = [c_uint64]
-ll_loop_close.restype = c_int
+ll_loop_close = _fn(LIB, "ll_loop_close", c_int, [c_uint64])
 
 # Runs the loop: CDLL, so the GIL is released while it polls.
-ll_loop_run_forever = LIB.ll_loop_run_forever
-ll_loop_run_forever.argtypes = [c_uint64]
-ll_loop_run_forever.restype = c_int
+ll_loop_run_forever = _fn(LIB, "ll_loop_run_forever", c_int, [c_uint64])
 
-ll_loop_run_once = LIB.ll_loop_run_once
-ll_loop_run_once.argtypes = [c_uint64, c_int]
-ll_loop_run_once.restype = c_int
+ll_loop_run_once = _fn(LIB, "ll_loop_run_once", c_int, [c_uint64, c_int])
 
-ll_loop_stop = PYLIB.ll_loop_stop
-ll_loop_stop.argtypes = [c_uint64]
-ll_loop_stop.restype = c_int
+ll_loop_stop = _fn(PYLIB, "ll_loop_stop", c_int, [c_uint64])
 
-ll_loop_is_running = PYLIB.ll_loop_is_running
-ll_loop_is_running.argtypes = [c_uint64]
-ll_loop_is_running.restype = c_int
+ll_loop_is_running = _fn(PYLIB, "ll_loop_is_running", c_int, [c_uint64])
 
-ll_loop_is_closed = PYLIB.ll_loop_is_closed
-ll_loop_is_closed.argtypes = [c_uint64]
-ll_loop_is_closed.restype = c_int
+ll_loop_is_closed = _fn(PYLIB, "ll_loop_is_closed", c_int, [c_uint64])
 
-ll_loop_time = PYLIB.ll_loop_time
-ll_loop_time.argtypes = [c_uint64]
-ll_loop_time.restype = c_double
+ll_loop_time = _fn(PYLIB, "ll_loop_time", c_double, [c_uint64])
 
-ll_loop_set_debug = PYLIB.ll_loop_set_debug
-ll_loop_set_debug.argtypes = [c_uint64, c_int]
-ll_loop_set_debug.restype = c_int
+ll_loop_set_debug = _fn(PYLIB, "ll_loop_set_debug", c_int, [c_uint64, c_int])
 
 # ---- callbacks and timers -----------------------------------------------------
 
-ll_call_at = PYLIB.ll_call_at
-ll_call_at.argtypes = [c_uint64, c_double, CALLBACK, c_void_p, POINTER(c_uint64)]
-ll_call_at.restype = c_int
+ll_call_at = _fn(PYLIB, "ll_call_at", c_int, [c_uint64, c_double, CALLBACK, c_void_p, POINTER(c_uint64)])
 
-ll_call_later = PYLIB.ll_call_later
-ll_call_later.argtypes = [c_uint64, c_double, CALLBACK, c_void_p, POINTER(c_uint64)]
-ll_call_later.restype = c_int
+ll_call_later = _fn(PYLIB, "ll_call_later", c_int, [c_uint64, c_double, CALLBACK, c_void_p, POINTER(c_uint64)])
 
 # Thread-safe and called from foreign threads: CDLL (releases the GIL).
-ll_call_soon_threadsafe = LIB.ll_call_soon_threadsafe
-ll_call_soon_threadsafe.argtypes = [c_uint64, CALLBACK, c_void_p]
-ll_call_soon_threadsafe.restype = c_int
+ll_call_soon_threadsafe = _fn(LIB, "ll_call_soon_threadsafe", c_int, [c_uint64, CALLBACK, c_void_p])
 
-ll_loop_wakeup = LIB.ll_loop_wakeup
-ll_loop_wakeup.argtypes = [c_uint64]
-ll_loop_wakeup.restype = c_int
+ll_loop_wakeup = _fn(LIB, "ll_loop_wakeup", c_int, [c_uint64])
 
-ll_handle_cancel = PYLIB.ll_handle_cancel
-ll_handle_cancel.argtypes = [c_uint64]
-ll_handle_cancel.restype = c_int
+ll_handle_cancel = _fn(PYLIB, "ll_handle_cancel", c_int, [c_uint64])
 
 # ---- file descriptors ----------------------------------------------------------
 
-ll_add_reader = PYLIB.ll_add_reader
-ll_add_reader.argtypes = [c_uint64, c_int, IO_CALLBACK, c_void_p]
-ll_add_reader.restype = c_int
+ll_add_reader = _fn(PYLIB, "ll_add_reader", c_int, [c_uint64, c_int, IO_CALLBACK, c_void_p])
 
-ll_remove_reader = PYLIB.ll_remove_reader
-ll_remove_reader.argtypes = [c_uint64, c_int]
-ll_remove_reader.restype = c_int
+ll_remove_reader = _fn(PYLIB, "ll_remove_reader", c_int, [c_uint64, c_int])
 
-ll_add_writer = PYLIB.ll_add_writer
-ll_add_writer.argtypes = [c_uint64, c_int, IO_CALLBACK, c_void_p]
-ll_add_writer.restype = c_int
+ll_add_writer = _fn(PYLIB, "ll_add_writer", c_int, [c_uint64, c_int, IO_CALLBACK, c_void_p])
 
-ll_remove_writer = PYLIB.ll_remove_writer
-ll_remove_writer.argtypes = [c_uint64, c_int]
-ll_remove_writer.restype = c_int
+ll_remove_writer = _fn(PYLIB, "ll_remove_writer", c_int, [c_uint64, c_int])
 
 # ---- host queue ----------------------------------------------------------------
 
-ll_loop_set_host_queue = PYLIB.ll_loop_set_host_queue
-ll_loop_set_host_queue.argtypes = [c_uint64, HOST_RUN, c_void_p]
-ll_loop_set_host_queue.restype = c_int
+ll_loop_set_host_queue = _fn(PYLIB, "ll_loop_set_host_queue", c_int, [c_uint64, HOST_RUN, c_void_p])
 
-ll_loop_host_ready = PYLIB.ll_loop_host_ready
-ll_loop_host_ready.argtypes = [c_uint64]
-ll_loop_host_ready.restype = c_int
+ll_loop_host_ready = _fn(PYLIB, "ll_loop_host_ready", c_int, [c_uint64])
 
 
 # ---- futures and tasks (the task machine; libloop/task_machine.py) -----------
@@ -220,30 +180,23 @@ STEP_FN = CFUNCTYPE(None, c_uint64, c_void_p)             # ll_step_fn
 LL_PENDING, LL_CANCELLED, LL_FINISHED = 0, 1, 2
 
 
-def _proto(name, args, res=c_int):
-    fn = getattr(PYLIB, name)
-    fn.argtypes = args
-    fn.restype = res
-    return fn
-
-
 # Values are uintptr_t (c_size_t) and free functions are passed as NULL (None).
-ll_future_new = _proto("ll_future_new", [c_uint64, POINTER(c_uint64)])
-ll_future_state = _proto("ll_future_state", [c_uint64])
-ll_future_set_result = _proto("ll_future_set_result", [c_uint64, c_size_t, c_void_p])
-ll_future_cancel = _proto("ll_future_cancel", [c_uint64, c_char_p])
-ll_future_exception = _proto("ll_future_exception", [c_uint64, c_void_p, c_void_p, c_void_p])
-ll_task_new = _proto("ll_task_new", [c_uint64, STEP_FN, c_void_p, POINTER(c_uint64)])
-ll_task_await = _proto("ll_task_await", [c_uint64, c_uint64])
-ll_task_yield = _proto("ll_task_yield", [c_uint64])
-ll_task_return = _proto("ll_task_return", [c_uint64, c_size_t, c_void_p])
-ll_task_raise = _proto("ll_task_raise", [c_uint64, c_int, c_char_p, c_size_t, c_void_p])
-ll_task_must_raise_cancel = _proto("ll_task_must_raise_cancel", [c_uint64])
-ll_task_cancel = _proto("ll_task_cancel", [c_uint64, c_char_p])
-ll_task_uncancel = _proto("ll_task_uncancel", [c_uint64])
-ll_task_cancelling = _proto("ll_task_cancelling", [c_uint64])
-ll_current_task = _proto("ll_current_task", [c_uint64, POINTER(c_uint64)])
-ll_all_tasks = _proto("ll_all_tasks", [c_uint64, POINTER(c_uint64), c_size_t])
+ll_future_new = _fn(PYLIB, "ll_future_new", c_int, [c_uint64, POINTER(c_uint64)])
+ll_future_state = _fn(PYLIB, "ll_future_state", c_int, [c_uint64])
+ll_future_set_result = _fn(PYLIB, "ll_future_set_result", c_int, [c_uint64, c_size_t, c_void_p])
+ll_future_cancel = _fn(PYLIB, "ll_future_cancel", c_int, [c_uint64, c_char_p])
+ll_future_exception = _fn(PYLIB, "ll_future_exception", c_int, [c_uint64, c_void_p, c_void_p, c_void_p])
+ll_task_new = _fn(PYLIB, "ll_task_new", c_int, [c_uint64, STEP_FN, c_void_p, POINTER(c_uint64)])
+ll_task_await = _fn(PYLIB, "ll_task_await", c_int, [c_uint64, c_uint64])
+ll_task_yield = _fn(PYLIB, "ll_task_yield", c_int, [c_uint64])
+ll_task_return = _fn(PYLIB, "ll_task_return", c_int, [c_uint64, c_size_t, c_void_p])
+ll_task_raise = _fn(PYLIB, "ll_task_raise", c_int, [c_uint64, c_int, c_char_p, c_size_t, c_void_p])
+ll_task_must_raise_cancel = _fn(PYLIB, "ll_task_must_raise_cancel", c_int, [c_uint64])
+ll_task_cancel = _fn(PYLIB, "ll_task_cancel", c_int, [c_uint64, c_char_p])
+ll_task_uncancel = _fn(PYLIB, "ll_task_uncancel", c_int, [c_uint64])
+ll_task_cancelling = _fn(PYLIB, "ll_task_cancelling", c_int, [c_uint64])
+ll_current_task = _fn(PYLIB, "ll_current_task", c_int, [c_uint64, POINTER(c_uint64)])
+ll_all_tasks = _fn(PYLIB, "ll_all_tasks", c_int, [c_uint64, POINTER(c_uint64), c_size_t])
 
 
 def new_loop_id():

@@ -48,32 +48,26 @@ class SocketsMixin:
         else:
             fut.set_result(result)
 
-    async def sock_recv(self, sock, n):
-        """Receive up to n bytes from a non-blocking socket."""
+    async def _sock_read(self, sock, op, *args):
+        """Try op(*args) at once; on EAGAIN wait for readability and retry."""
         self._sock_check(sock)
         try:
-            return sock.recv(n)
+            return op(*args)
         except (BlockingIOError, InterruptedError):
             pass
-        return await self._sock_wait_read(sock, sock.recv, n)
+        return await self._sock_wait_read(sock, op, *args)
+
+    async def sock_recv(self, sock, n):
+        """Receive up to n bytes from a non-blocking socket."""
+        return await self._sock_read(sock, sock.recv, n)
 
     async def sock_recv_into(self, sock, buf):
         """Receive into buf; return the number of bytes written."""
-        self._sock_check(sock)
-        try:
-            return sock.recv_into(buf)
-        except (BlockingIOError, InterruptedError):
-            pass
-        return await self._sock_wait_read(sock, sock.recv_into, buf)
+        return await self._sock_read(sock, sock.recv_into, buf)
 
     async def sock_recvfrom(self, sock, bufsize):
         """Receive a datagram: (data, address)."""
-        self._sock_check(sock)
-        try:
-            return sock.recvfrom(bufsize)
-        except (BlockingIOError, InterruptedError):
-            pass
-        return await self._sock_wait_read(sock, sock.recvfrom, bufsize)
+        return await self._sock_read(sock, sock.recvfrom, bufsize)
 
     async def sock_sendall(self, sock, data):
         """Send all of data; None on success, an exception on error."""
