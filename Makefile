@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: all lib examples demo test test-core test-purego test-c test-vet test-cmake test-python bench clean
+.PHONY: all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench clean
 
 all: lib examples
 
@@ -62,6 +62,21 @@ test-c: $(CTEST_BINS)
 	@pass=0; fail=0; for t in $(CTEST_BINS); do \
 	  if $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
 	  echo "C tests: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+
+# The C tests again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (the C side: the Go runtime's own memory is not instrumented; leak
+# detection is off because the Go runtime's allocations are never freed).
+ASAN_BINS := $(patsubst tests/c/%.c,$(BUILD)/asan/%,$(CTESTS_C))
+SANFLAGS := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+$(BUILD)/asan/%: tests/c/%.c tests/c/check.h include/libloop.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread -lm
+
+test-asan: $(ASAN_BINS)
+	@pass=0; fail=0; for t in $(ASAN_BINS); do \
+	  if ASAN_OPTIONS=detect_leaks=0 $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
+	  echo "C tests under ASan/UBSan: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 test-cmake:
 	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release >/dev/null
