@@ -33,7 +33,7 @@ $(BUILD)/examples/%: examples/%.c include/libloop.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
 
-$(BUILD)/ctests/%: tests/c/%.c tests/c/check.h include/libloop.h $(LIB)
+$(BUILD)/ctests/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
 
@@ -69,7 +69,7 @@ test-c: $(CTEST_BINS)
 ASAN_BINS := $(patsubst tests/c/%.c,$(BUILD)/asan/%,$(CTESTS_C))
 SANFLAGS := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-$(BUILD)/asan/%: tests/c/%.c tests/c/check.h include/libloop.h $(LIB)
+$(BUILD)/asan/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread -lm
 

@@ -9,25 +9,9 @@
 
 #include "libloop.h"
 #include "check.h"
+#include "loop_checks.h"
 
 static ll_loop good;
-
-static void count_cb(ll_loop loop, void *arg) {
-    (void)loop;
-    *(int *)arg += 1;
-}
-
-static void still_runs_at(ll_loop loop, const char *file, int line) {
-    int ran = 0;
-    int rc = ll_call_soon(loop, count_cb, &ran, NULL);
-    if (rc == 0)
-        rc = ll_loop_run_once(loop, LL_RUN_NOWAIT);
-    if (rc == 0 && ran == 1)
-        check_passed++;
-    else
-        CHECK_FAIL_AT(file, line, "loop no longer runs callbacks (rc %d, ran %d)", rc, ran);
-}
-#define STILL_RUNS(loop) still_runs_at((loop), __FILE__, __LINE__)
 
 static int nfree;
 static void count_free(uintptr_t v) {
