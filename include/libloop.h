@@ -22,7 +22,9 @@
  * Threads: one thread runs a loop at a time. Only functions marked
  * "Thread-safe" may be called from other threads while it runs. With debug
  * mode on (ll_loop_set_debug), a non-thread-safe call from another thread
- * while the loop runs returns LL_EWRONGTHREAD (checked on Linux).
+ * while the loop runs returns LL_EWRONGTHREAD (checked on Linux); this holds
+ * for every function taking a loop, handle, future or task id, even where
+ * its @return list does not repeat it.
  *
  * Ownership: the void *arg given with a callback belongs to the host; the
  * library never dereferences it. Strings passed in are copied. Objects the
@@ -408,7 +410,8 @@ int ll_sleep(ll_loop loop, double delay, ll_future *out);
  * each child for its outcome). Without return_exceptions it fails as soon
  * as a child fails (that child's code and message) or is cancelled
  * (LL_ECANCELLED). Cancelling it cancels the children.
- * @return 0, LL_EINVAL (futs NULL with n > 0, out NULL, a child of another loop), LL_EBADHANDLE.
+ * @return 0, LL_EINVAL (futs NULL with n > 0, out NULL, a child of another loop),
+ *         LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
 int ll_gather(ll_loop loop, size_t n, const ll_future *futs, int return_exceptions, ll_future *out);
 
@@ -417,7 +420,8 @@ int ll_gather(ll_loop loop, size_t n, const ll_future *futs, int return_exceptio
  * fut is cancelled and the returned future fails with LL_ETIMEDOUT (or takes
  * fut's result if fut finished anyway). timeout <= 0 times out at once;
  * INFINITY never. A result value stays owned by fut.
- * @return 0, LL_EINVAL (NaN, out NULL, other loop), LL_EBADHANDLE.
+ * @return 0, LL_EINVAL (NaN, out NULL, other loop), LL_ECLOSED, LL_EBADHANDLE,
+ *         LL_EWRONGTHREAD.
  */
 int ll_wait_for(ll_loop loop, ll_future fut, double timeout, ll_future *out);
 
