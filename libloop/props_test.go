@@ -1,0 +1,92 @@
+package libloop
+
+import (
+	"math/rand"
+	"sort"
+	"testing"
+)
+
+// The timer heap pops in (deadline, sequence) order whatever the order of
+// pushes, with cancelled heads popped and heavy cancellation purged.
+func FuzzTimerHeapOrder(f *testing.F) {
+	f.Add(int64(1), uint16(50), uint8(30))
+	f.Add(int64(7), uint16(400), uint8(80))
+	f.Add(int64(42), uint16(3), uint8(0))
+	f.Fuzz(func(t *testing.T, seed int64, n uint16, cancelPct uint8) {
+		l, err := New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		r := rand.New(rand.NewSource(seed))
+		type want struct {
+			when int64
+			seq  int
+		}
+		var ran []want
+		var expect []want
+		base := monoNow() - 1_000_000_000 // all due already
+		for i := 0; i < int(n); i++ {
+			w := want{when: base + int64(r.Intn(20)), seq: i}
+			h := l.scheduleNs(w.when, func() { ran = append(ran, w) }, ForeignCall{})
+			if r.Intn(100) < int(cancelPct%101) {
+				h.Cancel()
+			} else {
+				expect = append(expect, w)
+			}
+		}
+		sort.SliceStable(expect, func(i, j int) bool {
+			if expect[i].when != expect[j].when {
+				return expect[i].when < expect[j].when
+			}
+			return expect[i].seq < expect[j].seq
+		})
+		if err := l.RunOnce(true); err != nil {
+			t.Fatal(err)
+		}
+		if len(ran) != len(expect) {
+			t.Fatalf("ran %d timers, want %d", len(ran), len(expect))
+		}
+		for i := range ran {
+			if ran[i] != expect[i] {
+				t.Fatalf("position %d: ran %+v, want %+v", i, ran[i], expect[i])
+			}
+		}
+		if len(l.timers) != 0 || l.timerCancelled != 0 {
+			t.Fatalf("heap left %d timers, %d counted cancelled", len(l.timers), l.timerCancelled)
+		}
+	})
+}
+
+// The ready ring is a FIFO across growth and wrap-around.
+func FuzzReadyQueueFIFO(f *testing.F) {
+	f.Add([]byte{3, 1, 200, 7, 0, 90})
+	f.Add([]byte{255, 255, 255, 1})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var q readyQueue
+		var model []*Handle
+		for _, op := range ops {
+			if op%3 == 0 && len(model) > 0 {
+				got := q.pop()
+				if got != model[0] {
+					t.Fatal("pop out of order")
+				}
+				model = model[1:]
+				continue
+			}
+			for i := 0; i < int(op%17)+1; i++ {
+				h := &Handle{}
+				q.push(h)
+				model = append(model, h)
+			}
+		}
+		if q.len() != len(model) {
+			t.Fatalf("len %d, want %d", q.len(), len(model))
+		}
+		for _, h := range model {
+			if q.pop() != h {
+				t.Fatal("drain out of order")
+			}
+		}
+	})
+}
