@@ -78,7 +78,14 @@ test-asan: $(ASAN_BINS)
 	  if ASAN_OPTIONS=detect_leaks=0 $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
 	  echo "C tests under ASan/UBSan: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
+# A fresh machine has no cmake: install it when we can (root with apt-get).
 test-cmake:
+	@command -v cmake >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "cmake missing: installing it with apt-get"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake >/dev/null; \
+	  else echo "cmake is required for the CMake suite (apt-get install cmake)"; exit 1; fi; }
 	cmake -S . -B $(BUILD)/cmake -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build $(BUILD)/cmake -j2
 	cd $(BUILD)/cmake && ctest --output-on-failure
