@@ -5,7 +5,9 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	ll "github.com/libloop/libloop/bindings/go"
 )
@@ -24,7 +26,15 @@ func knownCode(rc int32) bool {
 func TestChaosNeverCrashes(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	for _, seed := range []int64{1, 2, 3, 42, 1234} {
+	seeds := []int64{1, 2, 3, 42, 1234}
+	// LIBLOOP_CHAOS_SEEDS=N adds N time-based seeds, for a longer soak by hand.
+	if n, _ := strconv.Atoi(os.Getenv("LIBLOOP_CHAOS_SEEDS")); n > 0 {
+		base := time.Now().UnixNano()
+		for i := 0; i < n; i++ {
+			seeds = append(seeds, base+int64(i))
+		}
+	}
+	for _, seed := range seeds {
 		chaos(t, seed, 20000)
 	}
 }
@@ -35,7 +45,20 @@ func chaos(t *testing.T, seed int64, steps int) {
 	other := newRawLoop(t)
 	out := newOut(t)
 	ran := 0
-	key := ll.RegisterCallback(func(uint64) { ran++ }, false) // never freed mid-run
+	// Callbacks also make random calls, so the calls run inside a batch too
+	// (where ll_call_soon and yields take their C-side fast paths).
+	var doOp func()
+	depth := 0
+	key := ll.RegisterCallback(func(uint64) {
+		ran++
+		if depth < 2 && r.Intn(3) == 0 {
+			depth++
+			for k := 0; k < 3; k++ {
+				doOp()
+			}
+			depth--
+		}
+	}, false) // never freed mid-run
 	defer ll.Unregister(key)
 	ioKey := ll.RegisterIOCallback(func(uint64, int) { ran++ }, false)
 	defer ll.Unregister(ioKey)
@@ -62,7 +85,8 @@ func chaos(t *testing.T, seed int64, steps int) {
 			t.Fatalf("seed %d: %s returned %d, not a documented code", seed, what, rc)
 		}
 	}
-	for i := 0; i < steps; i++ {
+	i := 0
+	doOp = func() {
 		if i%97 == 0 {
 			wr.Write([]byte{1}) // give readers of the pipe something to see
 		}
@@ -135,6 +159,9 @@ func chaos(t *testing.T, seed int64, steps int) {
 				check("ll_loop_close", raw.LoopClose(id))
 			}
 		}
+	}
+	for ; i < steps; i++ {
+		doOp()
 	}
 	// Readers on the test's pipe fds go before the deferred closes, and the
 	// loops the chaos made are released.
