@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench clean
+.PHONY: all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python clean
 
 all: lib examples
 
@@ -100,8 +100,15 @@ test-python: lib
 	  done; \
 	else echo "no Python suite yet"; fi
 
-bench: lib
+# Benchmarks are not tests: C against libuv/libev, then Python against
+# asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python).
+bench: bench-c bench-python
+
+bench-c: lib
 	bash bench/run.sh
+
+bench-python: lib
+	bash bench/python/run.sh
 
 clean:
 	rm -rf $(BUILD)
