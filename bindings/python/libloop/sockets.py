@@ -25,13 +25,21 @@ class SocketsMixin:
         if handle is None or not handle.cancelled():
             self.remove_writer(fd)
 
+    def _watch_fd(self, fut, fd, writing, cb, *args):
+        """Call cb(*args) whenever fd is ready, until fut is done."""
+        self._ensure_fd_no_transport(fd)
+        if writing:
+            handle = self._add_writer(fd, cb, *args)
+            done = self._sock_write_done
+        else:
+            handle = self._add_reader(fd, cb, *args)
+            done = self._sock_read_done
+        fut.add_done_callback(functools.partial(done, fd, handle=handle))
+
     async def _sock_wait_read(self, sock, op, *args):
         fut = self.create_future()
         fd = sock.fileno()
-        self._ensure_fd_no_transport(fd)
-        handle = self._add_reader(fd, self._sock_read_cb, fut, op, args)
-        fut.add_done_callback(
-            functools.partial(self._sock_read_done, fd, handle=handle))
+        self._watch_fd(fut, fd, False, self._sock_read_cb, fut, op, args)
         return await fut
 
     def _sock_read_cb(self, fut, op, args):
@@ -80,11 +88,8 @@ class SocketsMixin:
             return
         fut = self.create_future()
         fd = sock.fileno()
-        self._ensure_fd_no_transport(fd)
-        handle = self._add_writer(fd, self._sock_sendall, fut, sock,
-                                  memoryview(data), [n])
-        fut.add_done_callback(
-            functools.partial(self._sock_write_done, fd, handle=handle))
+        self._watch_fd(fut, fd, True, self._sock_sendall, fut, sock,
+                       memoryview(data), [n])
         return await fut
 
     def _sock_sendall(self, fut, sock, view, pos):
@@ -127,11 +132,8 @@ class SocketsMixin:
         try:
             sock.connect(address)
         except (BlockingIOError, InterruptedError):
-            self._ensure_fd_no_transport(fd)
-            handle = self._add_writer(fd, self._sock_connect_cb, fut, sock,
-                                      address)
-            fut.add_done_callback(
-                functools.partial(self._sock_write_done, fd, handle=handle))
+            self._watch_fd(fut, fd, True, self._sock_connect_cb, fut, sock,
+                           address)
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
@@ -174,10 +176,7 @@ class SocketsMixin:
             conn, address = sock.accept()
             conn.setblocking(False)
         except (BlockingIOError, InterruptedError):
-            self._ensure_fd_no_transport(fd)
-            handle = self._add_reader(fd, self._sock_accept, fut, sock)
-            fut.add_done_callback(
-                functools.partial(self._sock_read_done, fd, handle=handle))
+            self._watch_fd(fut, fd, False, self._sock_accept, fut, sock)
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
