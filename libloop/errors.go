@@ -17,6 +17,7 @@ const (
 	ESTOPPED     Errno = -10007 // the loop stopped before the future completed
 	ETIMEDOUT    Errno = -10008 // a timeout passed
 	ENOMEM       Errno = -10009 // out of memory or out of id space
+	ENONAME      Errno = -10010 // a host name that does not resolve
 )
 
 var errnoNames = map[Errno][2]string{
@@ -30,6 +31,7 @@ var errnoNames = map[Errno][2]string{
 	ESTOPPED:     {"LL_ESTOPPED", "event loop stopped before future completed"},
 	ETIMEDOUT:    {"LL_ETIMEDOUT", "timed out"},
 	ENOMEM:       {"LL_ENOMEM", "out of memory"},
+	ENONAME:      {"LL_ENONAME", "name does not resolve"},
 }
 
 // Error implements error.

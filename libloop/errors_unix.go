@@ -28,3 +28,6 @@ func sysErrMessage(n int) string { return unix.Errno(n).Error() }
 
 // sysEBADF is the error for a negative or absurd fd.
 var sysEBADF error = unix.EBADF
+
+// sysEBUSY refuses add_reader on an fd a transport owns, and a second owner.
+var sysEBUSY error = unix.EBUSY

@@ -6,6 +6,9 @@ package libloop
 type fdWatch struct {
 	reader, writer *Handle
 	mask           uint8
+	// owner, when set, is the transport or listener that owns the fd; its
+	// readiness goes to the owner instead of reader/writer handles.
+	owner ioOwner
 }
 
 // AddReader calls fn each iteration fd is readable, replacing any reader
@@ -50,6 +53,9 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
 	w := l.fds[int32(fd)]
 	old := uint8(0)
 	if w != nil {
+		if w.owner != nil {
+			return sysEBUSY // asyncio: "File descriptor is used by transport"
+		}
 		old = w.mask
 	}
 	if err := l.sel.control(fd, old, old|dir); err != nil {
@@ -80,7 +86,7 @@ func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
 		return false, nil
 	}
 	w := l.fds[int32(fd)]
-	if w == nil || w.mask&dir == 0 {
+	if w == nil || w.mask&dir == 0 || w.owner != nil {
 		return false, nil
 	}
 	err := l.sel.control(fd, w.mask, w.mask&^dir)
@@ -100,7 +106,55 @@ func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
 	return true, err
 }
 
+// watchOwner sets the interest of an fd owned by a transport or listener
+// (mask 0 keeps it registered with the loop but not the selector).
+func (l *Loop) watchOwner(fd int, o ioOwner, mask uint8) error {
+	w := l.fds[int32(fd)]
+	if w != nil && w.owner != o {
+		return sysEBUSY
+	}
+	old := uint8(0)
+	if w != nil {
+		old = w.mask
+		if old == mask {
+			return nil
+		}
+	}
+	if err := l.sel.control(fd, old, mask); err != nil {
+		return err
+	}
+	if w == nil {
+		w = &fdWatch{owner: o}
+		l.fds[int32(fd)] = w
+		l.nWatched++
+	}
+	w.mask = mask
+	return nil
+}
+
+// unwatchOwner forgets an owned fd; call it before closing the fd.
+func (l *Loop) unwatchOwner(fd int, o ioOwner) {
+	w := l.fds[int32(fd)]
+	if w == nil || w.owner != o {
+		return
+	}
+	if w.mask != 0 {
+		l.sel.control(fd, w.mask, 0)
+	}
+	delete(l.fds, int32(fd))
+	l.nWatched--
+}
+
 func (l *Loop) dropWatch(fd int32, w *fdWatch) {
+	if w.owner != nil {
+		if c, ok := w.owner.(interface{ loopClosing() }); ok {
+			c.loopClosing()
+		}
+		l.sel.control(int(fd), w.mask, 0)
+		delete(l.fds, fd)
+		l.nWatched--
+		return
+	}
 	for _, h := range []*Handle{w.reader, w.writer} {
 		if h != nil {
 			h.Cancel()

@@ -33,6 +33,7 @@ type Loop struct {
 	fds      map[int32]*fdWatch
 	events   []ioEvent
 	nWatched int // fds with a reader or writer (the wakeup fd not counted)
+	io       ioState
 
 	running  bool
 	stopping bool

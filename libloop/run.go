@@ -100,6 +100,10 @@ func (l *Loop) processEvents(evs []ioEvent) {
 		if w == nil {
 			continue
 		}
+		if w.owner != nil {
+			l.queueIO(w.owner, e.mask)
+			continue
+		}
 		if e.mask&evRead != 0 && w.reader != nil {
 			l.queueReady(w.reader)
 		}

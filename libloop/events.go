@@ -1,0 +1,225 @@
+package libloop
+
+// EventKind says what happened to a transport; values match the C ABI's
+// LL_CONNECTION_MADE ... LL_PROCESS_EXITED.
+type EventKind int32
+
+// Transport events, in asyncio's protocol vocabulary.
+const (
+	ConnectionMade   EventKind = 1 // first event: the transport is ready
+	DataReceived     EventKind = 2 // Data holds the bytes read
+	EOFReceived      EventKind = 3 // the peer shut down its side; Result 1 keeps the transport open
+	ConnectionLost   EventKind = 4 // last event, exactly once; Code 0 or the error
+	PauseWriting     EventKind = 5 // the write buffer rose above the high-water mark
+	ResumeWriting    EventKind = 6 // the write buffer fell to the low-water mark
+	DatagramReceived EventKind = 7 // Data holds the datagram, Addr the sender's sockaddr
+	ErrorReceived    EventKind = 8 // a datagram transport's send or ICMP error, in Code
+	ProcessExited    EventKind = 9 // Code holds the return code
+)
+
+// Event is one thing that happened to a transport. Data and Addr point into
+// the loop's shared read buffer and are valid only while the event is being
+// delivered.
+type Event struct {
+	Kind EventKind
+	Code int // ConnectionLost, ErrorReceived: 0 or a negative error code
+	FD   int // process pipes: the child's fd; else -1
+	T    *Transport
+	Data []byte
+	Addr []byte // a raw struct sockaddr (datagrams)
+	// Result is the protocol's answer to EOFReceived: non-zero keeps the
+	// transport open for writing, zero closes it (asyncio's eof_received).
+	Result int
+}
+
+// Protocol receives a Go transport's events and returns the answer that
+// matters for EOFReceived (true: keep open).
+type Protocol func(ev *Event) bool
+
+// EventSink delivers the events of transports without a Go Protocol (a
+// host's) in batches: one call, one boundary crossing, for many events.
+type EventSink interface {
+	// ReadBuffer returns the memory the loop reads into; Data and Addr of
+	// delivered events point into it. It is called once per loop.
+	ReadBuffer() []byte
+	// Deliver calls the protocols of evs in order and sets each Result.
+	Deliver(l *Loop, evs []Event)
+}
+
+// SetEventSink installs the deliverer of host transport events; it must be
+// set before the first transport is made.
+func (l *Loop) SetEventSink(s EventSink) { l.io.sink = s }
+
+// readBufferSize is the loop's shared read buffer: one per loop, so an idle
+// transport holds none (uvloop's _recv_buffer). A read takes at most
+// maxReadChunk of it; the events are delivered when less than that is left.
+const (
+	readBufferSize = 256 << 10
+	maxReadChunk   = 64 << 10
+	// sockaddrReserve leaves room after a datagram for its sender's address.
+	sockaddrReserve = 128
+)
+
+// ioState is the loop's transport machinery: readiness reported by the
+// selector, queued for one ready callback per iteration, and events queued
+// for delivery in batches.
+type ioState struct {
+	sink      EventSink
+	rbuf      []byte
+	rused     int
+	ready     []readyIO
+	readySpare []readyIO
+	runQueued bool
+	running   bool // runIO is reading: emit does not schedule a flush
+	evq       []Event
+	evqSpare  []Event
+	flushQueued bool
+	runFn, flushFn func()
+}
+
+// ioOwner is an object that owns an fd registered with the selector: a
+// transport, a listening socket, a connect in progress.
+type ioOwner interface {
+	ioReady(mask uint8)
+}
+
+type readyIO struct {
+	owner ioOwner
+	mask  uint8
+}
+
+// queueIO records that owner's fd is ready; the reads and writes happen in
+// one ready callback, as asyncio runs _read_ready from the ready queue.
+func (l *Loop) queueIO(o ioOwner, mask uint8) {
+	io := &l.io
+	io.ready = append(io.ready, readyIO{o, mask})
+	if !io.runQueued {
+		io.runQueued = true
+		if io.runFn == nil {
+			io.runFn = l.runIO
+		}
+		h := l.newHandle()
+		h.gofn = io.runFn
+		l.ready.push(h)
+	}
+}
+
+// runIO serves every fd reported ready this iteration, then delivers the
+// events in as few batches as the read buffer allows.
+func (l *Loop) runIO() {
+	io := &l.io
+	io.runQueued = false
+	items := io.ready
+	io.ready = io.readySpare[:0]
+	io.running = true
+	for i := range items {
+		if l.closed {
+			break
+		}
+		items[i].owner.ioReady(items[i].mask)
+		items[i] = readyIO{}
+	}
+	io.running = false
+	io.readySpare = items[:0]
+	l.flushEvents()
+}
+
+// readChunk returns where the next read goes, delivering queued events
+// first when the shared buffer is nearly full.
+func (l *Loop) readChunk() []byte {
+	io := &l.io
+	if io.rbuf == nil {
+		if io.sink != nil {
+			io.rbuf = io.sink.ReadBuffer()
+		} else {
+			io.rbuf = make([]byte, readBufferSize)
+		}
+	}
+	if len(io.rbuf)-io.rused < maxReadChunk+sockaddrReserve {
+		l.deliverQueued()
+	}
+	end := min(io.rused+maxReadChunk, len(io.rbuf))
+	return io.rbuf[io.rused:end]
+}
+
+// consume marks n bytes of the last readChunk as holding an event's data.
+func (l *Loop) consume(n int) []byte {
+	io := &l.io
+	b := io.rbuf[io.rused : io.rused+n : io.rused+n]
+	io.rused += n
+	return b
+}
+
+// emit queues an event. Outside runIO a ready callback delivers it, so a
+// protocol hears of a close or a pause after the call that caused it
+// returns, as asyncio's call_soon(protocol.connection_lost).
+func (l *Loop) emit(ev Event) {
+	io := &l.io
+	io.evq = append(io.evq, ev)
+	if io.running || io.flushQueued || l.closed {
+		return
+	}
+	io.flushQueued = true
+	if io.flushFn == nil {
+		io.flushFn = l.flushEvents
+	}
+	h := l.newHandle()
+	h.gofn = io.flushFn
+	l.ready.push(h)
+}
+
+// flushEvents delivers the queued events; events the protocols cause meanwhile
+// wait for a later ready callback.
+func (l *Loop) flushEvents() {
+	l.io.flushQueued = false
+	l.deliverQueued()
+	if len(l.io.evq) > 0 && !l.io.flushQueued && !l.closed {
+		l.io.flushQueued = true
+		h := l.newHandle()
+		h.gofn = l.io.flushFn
+		l.ready.push(h)
+	}
+}
+
+// deliverQueued hands the queued events to their protocols (runs of host
+// events to the sink in one call), applies the answers, and frees the read
+// buffer for reuse.
+func (l *Loop) deliverQueued() {
+	io := &l.io
+	evs := io.evq
+	if len(evs) == 0 {
+		io.rused = 0
+		return
+	}
+	io.evq = io.evqSpare[:0]
+	for i := 0; i < len(evs); {
+		if evs[i].T.proto != nil {
+			evs[i].Result = boolToInt(evs[i].T.proto(&evs[i]))
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(evs) && evs[j].T.proto == nil {
+			j++
+		}
+		if io.sink != nil {
+			io.sink.Deliver(l, evs[i:j])
+		}
+		i = j
+	}
+	for i := range evs {
+		if evs[i].Kind == EOFReceived {
+			evs[i].T.eofAnswered(evs[i].Result != 0)
+		}
+		evs[i] = Event{}
+	}
+	io.evqSpare = evs[:0]
+	io.rused = 0
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,329 @@
+package libloop
+
+import "golang.org/x/sys/unix"
+
+// TransportKind says what a transport's fd is; values match the C ABI's
+// LL_STREAM, LL_PIPE_READ, LL_PIPE_WRITE, LL_DATAGRAM.
+type TransportKind int32
+
+// Transport kinds.
+const (
+	Stream    TransportKind = 1 // a connected stream socket (TCP, Unix) or any read/write fd
+	PipeRead  TransportKind = 2 // the read end of a pipe
+	PipeWrite TransportKind = 3 // the write end of a pipe
+	Datagram  TransportKind = 4 // a UDP or Unix datagram socket
+)
+
+// asyncio's default write-buffer water marks (high 64 KiB, low = high/4).
+const (
+	DefaultHighWater = 64 << 10
+	DefaultLowWater  = DefaultHighWater / 4
+)
+
+type transportState uint8
+
+const (
+	tOpen    transportState = iota
+	tClosing                // close requested: reading stopped, flushing
+	tClosed                 // fd closed; ConnectionLost queued
+)
+
+// Transport owns one non-blocking fd: it reads into the loop's shared
+// buffer and delivers, writes at once and buffers only what the kernel
+// refused, and tells its protocol what happened (asyncio's transports,
+// selector_events.py). Methods are called on the loop's thread.
+type Transport struct {
+	loop     *Loop
+	fd       int
+	kind     TransportKind
+	socket   bool
+	state    transportState
+	interest uint8
+	evFD     int // Event.FD: a process pipe's child fd, else -1
+
+	readPaused bool
+	readEOF    bool // no more reading: EOF seen, or nothing to read
+
+	wq          [][]byte // unsent bytes; wq[0] starts at woff
+	woff        int
+	wsize       int
+	iov         [][]byte // writev scratch
+	high, low   int
+	writePaused bool // PauseWriting sent, ResumeWriting not yet
+	eofPending  bool // WriteEOF waits for the buffer to drain
+	eofWritten  bool
+	dgq         []datagram // datagram transports: sends the kernel refused
+	sendfile    *sendfileOp
+
+	proto Protocol
+
+	// Tag is the host's id for this transport, Data is free for the host.
+	Tag  uint64
+	Data any
+}
+
+func (l *Loop) newTransport(fd int, kind TransportKind, socket bool, proto Protocol) *Transport {
+	return &Transport{loop: l, fd: fd, kind: kind, socket: socket, evFD: -1,
+		high: DefaultHighWater, low: DefaultLowWater, proto: proto,
+		readEOF: kind == PipeWrite}
+}
+
+// start registers the fd and queues ConnectionMade, the first event.
+func (t *Transport) start() error {
+	if err := t.updateInterest(); err != nil {
+		return err
+	}
+	t.loop.emit(Event{Kind: ConnectionMade, FD: t.evFD, T: t})
+	return nil
+}
+
+// Loop returns the transport's loop.
+func (t *Transport) Loop() *Loop { return t.loop }
+
+// FD returns the transport's file descriptor (-1 once closed).
+func (t *Transport) FD() int {
+	if t.state == tClosed {
+		return -1
+	}
+	return t.fd
+}
+
+// Kind returns what the transport carries.
+func (t *Transport) Kind() TransportKind { return t.kind }
+
+// SetProtocol routes later events to proto (nil: to the loop's sink).
+func (t *Transport) SetProtocol(proto Protocol) { t.proto = proto }
+
+// SetEventFD sets the FD reported in events (a process pipe's child fd).
+func (t *Transport) SetEventFD(fd int) { t.evFD = fd }
+
+// IsClosing reports whether Close or Abort was called or the connection ended.
+func (t *Transport) IsClosing() bool { return t.state != tOpen }
+
+// IsReading reports whether the transport is reading (asyncio's is_reading).
+func (t *Transport) IsReading() bool {
+	return t.state == tOpen && !t.readPaused && !t.readEOF
+}
+
+// wanted is the interest the transport's state calls for.
+func (t *Transport) wanted() uint8 {
+	var m uint8
+	if t.state == tClosed {
+		return 0
+	}
+	if t.kind == PipeWrite && t.state == tOpen && !t.socket {
+		m |= evRead // a pipe's write end reads ready when the reader goes away
+	} else if t.IsReading() {
+		m |= evRead
+	}
+	if t.wsize > 0 || len(t.dgq) > 0 || t.sendfile != nil {
+		m |= evWrite
+	}
+	return m
+}
+
+func (t *Transport) updateInterest() error {
+	m := t.wanted()
+	if m == t.interest && t.state != tClosed {
+		if _, ok := t.loop.fds[int32(t.fd)]; ok {
+			return nil
+		}
+	}
+	err := t.loop.watchOwner(t.fd, t, m)
+	if err == nil {
+		t.interest = m
+	}
+	return err
+}
+
+// PauseReading stops reading until ResumeReading (asyncio's pause_reading).
+func (t *Transport) PauseReading() error {
+	if t.state == tClosed {
+		return ECLOSED
+	}
+	if t.readPaused {
+		return nil
+	}
+	t.readPaused = true
+	return t.updateInterest()
+}
+
+// ResumeReading undoes PauseReading.
+func (t *Transport) ResumeReading() error {
+	if t.state == tClosed {
+		return ECLOSED
+	}
+	if !t.readPaused {
+		return nil
+	}
+	t.readPaused = false
+	return t.updateInterest()
+}
+
+// SetWriteBufferLimits sets the water marks (0, 0: asyncio's defaults; a
+// zero low with a non-zero high: high/4). PauseWriting is sent when the
+// buffer grows above high, ResumeWriting when it drains to low.
+func (t *Transport) SetWriteBufferLimits(high, low int) error {
+	if high == 0 && low == 0 {
+		high, low = DefaultHighWater, DefaultLowWater
+	} else if low == 0 {
+		low = high / 4
+	}
+	if high < 0 || low < 0 || low > high {
+		return EINVAL
+	}
+	t.high, t.low = high, low
+	t.maybePause()
+	t.maybeResume()
+	return nil
+}
+
+// WriteBufferLimits returns the water marks.
+func (t *Transport) WriteBufferLimits() (high, low int) { return t.high, t.low }
+
+// WriteBufferSize returns how many bytes wait to be written.
+func (t *Transport) WriteBufferSize() int {
+	n := t.wsize
+	for i := range t.dgq {
+		n += len(t.dgq[i].data)
+	}
+	return n
+}
+
+func (t *Transport) maybePause() {
+	if !t.writePaused && t.WriteBufferSize() > t.high && t.state != tClosed {
+		t.writePaused = true
+		t.loop.emit(Event{Kind: PauseWriting, FD: t.evFD, T: t})
+	}
+}
+
+func (t *Transport) maybeResume() {
+	if t.writePaused && t.WriteBufferSize() <= t.low && t.state != tClosed {
+		t.writePaused = false
+		t.loop.emit(Event{Kind: ResumeWriting, FD: t.evFD, T: t})
+	}
+}
+
+// Close stops reading, flushes the buffer, then closes the fd; the protocol
+// then gets ConnectionLost with code 0. Closing twice does nothing.
+func (t *Transport) Close() error {
+	if t.state != tOpen {
+		return nil
+	}
+	t.state = tClosing
+	if t.WriteBufferSize() == 0 && t.sendfile == nil {
+		t.finish(0)
+		return nil
+	}
+	return t.updateInterest()
+}
+
+// Abort drops the buffer and closes now; ConnectionLost follows with code 0.
+func (t *Transport) Abort() error {
+	if t.state == tClosed {
+		return nil
+	}
+	t.finish(0)
+	return nil
+}
+
+// fatal ends the transport on an I/O error (reset, EPIPE, ...): the loop
+// and every other transport go on.
+func (t *Transport) fatal(err error) { t.finish(Code(err)) }
+
+// finish closes the fd and queues ConnectionLost with code, exactly once.
+func (t *Transport) finish(code int) {
+	if t.state == tClosed {
+		return
+	}
+	t.state = tClosed
+	t.loop.unwatchOwner(t.fd, t)
+	t.interest = 0
+	unix.Close(t.fd)
+	t.wq, t.iov, t.dgq, t.wsize = nil, nil, nil, 0
+	if op := t.sendfile; op != nil {
+		t.sendfile = nil
+		op.finish(ECLOSED)
+	}
+	t.loop.emit(Event{Kind: ConnectionLost, Code: code, FD: t.evFD, T: t})
+}
+
+// Refuse closes a transport without any event: for a host that cannot
+// take a new connection (OnAccept) or an fd it could not register.
+func (t *Transport) Refuse() {
+	if t.state == tClosed {
+		return
+	}
+	t.loop.unwatchOwner(t.fd, t)
+	t.loopClosing()
+}
+
+// loopClosing closes the fd without events: the loop will not run again.
+func (t *Transport) loopClosing() {
+	if t.state == tClosed {
+		return
+	}
+	t.state = tClosed
+	unix.Close(t.fd)
+	t.wq, t.dgq = nil, nil
+}
+
+// ioReady serves the readiness the selector reported.
+func (t *Transport) ioReady(mask uint8) {
+	if t.state == tClosed {
+		return
+	}
+	if mask&evRead != 0 {
+		switch {
+		case t.kind == Datagram:
+			t.readDatagrams()
+		case t.kind == PipeWrite && !t.socket:
+			t.peerGone()
+		case t.IsReading():
+			t.readStream()
+		}
+	}
+	if mask&evWrite != 0 && t.state != tClosed {
+		if t.kind == Datagram {
+			t.flushDatagrams()
+		} else {
+			t.writeReady()
+		}
+	}
+}
+
+// peerGone: a pipe's reader closed. With data still queued that is a broken
+// pipe; otherwise a clean end (asyncio's _UnixWritePipeTransport).
+func (t *Transport) peerGone() {
+	if t.wsize > 0 {
+		t.finish(Code(unix.EPIPE))
+	} else {
+		t.finish(0)
+	}
+}
+
+func (t *Transport) readStream() {
+	buf := t.loop.readChunk()
+	n, err := unix.Read(t.fd, buf)
+	if err != nil {
+		if err != unix.EAGAIN && err != unix.EINTR {
+			t.fatal(err)
+		}
+		return
+	}
+	if n == 0 {
+		t.readEOF = true
+		t.updateInterest()
+		t.loop.emit(Event{Kind: EOFReceived, FD: t.evFD, T: t})
+		return
+	}
+	t.loop.emit(Event{Kind: DataReceived, FD: t.evFD, T: t, Data: t.loop.consume(n)})
+}
+
+// eofAnswered applies the protocol's answer to EOFReceived: close unless
+// it asked to keep the transport open (a pipe's read end always closes).
+func (t *Transport) eofAnswered(keepOpen bool) {
+	if !keepOpen || t.kind == PipeRead {
+		t.Close()
+	}
+}

@@ -1,0 +1,258 @@
+package libloop
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runUntil runs the loop until done() or the deadline.
+func runUntil(t *testing.T, l *Loop, limit time.Duration, done func() bool) {
+	t.Helper()
+	end := time.Now().Add(limit)
+	for !done() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out")
+		}
+		l.CallLater(0.01, func() {})
+		if err := l.RunOnce(false); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// echoProto echoes data back and keeps the transport open after EOF only
+// long enough to close it.
+func echoProto(ev *Event) bool {
+	if ev.Kind == DataReceived {
+		ev.T.Write(ev.Data)
+	}
+	return false
+}
+
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	return len(ents)
+}
+
+func TestTCPEcho64MiBChecksum(t *testing.T) {
+	l := newTestLoop(t)
+	before := openFDs(t)
+	srv, err := l.ListenTCP("127.0.0.1", 0, 0, 0, echoProto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := srv.Port()
+	const total = 64 << 20
+	src := make([]byte, 1<<20)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	sent, recvd := 0, 0
+	hs, hr := sha256.New(), sha256.New()
+	var kinds []EventKind
+	lost := 0
+	var client *Transport
+	pump := func(tr *Transport) {
+		for sent < total && tr.WriteBufferSize() < 256<<10 {
+			n := min(len(src), total-sent)
+			tr.Write(src[:n])
+			hs.Write(src[:n])
+			sent += n
+		}
+		if sent == total {
+			tr.WriteEOF()
+		}
+	}
+	err = l.DialTCP("127.0.0.1", port, func(ev *Event) bool {
+		kinds = append(kinds, ev.Kind)
+		switch ev.Kind {
+		case ConnectionMade:
+			pump(ev.T)
+		case DataReceived:
+			hr.Write(ev.Data)
+			recvd += len(ev.Data)
+			pump(ev.T)
+		case ResumeWriting:
+			pump(ev.T)
+		case ConnectionLost:
+			lost++
+		}
+		return false
+	}, func(tr *Transport, err error) {
+		if err != nil {
+			t.Errorf("dial: %v", err)
+		}
+		client = tr
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runUntil(t, l, 60*time.Second, func() bool { return lost == 1 })
+	if client == nil || recvd != total || string(hs.Sum(nil)) != string(hr.Sum(nil)) {
+		t.Fatalf("received %d of %d bytes (checksum match %v)", recvd, total, string(hs.Sum(nil)) == string(hr.Sum(nil)))
+	}
+	if kinds[0] != ConnectionMade || kinds[len(kinds)-1] != ConnectionLost {
+		t.Fatalf("events %v: want ConnectionMade first, ConnectionLost last", kinds[:3])
+	}
+	srv.Close()
+	// The server's side closes after its EOF answer; let it finish.
+	l.RunOnce(true)
+	l.RunOnce(true)
+	if after := openFDs(t); after != before {
+		t.Fatalf("fds before %d, after %d", before, after)
+	}
+}
+
+func TestFlowControlPauseResumeOnce(t *testing.T) {
+	l := newTestLoop(t)
+	var peer *Transport
+	srv, err := l.ListenTCP("127.0.0.1", 0, 0, 0, func(ev *Event) bool {
+		if ev.Kind == ConnectionMade {
+			peer = ev.T
+			peer.PauseReading()
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	port, _ := srv.Port()
+	pauses, resumes := 0, 0
+	var c *Transport
+	l.DialTCP("127.0.0.1", port, func(ev *Event) bool {
+		switch ev.Kind {
+		case PauseWriting:
+			pauses++
+		case ResumeWriting:
+			resumes++
+		}
+		return true
+	}, func(tr *Transport, err error) { c = tr })
+	runUntil(t, l, 5*time.Second, func() bool { return c != nil && peer != nil })
+	chunk := make([]byte, 64<<10)
+	for i := 0; i < 200 && pauses == 0; i++ {
+		c.Write(chunk)
+		l.RunOnce(true)
+	}
+	if pauses != 1 || c.WriteBufferSize() <= DefaultHighWater {
+		t.Fatalf("pauses %d, buffered %d", pauses, c.WriteBufferSize())
+	}
+	peer.ResumeReading()
+	runUntil(t, l, 10*time.Second, func() bool { return resumes == 1 })
+	runUntil(t, l, 10*time.Second, func() bool { return c.WriteBufferSize() == 0 })
+	if pauses != 1 || resumes != 1 {
+		t.Fatalf("pauses %d resumes %d", pauses, resumes)
+	}
+	c.Close()
+	peer.Close()
+}
+
+func TestConnectRefusedAndNoName(t *testing.T) {
+	l := newTestLoop(t)
+	// A port nobody listens on: bind one, note it, close it.
+	fd, _ := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	sa, _ := unix.Getsockname(fd)
+	unix.Close(fd)
+	port := sa.(*unix.SockaddrInet4).Port
+	var got []error
+	l.DialTCP("127.0.0.1", port, nil, func(tr *Transport, err error) { got = append(got, err) })
+	l.DialTCP("no-such-host.invalid", 80, nil, func(tr *Transport, err error) { got = append(got, err) })
+	runUntil(t, l, 10*time.Second, func() bool { return len(got) == 2 })
+	codes := map[int]bool{Code(got[0]): true, Code(got[1]): true}
+	if !codes[-int(unix.ECONNREFUSED)] || !codes[int(ENONAME)] {
+		t.Fatalf("errors %v", got)
+	}
+}
+
+func TestUnixHalfCloseKeepOpen(t *testing.T) {
+	l := newTestLoop(t)
+	path := filepath.Join(t.TempDir(), "s.sock")
+	var order []string
+	srv, err := l.ListenUnix(path, 0, func(ev *Event) bool {
+		switch ev.Kind {
+		case DataReceived:
+			order = append(order, "srv-data:"+string(ev.Data))
+		case EOFReceived:
+			order = append(order, "srv-eof")
+			ev.T.Write([]byte("bye"))
+			ev.T.Close()
+			return true
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	lost := -1
+	l.DialUnix(path, func(ev *Event) bool {
+		switch ev.Kind {
+		case ConnectionMade:
+			ev.T.Write([]byte("hi"))
+			ev.T.WriteEOF()
+		case DataReceived:
+			order = append(order, "cli-data:"+string(ev.Data))
+		case EOFReceived:
+			order = append(order, "cli-eof")
+		case ConnectionLost:
+			lost = ev.Code
+		}
+		return false
+	}, func(*Transport, error) {})
+	runUntil(t, l, 5*time.Second, func() bool { return lost != -1 })
+	want := []string{"srv-data:hi", "srv-eof", "cli-data:bye", "cli-eof"}
+	if len(order) != len(want) {
+		t.Fatalf("order %v", order)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("order %v", order)
+		}
+	}
+}
+
+func TestUDPEchoAndConnectedRefused(t *testing.T) {
+	l := newTestLoop(t)
+	srv, err := l.OpenUDP("127.0.0.1", 0, "", 0, 0, func(ev *Event) bool {
+		if ev.Kind == DatagramReceived {
+			ev.T.SendTo(ev.Data, ev.Addr)
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := srv.SockName()
+	port := SockaddrPort(raw)
+	var got string
+	errs := 0
+	cli, err := l.OpenUDP("", 0, "127.0.0.1", port, 0, func(ev *Event) bool {
+		switch ev.Kind {
+		case DatagramReceived:
+			got = string(ev.Data)
+		case ErrorReceived:
+			errs++
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli.SendTo([]byte("ping"), nil)
+	runUntil(t, l, 5*time.Second, func() bool { return got == "ping" })
+	srv.Close()
+	runUntil(t, l, 5*time.Second, func() bool { return srv.state == tClosed })
+	cli.SendTo([]byte("again"), nil)
+	runUntil(t, l, 5*time.Second, func() bool { return errs > 0 })
+	cli.Close()
+}
