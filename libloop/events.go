@@ -64,16 +64,16 @@ const (
 // selector, queued for one ready callback per iteration, and events queued
 // for delivery in batches.
 type ioState struct {
-	sink      EventSink
-	rbuf      []byte
-	rused     int
-	ready     []readyIO
-	readySpare []readyIO
-	runQueued bool
-	running   bool // runIO is reading: emit does not schedule a flush
-	evq       []Event
-	evqSpare  []Event
-	flushQueued bool
+	sink           EventSink
+	rbuf           []byte
+	rused          int
+	ready          []readyIO
+	readySpare     []readyIO
+	runQueued      bool
+	running        bool // runIO is reading: emit does not schedule a flush
+	evq            []Event
+	evqSpare       []Event
+	flushQueued    bool
 	runFn, flushFn func()
 }
 
