@@ -150,3 +150,32 @@ int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
 int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg) {
     return ((ll_host_run_fn)fn)(loop, (void *)arg);
 }
+
+void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
+                        uintptr_t batch_fn, uintptr_t batch_arg) {
+    ll_event *evs = (ll_event *)events_addr;
+    ll__proto *const *protos = (ll__proto *const *)protos_addr;
+    uint64_t saved_loop = tls_batch_loop;
+    ll__pending *saved_pending = tls_pending;
+    tls_batch_loop = loop;
+    tls_pending = (ll__pending *)pending_addr;
+    int i = 0;
+    while (i < n) {
+        /* Read the protocol now: an earlier event may have changed it. */
+        volatile ll__proto *p = protos[i];
+        uintptr_t fn = p ? p->fn : 0;
+        if (fn != 0) {
+            evs[i].result = ((ll_protocol_fn)fn)(loop, &evs[i], (void *)p->arg);
+            i++;
+            continue;
+        }
+        int j = i + 1;
+        while (j < n && (protos[j] == NULL || ((volatile ll__proto *)protos[j])->fn == 0))
+            j++;
+        if (batch_fn != 0)
+            ((ll_event_batch_fn)batch_fn)(loop, &evs[i], (size_t)(j - i), (void *)batch_arg);
+        i = j;
+    }
+    tls_batch_loop = saved_loop;
+    tls_pending = saved_pending;
+}

@@ -10,6 +10,7 @@
 /* const-qualified types, so cgo's export prototypes match libloop.h. */
 typedef const char ll__cchar;
 typedef const uint64_t ll__cid;
+typedef const void ll__cvoid;
 
 typedef struct ll__call {
     uintptr_t fn;
@@ -54,5 +55,18 @@ void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *c
 
 void ll__call_free(uintptr_t fn, uintptr_t value);
 uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err);
-void ll__call_queued_work(uintptr_t fn, uintptr_t arg);int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg);
+void ll__call_queued_work(uintptr_t fn, uintptr_t arg);
+int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg);
+
+/* A transport's protocol, in C memory so ll_transport_set_protocol takes
+ * effect for the next event of a batch being delivered. */
+typedef struct ll__proto {
+    uintptr_t fn;
+    uintptr_t arg;
+} ll__proto;
+
+/* Deliver n events: each to its protocol, runs of protocol-less events to
+ * the batch sink (batch_fn may be 0). One crossing for all of them. */
+void ll__deliver_events(uint64_t loop, uintptr_t events, uintptr_t protos, int n, uintptr_t pending,
+                        uintptr_t batch_fn, uintptr_t batch_arg);
 #endif

@@ -25,6 +25,8 @@ type loopState struct {
 	// messages holds C copies of exception messages handed out by
 	// ll_future_exception, freed when their future is disposed.
 	messages map[uint64]*C.char
+	// net delivers transport events to C (events.go); nil until first used.
+	net *netState
 }
 
 // Buffer implements libloop.Dispatcher: the batch lives in C memory so C can
@@ -77,6 +79,7 @@ func (s *loopState) flushPending() {
 }
 
 func (s *loopState) free() {
+	s.freeNet()
 	C.free(unsafe.Pointer(s.calls))
 	C.free(unsafe.Pointer(s.one))
 	C.ll__pending_free(s.pending)
@@ -121,6 +124,7 @@ func ll_loop_new(out *C.uint64_t) C.int {
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)
 	l.SetDispatcher(s)
+	l.SetEventSink(s)
 	l.SetDisposeHook(s.futureDisposed)
 	*out = C.uint64_t(s.id)
 	return 0

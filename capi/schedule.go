@@ -150,6 +150,12 @@ func ll_release(id C.uint64_t) C.int {
 			hs.loop.loop.ReleaseHandle(hs.h)
 		}
 		return 0
+	case kindServer:
+		return releaseServer(id)
+	case kindTransport:
+		// A transport's id lives until its LL_CONNECTION_LOST: release
+		// aborts it, and the id goes stale after that event.
+		return ll_transport_abort(id)
 	}
 	return C.int(libloop.EBADHANDLE)
 }

@@ -79,6 +79,7 @@ typedef uint64_t ll_server;
 #define LL_ESTOPPED     (-10007) /**< the loop stopped before the future completed */
 #define LL_ETIMEDOUT    (-10008) /**< a timeout passed */
 #define LL_ENOMEM       (-10009) /**< out of memory or of id space */
+#define LL_ENONAME      (-10010) /**< a host name that does not resolve (getaddrinfo's EAI_NONAME, EAI_AGAIN, EAI_FAIL) */
 
 /** @return a description of any code (library, -errno, or unknown). Never NULL; static storage. Thread-safe. */
 const char *ll_strerror(int code);
@@ -494,5 +495,8 @@ int ll_loop_host_ready(ll_loop loop);
 #ifdef __cplusplus
 }
 #endif
+
+/* Network I/O: transports and protocols, servers, datagrams, names. */
+#include "libloop/transport.h"
 
 #endif /* LIBLOOP_H */

@@ -195,7 +195,7 @@ func execDelivered(f *Future) {
 			// future pending forever).
 			f.setException(f.stagedCode, "executor job failed", 0, nil)
 		} else {
-			f.SetResult(f.stagedValue, nil)
+			f.SetResult(f.stagedValue, f.free) // a free set by SetFreeFunc
 		}
 	}
 	f.unhold() // the job's hold

@@ -349,6 +349,15 @@ func (f *Future) maybeDispose() {
 	}
 }
 
+// SetFreeFunc sets how a pending executor future's result will be freed
+// (the job returns a host value, e.g. getaddrinfo's list); it does nothing
+// once the future is done.
+func (f *Future) SetFreeFunc(free FreeFunc) {
+	if f.state == Pending {
+		f.free = free
+	}
+}
+
 // DetachFree hands ownership of the result or payload to the caller: the
 // future will no longer free it.
 func (f *Future) DetachFree() { f.free = nil }

@@ -67,6 +67,9 @@ func (s *Server) Close() {
 	}
 }
 
+// Loop returns the server's loop.
+func (s *Server) Loop() *Loop { return s.loop }
+
 // IsServing reports whether the server still accepts.
 func (s *Server) IsServing() bool { return !s.closed }
 

@@ -1,0 +1,311 @@
+package main
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include "hotpath.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// getTransport resolves a transport id for a call on its loop's thread.
+func getTransport(id C.uint64_t) (*libloop.Transport, *loopState, C.int) {
+	obj, ok := ids.get(uint64(id), kindTransport)
+	if !ok {
+		return nil, nil, C.int(libloop.EBADHANDLE)
+	}
+	t := obj.(*libloop.Transport)
+	s := t.Loop().Data.(*loopState)
+	if rc := enter(s); rc != 0 {
+		return nil, nil, rc
+	}
+	return t, s, 0
+}
+
+// withTransport runs op on a resolved transport and returns its error code.
+func withTransport(id C.uint64_t, op func(*libloop.Transport) error) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(op(t))
+}
+
+// failFuture fails f with err's code and its ll_strerror text.
+func failFuture(f *libloop.Future, err error) {
+	code := libloop.Code(err)
+	if !f.Done() {
+		f.SetException(code, libloop.Errno(code).Message(), 0, nil)
+	}
+}
+
+// pendingFuture makes a future for an operation that completes later. It
+// holds an extra reference until finish runs, so a host may release its
+// id early without the outcome landing in a disposed future.
+func pendingFuture(loop C.uint64_t, out *C.uint64_t, start func(s *loopState, f *libloop.Future, finish func()) error) C.int {
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
+		f, err := s.loop.NewFuture()
+		if err != nil {
+			return nil, err
+		}
+		f.Retain()
+		if err := start(s, f, f.Release); err != nil {
+			f.Release()
+			f.Release()
+			return nil, err
+		}
+		return f, nil
+	})
+}
+
+// dialFuture is ll_tcp_connect and ll_unix_connect: the future's value is
+// the new transport's id, given with the host's protocol.
+func dialFuture(loop C.uint64_t, out *C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer,
+	dial func(s *loopState, done libloop.DialFunc) error) C.int {
+	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
+	return pendingFuture(loop, out, func(s *loopState, f *libloop.Future, finish func()) error {
+		return dial(s, func(t *libloop.Transport, err error) {
+			defer finish()
+			if err != nil {
+				failFuture(f, err)
+				return
+			}
+			ref := s.registerTransport(t, fnAddr, argAddr)
+			if ref == nil {
+				t.Refuse()
+				failFuture(f, libloop.ENOMEM)
+				return
+			}
+			if !f.Done() {
+				f.SetResult(uintptr(ref.id), nil)
+			}
+		})
+	})
+}
+
+//export ll_tcp_connect
+func ll_tcp_connect(loop C.uint64_t, host *C.ll__cchar, port C.int, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	if host == nil {
+		return C.int(libloop.EINVAL)
+	}
+	h := goString(host)
+	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
+		return s.loop.DialTCP(h, int(port), nil, done)
+	})
+}
+
+//export ll_unix_connect
+func ll_unix_connect(loop C.uint64_t, path *C.ll__cchar, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	if path == nil {
+		return C.int(libloop.EINVAL)
+	}
+	p := goString(path)
+	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
+		return s.loop.DialUnix(p, nil, done)
+	})
+}
+
+//export ll_transport_open
+func ll_transport_open(loop C.uint64_t, fd C.int, kind C.int, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	t, err := s.loop.OpenTransport(int(fd), libloop.TransportKind(kind), nil)
+	if err != nil {
+		return errCode(err)
+	}
+	return registerOut(s, t, fn, arg, out)
+}
+
+// registerOut gives a transport made by a synchronous call its id.
+func registerOut(s *loopState, t *libloop.Transport, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	ref := s.registerTransport(t, uintptr(unsafe.Pointer(fn)), uintptr(arg))
+	if ref == nil {
+		t.Refuse()
+		return C.int(libloop.ENOMEM)
+	}
+	*out = C.uint64_t(ref.id)
+	return 0
+}
+
+//export ll_transport_set_protocol
+func ll_transport_set_protocol(id C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	ref := t.Data.(*transportRef)
+	ref.proto.fn, ref.proto.arg = C.uintptr_t(uintptr(unsafe.Pointer(fn))), C.uintptr_t(uintptr(arg))
+	return 0
+}
+
+// cBytes views C memory as a byte slice for the duration of a call.
+func cBytes(p unsafe.Pointer, n C.size_t) ([]byte, C.int) {
+	if n == 0 {
+		return nil, 0
+	}
+	if p == nil || n > 1<<40 {
+		return nil, C.int(libloop.EINVAL)
+	}
+	return unsafe.Slice((*byte)(p), int(n)), 0
+}
+
+//export ll_transport_write
+func ll_transport_write(id C.uint64_t, data *C.ll__cvoid, n C.size_t) C.int {
+	b, rc := cBytes(unsafe.Pointer(data), n)
+	if rc != 0 {
+		return rc
+	}
+	return withTransport(id, func(t *libloop.Transport) error { return t.Write(b) })
+}
+
+//export ll_transport_write_eof
+func ll_transport_write_eof(id C.uint64_t) C.int {
+	return withTransport(id, (*libloop.Transport).WriteEOF)
+}
+
+//export ll_transport_can_write_eof
+func ll_transport_can_write_eof(id C.uint64_t) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	return boolInt(t.CanWriteEOF())
+}
+
+//export ll_transport_close
+func ll_transport_close(id C.uint64_t) C.int {
+	return withTransport(id, (*libloop.Transport).Close)
+}
+
+//export ll_transport_abort
+func ll_transport_abort(id C.uint64_t) C.int {
+	return withTransport(id, (*libloop.Transport).Abort)
+}
+
+//export ll_transport_pause_reading
+func ll_transport_pause_reading(id C.uint64_t) C.int {
+	return withTransport(id, (*libloop.Transport).PauseReading)
+}
+
+//export ll_transport_resume_reading
+func ll_transport_resume_reading(id C.uint64_t) C.int {
+	return withTransport(id, (*libloop.Transport).ResumeReading)
+}
+
+//export ll_transport_is_reading
+func ll_transport_is_reading(id C.uint64_t) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	return boolInt(t.IsReading())
+}
+
+//export ll_transport_is_closing
+func ll_transport_is_closing(id C.uint64_t) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	return boolInt(t.IsClosing())
+}
+
+//export ll_transport_set_write_buffer_limits
+func ll_transport_set_write_buffer_limits(id C.uint64_t, high, low C.size_t) C.int {
+	if high > 1<<62 || low > 1<<62 {
+		return C.int(libloop.EINVAL)
+	}
+	return withTransport(id, func(t *libloop.Transport) error { return t.SetWriteBufferLimits(int(high), int(low)) })
+}
+
+//export ll_transport_get_write_buffer_size
+func ll_transport_get_write_buffer_size(id C.uint64_t, out *C.size_t) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	*out = C.size_t(t.WriteBufferSize())
+	return 0
+}
+
+//export ll_transport_fd
+func ll_transport_fd(id C.uint64_t) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	if fd := t.FD(); fd >= 0 {
+		return C.int(fd)
+	}
+	return C.int(libloop.ECLOSED)
+}
+
+// copySockaddr copies raw to (addr, *n) as getsockname does: truncated to
+// the room, *n set to the full length.
+func copySockaddr(raw []byte, err error, addr unsafe.Pointer, n *C.uint32_t) C.int {
+	if err != nil {
+		return errCode(err)
+	}
+	if room := int(*n); room > 0 && addr != nil {
+		C.memcpy(addr, unsafe.Pointer(&raw[0]), C.size_t(min(room, len(raw))))
+	}
+	*n = C.uint32_t(len(raw))
+	return 0
+}
+
+//export ll_transport_sockname
+func ll_transport_sockname(id C.uint64_t, addr unsafe.Pointer, n *C.uint32_t) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	if n == nil {
+		return C.int(libloop.EINVAL)
+	}
+	raw, err := t.SockName()
+	return copySockaddr(raw, err, addr, n)
+}
+
+//export ll_transport_peername
+func ll_transport_peername(id C.uint64_t, addr unsafe.Pointer, n *C.uint32_t) C.int {
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	if n == nil {
+		return C.int(libloop.EINVAL)
+	}
+	raw, err := t.PeerName()
+	return copySockaddr(raw, err, addr, n)
+}
+
+//export ll_transport_sendfile
+func ll_transport_sendfile(id C.uint64_t, fd C.int, offset, count C.int64_t, out *C.uint64_t) C.int {
+	t, s, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	return pendingFuture(C.uint64_t(s.id), out, func(s *loopState, f *libloop.Future, finish func()) error {
+		return t.Sendfile(int(fd), int64(offset), int64(count), func(sent int64, err error) {
+			defer finish()
+			if err != nil {
+				failFuture(f, err)
+			} else if !f.Done() {
+				f.SetResult(uintptr(sent), nil)
+			}
+		})
+	})
+}

@@ -1,0 +1,286 @@
+/*
+ * libloop/transport.h — network I/O: transports and protocols (included by
+ * libloop.h; do not include it alone).
+ *
+ * asyncio's model (transports.py, protocols.py): a transport owns one
+ * non-blocking fd. The library reads, writes, buffers and closes it, and
+ * tells the transport's protocol what happened through one callback, an
+ * ll_protocol_fn, with an ll_event. libuv's names for the same ideas:
+ * uv_tcp_t / uv_pipe_t / uv_udp_t are transports; uv_read_cb, uv_close_cb
+ * and friends are folded into the event kinds below.
+ *
+ * Threads: every function here is called on the loop's thread (or while the
+ * loop is not running), like ll_call_soon. Protocol callbacks run on the
+ * loop thread, inside the loop's iterations.
+ *
+ * Lifetime: a transport id is valid from its LL_CONNECTION_MADE (or from
+ * the call that returned it) until its LL_CONNECTION_LOST callback returns;
+ * after that every call with it returns LL_EBADHANDLE. The host does not
+ * ll_release transports: close or abort them. Server ids are released with
+ * ll_release (which also closes the server).
+ *
+ * Batches: the events of one iteration's reads reach C in one Go->C
+ * crossing, however many transports they concern. A language binding that
+ * cannot afford one foreign call per event passes a NULL protocol fn and
+ * receives arrays of events through ll_loop_set_event_batch.
+ */
+#ifndef LIBLOOP_TRANSPORT_H
+#define LIBLOOP_TRANSPORT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Events ----------------------------------------------------------- */
+
+#define LL_CONNECTION_MADE   1 /**< first event: the transport is ready (asyncio's connection_made) */
+#define LL_DATA_RECEIVED     2 /**< data/len hold received bytes (data_received) */
+#define LL_EOF_RECEIVED      3 /**< the peer shut down its side; return 1 to keep the transport open for writing, 0 to close it (eof_received) */
+#define LL_CONNECTION_LOST   4 /**< last event, exactly once; code 0 (closed cleanly) or -errno / LL_E* (connection_lost) */
+#define LL_PAUSE_WRITING     5 /**< the write buffer rose above the high-water mark (pause_writing) */
+#define LL_RESUME_WRITING    6 /**< the write buffer drained to the low-water mark (resume_writing) */
+#define LL_DATAGRAM_RECEIVED 7 /**< data/len hold one datagram, addr/addrlen the sender (datagram_received) */
+#define LL_ERROR_RECEIVED    8 /**< a datagram send failed or an ICMP error arrived; code is -errno (error_received) */
+#define LL_PROCESS_EXITED    9 /**< processes: code is the return code */
+
+/** One thing that happened to a transport. */
+typedef struct ll_event {
+    int kind;              /**< LL_CONNECTION_MADE ... */
+    int code;              /**< LL_CONNECTION_LOST / LL_ERROR_RECEIVED: 0 or -errno / LL_E*; LL_PROCESS_EXITED: return code */
+    int fd;                /**< process pipe events: the child's fd (0, 1, 2); else -1 */
+    ll_transport transport;
+    const void *data;      /**< received bytes: valid only during the callback */
+    size_t len;
+    const void *addr;      /**< datagrams: the sender's struct sockaddr, valid only during the callback */
+    uint32_t addrlen;
+    int result;            /**< batch sinks write their LL_EOF_RECEIVED answer here (see ll_loop_set_event_batch) */
+} ll_event;
+
+/**
+ * A protocol: called once per event, in the order the events happened on
+ * that transport. The return value matters only for LL_EOF_RECEIVED.
+ * It may call any ll_* function, on this transport or others.
+ */
+typedef int (*ll_protocol_fn)(ll_loop loop, const ll_event *ev, void *arg);
+
+/**
+ * A batch sink: receives n consecutive events of transports whose protocol
+ * fn is NULL, in one call. For each LL_EOF_RECEIVED it sets ev->result (1:
+ * keep open, 0: close). Events and their bytes are valid during the call.
+ */
+typedef void (*ll_event_batch_fn)(ll_loop loop, ll_event *events, size_t n, void *arg);
+
+/**
+ * Route the events of transports that have no protocol fn to fn, in arrays
+ * (one call per run of such events). NULL removes it; events with no fn
+ * and no sink are dropped (an unanswered EOF closes the transport).
+ * @return 0, LL_EBADHANDLE.
+ */
+int ll_loop_set_event_batch(ll_loop loop, ll_event_batch_fn fn, void *arg);
+
+/* ---- Streams: TCP, Unix sockets, pipes --------------------------------- */
+
+#define LL_REUSE_PORT 1 /**< ll_tcp_listen / ll_udp_open: set SO_REUSEPORT */
+
+#define LL_STREAM     1 /**< ll_transport_open: a connected stream socket, or any fd that reads and writes (a pty) */
+#define LL_PIPE_READ  2 /**< ll_transport_open: a pipe's read end (EOF closes it) */
+#define LL_PIPE_WRITE 3 /**< ll_transport_open: a pipe's write end (its reader going away ends it) */
+#define LL_DATAGRAM   4 /**< ll_transport_open: a datagram socket */
+
+/**
+ * Connect to host:port (asyncio's create_connection). A name is resolved
+ * off the loop thread; each address is tried in turn. The connected
+ * transport has TCP_NODELAY on; its events go to fn with arg, the first
+ * being LL_CONNECTION_MADE, which runs before the future's done callbacks.
+ * @param out  a future whose value (ll_future_result) is the ll_transport;
+ *             it fails with the last attempt's code (-ECONNREFUSED,
+ *             -ENETUNREACH, -ETIMEDOUT ...) or LL_ENONAME. Release it as
+ *             any future; the transport lives on.
+ * @return 0, LL_EINVAL (NULL host or out, port outside 0..65535),
+ *         LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_tcp_connect(ll_loop loop, const char *host, int port, ll_protocol_fn fn, void *arg, ll_future *out);
+
+/**
+ * Listen on host:port. host NULL or "" listens on every interface, IPv4 and
+ * IPv6, on one port; port 0 picks a free one (ll_server_port tells which).
+ * A name is resolved in place (it may block: pass an address). backlog 0
+ * means 100. flags: 0 or LL_REUSE_PORT. Each accepted connection is a new
+ * transport (TCP_NODELAY on) whose events go to fn with arg; a host keeps
+ * per-connection state by calling ll_transport_set_protocol in its
+ * LL_CONNECTION_MADE. When accept fails with EMFILE/ENFILE/ENOBUFS/ENOMEM
+ * the server reports it to the exception handler, rests one second and
+ * goes on (as asyncio); open connections are served meanwhile.
+ * @return 0, -EADDRINUSE, -EACCES, LL_ENONAME, LL_EINVAL (NULL out or fn,
+ *         bad port, backlog < 0, unknown flags), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_tcp_listen(ll_loop loop, const char *host, int port, int backlog, int flags,
+                  ll_protocol_fn fn, void *arg, ll_server *out);
+
+/**
+ * Connect to the Unix stream socket at path ("@name" is an abstract name on
+ * Linux). As ll_tcp_connect otherwise (no TCP_NODELAY).
+ * @return 0, LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_unix_connect(ll_loop loop, const char *path, ll_protocol_fn fn, void *arg, ll_future *out);
+
+/**
+ * Listen on a Unix stream socket at path ("@name": abstract on Linux). A
+ * stale socket file at path is removed first, as asyncio does; any other
+ * file there is -EADDRINUSE.
+ * @return 0, -EADDRINUSE, -ENOENT, LL_EINVAL (path too long, NULL), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_unix_listen(ll_loop loop, const char *path, int backlog, ll_protocol_fn fn, void *arg, ll_server *out);
+
+/**
+ * Adopt an fd the host already has (asyncio's connect_accepted_socket,
+ * connect_read_pipe, connect_write_pipe); the transport owns it from now on
+ * and closes it. kind: LL_STREAM, LL_PIPE_READ, LL_PIPE_WRITE, LL_DATAGRAM.
+ * LL_CONNECTION_MADE comes in a later callback.
+ * @return 0, -EBADF (closed fd), -EPERM (a regular file: it cannot be
+ *         polled), -EBUSY (the fd is watched by ll_add_reader/writer or
+ *         another transport), LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_transport_open(ll_loop loop, int fd, int kind, ll_protocol_fn fn, void *arg, ll_transport *out);
+
+/**
+ * Route the transport's later events to fn with arg (NULL fn: to the
+ * loop's batch sink). Takes effect for the very next event, even one of
+ * the batch being delivered. @return 0, LL_EBADHANDLE.
+ */
+int ll_transport_set_protocol(ll_transport t, ll_protocol_fn fn, void *arg);
+
+/**
+ * Write len bytes: what the kernel takes now is sent at once, the rest is
+ * copied into the transport's buffer and sent as the socket drains. Never
+ * blocks. A write error (reset, EPIPE) ends the transport with
+ * LL_CONNECTION_LOST and its code; it is not returned here. On a datagram
+ * transport, the same as ll_transport_sendto with no address.
+ * @return 0, LL_ECLOSED (after close or abort), LL_ESTATE (after
+ *         write_eof), LL_EINVAL (NULL data with len > 0; a read pipe),
+ *         LL_EBADHANDLE.
+ */
+int ll_transport_write(ll_transport t, const void *data, size_t len);
+
+/**
+ * Shut down the write side once the buffer is flushed (shutdown(SHUT_WR);
+ * a pipe's write end closes). Reading goes on.
+ * @return 0, LL_ECLOSED, LL_EINVAL (datagram or read pipe), LL_EBADHANDLE.
+ */
+int ll_transport_write_eof(ll_transport t);
+
+/** 1 if ll_transport_write_eof is supported (streams, write pipes), 0 if not, or LL_EBADHANDLE. */
+int ll_transport_can_write_eof(ll_transport t);
+
+/**
+ * Stop reading, flush the buffer, then close; LL_CONNECTION_LOST follows
+ * with code 0. Calling it again does nothing. @return 0, LL_EBADHANDLE.
+ */
+int ll_transport_close(ll_transport t);
+
+/** Drop the buffer and close now; LL_CONNECTION_LOST follows with code 0. @return 0, LL_EBADHANDLE. */
+int ll_transport_abort(ll_transport t);
+
+/** Stop reading until ll_transport_resume_reading. @return 0, LL_ECLOSED, LL_EBADHANDLE. */
+int ll_transport_pause_reading(ll_transport t);
+/** Resume reading. @return 0, LL_ECLOSED, LL_EBADHANDLE. */
+int ll_transport_resume_reading(ll_transport t);
+/** 1 if the transport is reading, 0 if paused, closing or past EOF, or LL_EBADHANDLE. */
+int ll_transport_is_reading(ll_transport t);
+
+/**
+ * Set the write buffer's water marks: LL_PAUSE_WRITING is sent once when
+ * the buffer grows above high, LL_RESUME_WRITING once when it drains to
+ * low. high = low = 0: asyncio's defaults (64 KiB, 16 KiB); low = 0 with
+ * high > 0: high / 4. @return 0, LL_EINVAL (low > high, or > 2^62), LL_EBADHANDLE.
+ */
+int ll_transport_set_write_buffer_limits(ll_transport t, size_t high, size_t low);
+
+/** The bytes waiting in the write buffer, in *out. @return 0, LL_EINVAL (NULL out), LL_EBADHANDLE. */
+int ll_transport_get_write_buffer_size(ll_transport t, size_t *out);
+
+/** 1 if close or abort was called or the connection ended, 0 if not, or LL_EBADHANDLE. */
+int ll_transport_is_closing(ll_transport t);
+
+/** The transport's fd (>= 0; the library owns it), or LL_EBADHANDLE / LL_ECLOSED. */
+int ll_transport_fd(ll_transport t);
+
+/**
+ * Copy the transport's local address (a struct sockaddr) to addr, which
+ * has room for *len bytes; *len becomes the address's length (copied
+ * truncated when larger than the room, as getsockname does).
+ * @return 0, -ENOTSOCK (a pipe), LL_EINVAL (NULL len), LL_ECLOSED, LL_EBADHANDLE.
+ */
+int ll_transport_sockname(ll_transport t, void *addr, uint32_t *len);
+
+/** The connected peer's address, as ll_transport_sockname. @return as it, and -ENOTCONN. */
+int ll_transport_peername(ll_transport t, void *addr, uint32_t *len);
+
+/**
+ * Send count bytes of the file fd from offset (count 0: to its end) after
+ * whatever is buffered, zero-copy with sendfile(2) where the OS allows and
+ * read-and-write otherwise (asyncio's loop.sendfile). The transport does
+ * not take fd (keep it open until the future is done). One at a time.
+ * @param out  a future whose value is the number of bytes sent; it fails
+ *             with -errno, or LL_ECLOSED if the transport ends first.
+ * @return 0, LL_EINVAL (negative offset or count, NULL out, a read pipe or
+ *         datagram transport), LL_ESTATE (another sendfile is running, or
+ *         after write_eof), -EBADF, LL_ECLOSED, LL_EBADHANDLE.
+ */
+int ll_transport_sendfile(ll_transport t, int fd, int64_t offset, int64_t count, ll_future *out);
+
+/* ---- Servers ----------------------------------------------------------- */
+
+/** Stop accepting and close the listening sockets; open connections stay. Idempotent. @return 0, LL_EBADHANDLE. */
+int ll_server_close(ll_server s);
+/** The port of the server's first socket in *port (0 for Unix sockets). @return 0, LL_EINVAL, LL_ECLOSED, LL_EBADHANDLE. */
+int ll_server_port(ll_server s, int *port);
+/** How many sockets the server listens on (>= 1), or LL_EBADHANDLE. */
+int ll_server_num_sockets(ll_server s);
+/** Socket i's address, as ll_transport_sockname. @return 0, LL_EINVAL (i out of range, NULL len), LL_ECLOSED, LL_EBADHANDLE. */
+int ll_server_sockname(ll_server s, size_t i, void *addr, uint32_t *len);
+
+/* ---- Datagrams ---------------------------------------------------------- */
+
+/**
+ * Open a UDP transport (asyncio's create_datagram_endpoint): bound to
+ * local_host:local_port when either is given, connected to
+ * remote_host:remote_port when remote_host is not NULL. At least one side
+ * is required. Names are resolved in place. flags: 0 or LL_REUSE_PORT.
+ * Datagrams arrive as LL_DATAGRAM_RECEIVED; send errors and ICMP errors on
+ * a connected socket as LL_ERROR_RECEIVED (the transport stays open).
+ * @return 0, -EADDRINUSE, LL_ENONAME, LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char *remote_host, int remote_port,
+                int flags, ll_protocol_fn fn, void *arg, ll_transport *out);
+
+/**
+ * Send one datagram to addr (a struct sockaddr of addrlen bytes; NULL: the
+ * connected peer). What the kernel refuses for now is queued; a failure is
+ * reported as LL_ERROR_RECEIVED. On a stream transport with addr NULL, the
+ * same as ll_transport_write.
+ * @return 0, LL_EINVAL (NULL data with len > 0, addrlen too large, an
+ *         address on a stream), LL_ECLOSED, LL_EBADHANDLE.
+ */
+int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void *addr, uint32_t addrlen);
+
+/* ---- Names --------------------------------------------------------------- */
+
+/**
+ * Resolve host and service with the C library's getaddrinfo on a worker
+ * thread (asyncio's loop.getaddrinfo). family (AF_UNSPEC = 0, AF_INET ...),
+ * socktype and flags are getaddrinfo's hints.
+ * @param out  a future whose value is a struct addrinfo * list, owned by
+ *             the future (freed with freeaddrinfo when it is released); it
+ *             fails with LL_ENONAME, -errno, or LL_EINVAL for other
+ *             getaddrinfo errors.
+ * @return 0, LL_EINVAL (both host and service NULL, NULL out), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_getaddrinfo(ll_loop loop, const char *host, const char *service, int family, int socktype, int flags,
+                   ll_future *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBLOOP_TRANSPORT_H */
