@@ -11,8 +11,6 @@ import (
 	"github.com/libloop/libloop/libloop"
 )
 
-
-
 //export ll_udp_open
 func ll_udp_open(loop C.uint64_t, localHost *C.ll__cchar, localPort C.int, remoteHost *C.ll__cchar, remotePort C.int,
 	flags C.int, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
