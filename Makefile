@@ -9,7 +9,7 @@ INC     := -Iinclude
 LDLIB   := -L$(BUILD) -lloop -Wl,-rpath,$(abspath $(BUILD))
 PYTHON  ?= python3
 
-GO_SRC  := go.mod $(wildcard libloop/*.go capi/*.go capi/*.c capi/*.h) include/libloop.h
+GO_SRC  := go.mod $(wildcard libloop/*.go capi/*.go capi/*.c capi/*.h) include/libloop.h $(wildcard include/libloop/*.h)
 EXAMPLES_C := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
@@ -29,11 +29,11 @@ $(LIB): $(GO_SRC)
 
 examples: $(EXAMPLE_BINS)
 
-$(BUILD)/examples/%: examples/%.c include/libloop.h $(LIB)
+$(BUILD)/examples/%: examples/%.c include/libloop.h $(wildcard include/libloop/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
 
-$(BUILD)/ctests/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(LIB)
+$(BUILD)/ctests/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(wildcard include/libloop/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
 
