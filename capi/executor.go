@@ -90,6 +90,8 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t) C.int {
 	}
 	s, _ := getLoop(lid)
 	defer releaseLoop(s)
+	// This thread runs the new loop from here on: its calls pass the check.
+	C.ll__set_thread_loop(lid)
 	t, err := s.loop.NewTaskForeign(uintptr(step), uintptr(arg))
 	if err != nil {
 		return errCode(err)
@@ -98,7 +100,7 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t) C.int {
 	if rc := registerFuture(s, &t.Future, t, &tid); rc != 0 {
 		return rc
 	}
-	defer ll_release(tid)
+	defer release(lid, tid)
 	runErr := s.loop.RunUntilComplete(&t.Future)
 	s.loop.CancelAllTasks()
 	if sd, err := s.loop.ShutdownDefaultExecutor(); err == nil {

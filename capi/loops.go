@@ -163,9 +163,9 @@ func ll__loop_run_go(id C.uint64_t, mode C.int) C.int {
 	}
 }
 
-//export ll_loop_stop
-func ll_loop_stop(id C.uint64_t) C.int {
-	s, rc := getLoop(id)
+//export ll__loop_stop_go
+func ll__loop_stop_go(caller, id C.uint64_t) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
