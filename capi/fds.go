@@ -16,6 +16,8 @@ func ioCall(s *loopState, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) lib
 		FD: int32(fd), Kind: libloop.ForeignIO}
 }
 
+// ll__add_reader_go is ll_add_reader's Go side; caller: see loopthread.go.
+//
 //export ll__add_reader_go
 func ll__add_reader_go(caller, id C.uint64_t, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) C.int {
 	s, rc := getLoopFrom(caller, id)
@@ -25,6 +27,8 @@ func ll__add_reader_go(caller, id C.uint64_t, fd C.int, cb C.ll_io_callback, arg
 	return errCode(s.loop.AddReaderForeign(int(fd), ioCall(s, fd, cb, arg)))
 }
 
+// ll__add_writer_go is ll_add_writer's Go side; caller: see loopthread.go.
+//
 //export ll__add_writer_go
 func ll__add_writer_go(caller, id C.uint64_t, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) C.int {
 	s, rc := getLoopFrom(caller, id)
@@ -41,6 +45,8 @@ func removed(ok bool, err error) C.int {
 	return boolInt(ok)
 }
 
+// ll__remove_reader_go is ll_remove_reader's Go side; caller: see loopthread.go.
+//
 //export ll__remove_reader_go
 func ll__remove_reader_go(caller, id C.uint64_t, fd C.int) C.int {
 	s, rc := getLoopFrom(caller, id)
@@ -50,6 +56,8 @@ func ll__remove_reader_go(caller, id C.uint64_t, fd C.int) C.int {
 	return removed(s.loop.RemoveReader(int(fd)))
 }
 
+// ll__remove_writer_go is ll_remove_writer's Go side; caller: see loopthread.go.
+//
 //export ll__remove_writer_go
 func ll__remove_writer_go(caller, id C.uint64_t, fd C.int) C.int {
 	s, rc := getLoopFrom(caller, id)

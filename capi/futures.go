@@ -154,6 +154,8 @@ func ll_future_done(id C.uint64_t) C.int {
 	return boolInt(fs.f.Done())
 }
 
+// ll__future_set_result_go is ll_future_set_result's Go side; caller: see loopthread.go.
+//
 //export ll__future_set_result_go
 func ll__future_set_result_go(caller C.uint64_t, id C.uint64_t, value C.uintptr_t, free C.ll_free_fn) C.int {
 	fs, rc := getFutureFrom(caller, id)
@@ -166,6 +168,8 @@ func ll__future_set_result_go(caller C.uint64_t, id C.uint64_t, value C.uintptr_
 	return errCode(fs.f.SetResult(uintptr(value), freeFunc(free)))
 }
 
+// ll__future_set_exception_go is ll_future_set_exception's Go side; caller: see loopthread.go.
+//
 //export ll__future_set_exception_go
 func ll__future_set_exception_go(caller C.uint64_t, id C.uint64_t, code C.int, msg *C.ll__cchar, payload C.uintptr_t, free C.ll_free_fn) C.int {
 	fs, rc := getFutureFrom(caller, id)
@@ -186,6 +190,8 @@ func goString(p *C.ll__cchar) string {
 	return C.GoString((*C.char)(p))
 }
 
+// ll__future_cancel_go is ll_future_cancel's Go side; caller: see loopthread.go.
+//
 //export ll__future_cancel_go
 func ll__future_cancel_go(caller C.uint64_t, id C.uint64_t, msg *C.ll__cchar) C.int {
 	fs, rc := getFutureFrom(caller, id)

@@ -163,6 +163,8 @@ func ll__loop_run_go(id C.uint64_t, mode C.int) C.int {
 	}
 }
 
+// ll__loop_stop_go is ll_loop_stop's Go side; caller: see loopthread.go.
+//
 //export ll__loop_stop_go
 func ll__loop_stop_go(caller, id C.uint64_t) C.int {
 	s, rc := getLoopFrom(caller, id)

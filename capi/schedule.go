@@ -37,6 +37,9 @@ func foreign(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.Foreig
 	return libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
 }
 
+// ll__call_soon_go is ll_call_soon's slow path (hotpath.c); caller: see
+// loopthread.go.
+//
 //export ll__call_soon_go
 func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, out *C.uint64_t) C.int {
 	s, rc := getLoopFrom(caller, id)
@@ -50,6 +53,8 @@ func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, ou
 	return giveHandle(s, h, out)
 }
 
+// ll__call_later_go is ll_call_later's Go side; caller: see loopthread.go.
+//
 //export ll__call_later_go
 func ll__call_later_go(caller, id C.uint64_t, delay C.double, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
 	s, rc := getLoopFrom(caller, id)
@@ -63,6 +68,8 @@ func ll__call_later_go(caller, id C.uint64_t, delay C.double, cb C.ll_callback, 
 	return giveHandle(s, h, out)
 }
 
+// ll__call_at_go is ll_call_at's Go side; caller: see loopthread.go.
+//
 //export ll__call_at_go
 func ll__call_at_go(caller, id C.uint64_t, when C.double, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
 	s, rc := getLoopFrom(caller, id)
@@ -98,6 +105,8 @@ func getHandle(id C.uint64_t) (*handleState, C.int) {
 	return hs, 0
 }
 
+// ll__handle_cancel_go is ll_handle_cancel's Go side; caller: see loopthread.go.
+//
 //export ll__handle_cancel_go
 func ll__handle_cancel_go(caller, id C.uint64_t) C.int {
 	hs, rc := getHandleFrom(caller, id)
@@ -126,6 +135,8 @@ func ll_timer_when(id C.uint64_t) C.double {
 	return C.double(hs.h.When())
 }
 
+// ll__release_go is ll_release's Go side; caller: see loopthread.go.
+//
 //export ll__release_go
 func ll__release_go(caller, id C.uint64_t) C.int { return release(caller, id) }
 
