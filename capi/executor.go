@@ -65,18 +65,18 @@ func ll_loop_shutdown_default_executor(loop C.uint64_t, out *C.uint64_t) C.int {
 
 //export ll__run_until_complete_go
 func ll__run_until_complete_go(loop C.uint64_t, fut C.uint64_t) C.int {
-	s, rc := getLoop(loop)
+	s, rc := getLoopToRun(loop)
 	if rc != 0 {
 		return rc
 	}
-	fs, rc := getFuture(fut)
+	f, rc := lookupFuture(fut)
 	if rc != 0 {
 		return rc
 	}
-	if fs.loop != s {
+	if f.Loop() != s.loop {
 		return C.int(libloop.EINVAL)
 	}
-	return errCode(s.loop.RunUntilComplete(fs.f))
+	return errCode(s.loop.RunUntilComplete(f))
 }
 
 //export ll__run_go

@@ -21,6 +21,8 @@ int ll_release(uint64_t id) { return ll__release_go(ll__thread_loop, id); }
 
 int ll_loop_stop(ll_loop loop) { return ll__loop_stop_go(ll__thread_loop, loop); }
 
+int ll_loop_close(ll_loop loop) { return ll__loop_close_go(ll__thread_loop, loop); }
+
 int ll_add_reader(ll_loop loop, int fd, ll_io_callback cb, void *arg) {
     return ll__add_reader_go(ll__thread_loop, loop, fd, cb, arg);
 }

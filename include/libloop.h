@@ -30,8 +30,8 @@
  *    a worker thread by mistake: ll_call_soon, ll_call_later, ll_call_at,
  *    ll_handle_cancel, ll_add_reader, ll_add_writer, ll_remove_reader,
  *    ll_remove_writer, ll_future_set_result, ll_future_set_exception,
- *    ll_future_cancel, ll_loop_stop and ll_release (on a loop, handle, future
- *    or task id). The check reads a thread-local marker set by
+ *    ll_future_cancel, ll_loop_stop, ll_loop_close and ll_release (on a
+ *    loop, handle, future or task id). The check reads a thread-local marker set by
  *    ll_loop_run_* and ll_run, and costs about a nanosecond;
  *  - in debug mode (ll_loop_set_debug), on Linux, for every other function
  *    taking a loop, handle, future or task id, even where its @return list
@@ -142,15 +142,15 @@ int ll_loop_new(ll_loop *out);
 /**
  * Close the loop: drop every pending callback, timer and fd watcher and free
  * the selector. Idempotent. The id stays valid (ll_loop_is_closed) until released.
- * @return 0, LL_ERUNNING while it runs, LL_EBADHANDLE.
+ * @return 0, LL_ERUNNING while it runs (LL_EWRONGTHREAD from another thread), LL_EBADHANDLE.
  */
 int ll_loop_close(ll_loop loop);
 
 /**
  * Run iterations on the calling thread until ll_loop_stop().
- * @return 0 once stopped; LL_ERUNNING if this loop (or any loop on this
- *         thread) is already running; LL_ECLOSED; LL_EBADHANDLE; -errno if
- *         the poll fails.
+ * @return 0 once stopped; LL_ERUNNING if this loop (on any thread) or any
+ *         loop on this thread is already running; LL_ECLOSED; LL_EBADHANDLE;
+ *         -errno if the poll fails.
  */
 int ll_loop_run_forever(ll_loop loop);
 

@@ -41,6 +41,9 @@ func TestWrongThreadRefusedWithoutDebug(t *testing.T) {
 			expect(t, "ll_release(future)", raw.Release(fut), cEWRONGTHREAD)
 			expect(t, "ll_release(loop)", raw.Release(loop), cEWRONGTHREAD)
 			expect(t, "ll_loop_stop", raw.Stop(loop), cEWRONGTHREAD)
+			expect(t, "ll_loop_close", raw.LoopClose(loop), cEWRONGTHREAD)
+			// Running it here too is refused as any second run is.
+			expect(t, "ll_loop_run_once", raw.RunOnce(loop, cRunNowait), cERUNNING)
 			// Thread-safe in every mode.
 			expect(t, "ll_loop_is_running", raw.IsRunning(loop), 1)
 			expect(t, "ll_loop_is_closed", raw.IsClosed(loop), 0)

@@ -57,7 +57,7 @@ static void *hammer(void *arg) {
         usleep(100);
     ll_handle h = 0;
     for (int i = 0; !atomic_load(&w.stop); i++) {
-        switch (i % 16) {
+        switch (i % 17) {
         case 0: tally(ll_call_soon(w.loop, forbidden_cb, NULL, NULL)); break;
         case 1: tally(ll_call_soon(w.loop, forbidden_cb, NULL, &h)); break;
         case 2: tally(ll_call_later(w.loop, 0, forbidden_cb, NULL, NULL)); break;
@@ -74,6 +74,7 @@ static void *hammer(void *arg) {
         case 13: tally(ll_release(w.fut)); break;
         case 14: tally(ll_release(w.loop)); break;
         case 15: tally(ll_loop_stop(w.loop)); break;
+        case 16: tally(ll_loop_close(w.loop)); break;
         }
     }
     return NULL;
