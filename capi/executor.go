@@ -65,18 +65,18 @@ func ll_loop_shutdown_default_executor(loop C.uint64_t, out *C.uint64_t) C.int {
 
 //export ll__run_until_complete_go
 func ll__run_until_complete_go(loop C.uint64_t, fut C.uint64_t) C.int {
-	s, rc := getLoop(loop)
+	s, rc := getLoopToRun(loop)
 	if rc != 0 {
 		return rc
 	}
-	fs, rc := getFuture(fut)
+	f, rc := lookupFuture(fut)
 	if rc != 0 {
 		return rc
 	}
-	if fs.loop != s {
+	if f.Loop() != s.loop {
 		return C.int(libloop.EINVAL)
 	}
-	return errCode(s.loop.RunUntilComplete(fs.f))
+	return errCode(s.loop.RunUntilComplete(f))
 }
 
 //export ll__run_go
@@ -90,6 +90,8 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t) C.int {
 	}
 	s, _ := getLoop(lid)
 	defer releaseLoop(s)
+	// This thread runs the new loop from here on: its calls pass the check.
+	C.ll__set_thread_loop(lid)
 	t, err := s.loop.NewTaskForeign(uintptr(step), uintptr(arg))
 	if err != nil {
 		return errCode(err)
@@ -98,7 +100,7 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t) C.int {
 	if rc := registerFuture(s, &t.Future, t, &tid); rc != 0 {
 		return rc
 	}
-	defer ll_release(tid)
+	defer release(lid, tid)
 	runErr := s.loop.RunUntilComplete(&t.Future)
 	s.loop.CancelAllTasks()
 	if sd, err := s.loop.ShutdownDefaultExecutor(); err == nil {

@@ -16,18 +16,22 @@ func ioCall(s *loopState, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) lib
 		FD: int32(fd), Kind: libloop.ForeignIO}
 }
 
-//export ll_add_reader
-func ll_add_reader(id C.uint64_t, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) C.int {
-	s, rc := getLoop(id)
+// ll__add_reader_go is ll_add_reader's Go side; caller: see loopthread.go.
+//
+//export ll__add_reader_go
+func ll__add_reader_go(caller, id C.uint64_t, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
 	return errCode(s.loop.AddReaderForeign(int(fd), ioCall(s, fd, cb, arg)))
 }
 
-//export ll_add_writer
-func ll_add_writer(id C.uint64_t, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) C.int {
-	s, rc := getLoop(id)
+// ll__add_writer_go is ll_add_writer's Go side; caller: see loopthread.go.
+//
+//export ll__add_writer_go
+func ll__add_writer_go(caller, id C.uint64_t, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
@@ -41,18 +45,22 @@ func removed(ok bool, err error) C.int {
 	return boolInt(ok)
 }
 
-//export ll_remove_reader
-func ll_remove_reader(id C.uint64_t, fd C.int) C.int {
-	s, rc := getLoop(id)
+// ll__remove_reader_go is ll_remove_reader's Go side; caller: see loopthread.go.
+//
+//export ll__remove_reader_go
+func ll__remove_reader_go(caller, id C.uint64_t, fd C.int) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
 	return removed(s.loop.RemoveReader(int(fd)))
 }
 
-//export ll_remove_writer
-func ll_remove_writer(id C.uint64_t, fd C.int) C.int {
-	s, rc := getLoop(id)
+// ll__remove_writer_go is ll_remove_writer's Go side; caller: see loopthread.go.
+//
+//export ll__remove_writer_go
+func ll__remove_writer_go(caller, id C.uint64_t, fd C.int) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}

@@ -67,15 +67,25 @@ func enter(s *loopState) C.int {
 	return 0
 }
 
-// getFuture resolves a future or task id (a task is a future).
-func getFuture(id C.uint64_t) (futRef, C.int) {
+// lookupFuture returns the future a future or task id names (a task is a
+// future), without any thread check.
+func lookupFuture(id C.uint64_t) (*libloop.Future, C.int) {
 	obj, ok := ids.get(uint64(id), kindFuture)
 	if !ok {
 		if obj, ok = ids.get(uint64(id), kindTask); !ok {
-			return futRef{}, C.int(libloop.EBADHANDLE)
+			return nil, C.int(libloop.EBADHANDLE)
 		}
 	}
-	return resolveFuture(obj.(*libloop.Future))
+	return obj.(*libloop.Future), 0
+}
+
+// getFuture resolves a future or task id for a call on the loop's thread.
+func getFuture(id C.uint64_t) (futRef, C.int) {
+	f, rc := lookupFuture(id)
+	if rc != 0 {
+		return futRef{}, rc
+	}
+	return resolveFuture(f)
 }
 
 func resolveFuture(f *libloop.Future) (futRef, C.int) {
@@ -144,9 +154,11 @@ func ll_future_done(id C.uint64_t) C.int {
 	return boolInt(fs.f.Done())
 }
 
-//export ll_future_set_result
-func ll_future_set_result(id C.uint64_t, value C.uintptr_t, free C.ll_free_fn) C.int {
-	fs, rc := getFuture(id)
+// ll__future_set_result_go is ll_future_set_result's Go side; caller: see loopthread.go.
+//
+//export ll__future_set_result_go
+func ll__future_set_result_go(caller C.uint64_t, id C.uint64_t, value C.uintptr_t, free C.ll_free_fn) C.int {
+	fs, rc := getFutureFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
@@ -156,9 +168,11 @@ func ll_future_set_result(id C.uint64_t, value C.uintptr_t, free C.ll_free_fn) C
 	return errCode(fs.f.SetResult(uintptr(value), freeFunc(free)))
 }
 
-//export ll_future_set_exception
-func ll_future_set_exception(id C.uint64_t, code C.int, msg *C.ll__cchar, payload C.uintptr_t, free C.ll_free_fn) C.int {
-	fs, rc := getFuture(id)
+// ll__future_set_exception_go is ll_future_set_exception's Go side; caller: see loopthread.go.
+//
+//export ll__future_set_exception_go
+func ll__future_set_exception_go(caller C.uint64_t, id C.uint64_t, code C.int, msg *C.ll__cchar, payload C.uintptr_t, free C.ll_free_fn) C.int {
+	fs, rc := getFutureFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
@@ -176,9 +190,11 @@ func goString(p *C.ll__cchar) string {
 	return C.GoString((*C.char)(p))
 }
 
-//export ll_future_cancel
-func ll_future_cancel(id C.uint64_t, msg *C.ll__cchar) C.int {
-	fs, rc := getFuture(id)
+// ll__future_cancel_go is ll_future_cancel's Go side; caller: see loopthread.go.
+//
+//export ll__future_cancel_go
+func ll__future_cancel_go(caller C.uint64_t, id C.uint64_t, msg *C.ll__cchar) C.int {
+	fs, rc := getFutureFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}

@@ -6,13 +6,13 @@
 #include "_cgo_export.h"
 
 /* The loop whose batch is running on this thread, and its pending queue. */
-/* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call
- * on every ll_call_soon (the Go runtime in this library uses it too). */
-#define LL_TLS __thread __attribute__((tls_model("initial-exec")))
 static LL_TLS uint64_t tls_batch_loop;
 static LL_TLS ll__pending *tls_pending;
-/* The loop being run by ll_loop_run_* on this thread (0 if none). */
-static LL_TLS uint64_t tls_running_loop;
+/* The loop being run by ll_loop_run_* on this thread (0 if none); declared
+ * in hotpath.h, read by loopthread.c's wrong-thread check. */
+LL_TLS uint64_t ll__thread_loop;
+
+void ll__set_thread_loop(uint64_t loop) { ll__thread_loop = loop; }
 
 void ll__run_batch(uint64_t loop, uintptr_t calls_addr, int n, uintptr_t pending_addr) {
     ll__call *calls = (ll__call *)calls_addr;
@@ -73,7 +73,7 @@ int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out) {
     if (out == NULL && cb != NULL && loop != 0 && loop == tls_batch_loop &&
         pending_push(tls_pending, (uintptr_t)cb, (uintptr_t)arg) == 0)
         return 0;
-    return ll__call_soon_go(loop, (uintptr_t)cb, (uintptr_t)arg, out);
+    return ll__call_soon_go(ll__thread_loop, loop, (uintptr_t)cb, (uintptr_t)arg, out);
 }
 
 /* A step yielding its own task: record it in the pending queue, in order
@@ -104,11 +104,11 @@ int ll_task_sleep(ll_task task, double delay) {
 /* The run entry points refuse to nest: asyncio forbids running a loop while
  * another runs on the same thread, and so do we. */
 static int run_guarded(ll_loop loop, int mode) {
-    if (tls_running_loop != 0)
+    if (ll__thread_loop != 0)
         return LL_ERUNNING;
-    tls_running_loop = loop;
+    ll__thread_loop = loop;
     int rc = ll__loop_run_go(loop, mode);
-    tls_running_loop = 0;
+    ll__thread_loop = 0;
     return rc;
 }
 
@@ -130,20 +130,22 @@ uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err) {
 void ll__call_queued_work(uintptr_t fn, uintptr_t arg) { ((ll_queue_work_fn)fn)((void *)arg); }
 
 int ll_loop_run_until_complete(ll_loop loop, ll_future fut) {
-    if (tls_running_loop != 0)
+    if (ll__thread_loop != 0)
         return LL_ERUNNING;
-    tls_running_loop = loop;
+    ll__thread_loop = loop;
     int rc = ll__run_until_complete_go(loop, fut);
-    tls_running_loop = 0;
+    ll__thread_loop = 0;
     return rc;
 }
 
 int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
-    if (tls_running_loop != 0)
+    if (ll__thread_loop != 0)
         return LL_ERUNNING;
-    tls_running_loop = (uint64_t)-1; /* no id yet; any non-zero marks "running" */
+    /* No id yet; any non-zero marks "running". Go sets the id once the
+     * loop exists, before any of its callbacks can run. */
+    ll__thread_loop = (uint64_t)-1;
     int rc = ll__run_go((uintptr_t)main_step, (uintptr_t)arg, result);
-    tls_running_loop = 0;
+    ll__thread_loop = 0;
     return rc;
 }
 

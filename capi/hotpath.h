@@ -39,6 +39,17 @@ typedef struct ll__pending {
     int64_t step_decided;
 } ll__pending;
 
+/* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call
+ * on every ll_call_soon (the Go runtime in this library uses it too). */
+#define LL_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* The loop that ll_loop_run_* (or ll_run) runs on the calling thread, 0 if
+ * none: the wrong-thread check compares it with the loop a call concerns.
+ * Hidden: internal to the library, never a symbol of its ABI. */
+extern LL_TLS __attribute__((visibility("hidden"))) uint64_t ll__thread_loop;
+/* Set it (ll_run learns its loop's id only once Go has made the loop). */
+void ll__set_thread_loop(uint64_t loop);
+
 /* A pending entry with this fn is not a callback: it records that the
  * running step yielded (ll_task_yield answered in C). */
 #define LL__YIELD_MARK ((uintptr_t)1)

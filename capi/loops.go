@@ -86,6 +86,24 @@ func (s *loopState) free() {
 	s.calls, s.one, s.pending = nil, nil, nil
 }
 
+// getLoopToRun resolves a loop id for a run entry point. It does not flush
+// the C-side call_soon queue: that queue is empty outside a batch, and a
+// run started from within a batch is refused (LL_ERUNNING) before this.
+// So a run attempted from another thread while the loop runs touches
+// nothing and fails in the core with ERUNNING (or EWRONGTHREAD in debug
+// mode).
+func getLoopToRun(id C.uint64_t) (*loopState, C.int) {
+	obj, ok := ids.get(uint64(id), kindLoop)
+	if !ok {
+		return nil, C.int(libloop.EBADHANDLE)
+	}
+	s := obj.(*loopState)
+	if err := s.loop.CheckThread(); err != nil {
+		return nil, errCode(err)
+	}
+	return s, 0
+}
+
 // getLoop resolves a loop id for a call made on the loop's thread: the id
 // must be live, and in debug mode the caller must be the running thread.
 func getLoop(id C.uint64_t) (*loopState, C.int) {
@@ -133,9 +151,11 @@ func ll_loop_new(out *C.uint64_t) C.int {
 // dispatchBatch must be at least the core's batch size.
 const dispatchBatch = 256
 
-//export ll_loop_close
-func ll_loop_close(id C.uint64_t) C.int {
-	s, rc := getLoop(id)
+// ll__loop_close_go is ll_loop_close's Go side; caller: see loopthread.go.
+//
+//export ll__loop_close_go
+func ll__loop_close_go(caller, id C.uint64_t) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
@@ -153,7 +173,7 @@ func releaseLoop(s *loopState) C.int {
 
 //export ll__loop_run_go
 func ll__loop_run_go(id C.uint64_t, mode C.int) C.int {
-	s, rc := getLoop(id)
+	s, rc := getLoopToRun(id)
 	if rc != 0 {
 		return rc
 	}
@@ -167,9 +187,11 @@ func ll__loop_run_go(id C.uint64_t, mode C.int) C.int {
 	}
 }
 
-//export ll_loop_stop
-func ll_loop_stop(id C.uint64_t) C.int {
-	s, rc := getLoop(id)
+// ll__loop_stop_go is ll_loop_stop's Go side; caller: see loopthread.go.
+//
+//export ll__loop_stop_go
+func ll__loop_stop_go(caller, id C.uint64_t) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}

@@ -37,9 +37,12 @@ func foreign(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.Foreig
 	return libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
 }
 
+// ll__call_soon_go is ll_call_soon's slow path (hotpath.c); caller: see
+// loopthread.go.
+//
 //export ll__call_soon_go
-func ll__call_soon_go(id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, out *C.uint64_t) C.int {
-	s, rc := getLoop(id)
+func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, out *C.uint64_t) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
@@ -50,9 +53,11 @@ func ll__call_soon_go(id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, out *C.uin
 	return giveHandle(s, h, out)
 }
 
-//export ll_call_later
-func ll_call_later(id C.uint64_t, delay C.double, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
-	s, rc := getLoop(id)
+// ll__call_later_go is ll_call_later's Go side; caller: see loopthread.go.
+//
+//export ll__call_later_go
+func ll__call_later_go(caller, id C.uint64_t, delay C.double, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
@@ -63,9 +68,11 @@ func ll_call_later(id C.uint64_t, delay C.double, cb C.ll_callback, arg unsafe.P
 	return giveHandle(s, h, out)
 }
 
-//export ll_call_at
-func ll_call_at(id C.uint64_t, when C.double, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
-	s, rc := getLoop(id)
+// ll__call_at_go is ll_call_at's Go side; caller: see loopthread.go.
+//
+//export ll__call_at_go
+func ll__call_at_go(caller, id C.uint64_t, when C.double, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
@@ -98,9 +105,11 @@ func getHandle(id C.uint64_t) (*handleState, C.int) {
 	return hs, 0
 }
 
-//export ll_handle_cancel
-func ll_handle_cancel(id C.uint64_t) C.int {
-	hs, rc := getHandle(id)
+// ll__handle_cancel_go is ll_handle_cancel's Go side; caller: see loopthread.go.
+//
+//export ll__handle_cancel_go
+func ll__handle_cancel_go(caller, id C.uint64_t) C.int {
+	hs, rc := getHandleFrom(caller, id)
 	if rc != 0 {
 		return rc
 	}
@@ -126,23 +135,28 @@ func ll_timer_when(id C.uint64_t) C.double {
 	return C.double(hs.h.When())
 }
 
-//export ll_release
-func ll_release(id C.uint64_t) C.int {
+// ll__release_go is ll_release's Go side; caller: see loopthread.go.
+//
+//export ll__release_go
+func ll__release_go(caller, id C.uint64_t) C.int { return release(caller, id) }
+
+// release is ll_release for the thread that runs loop caller (or none).
+func release(caller, id C.uint64_t) C.int {
 	switch ids.kindOf(uint64(id)) {
 	case kindLoop:
-		s, rc := getLoop(id)
+		s, rc := getLoopFrom(caller, id)
 		if rc != 0 {
 			return rc
 		}
 		return releaseLoop(s)
 	case kindFuture, kindTask:
-		fs, rc := getFuture(id)
+		fs, rc := getFutureFrom(caller, id)
 		if rc != 0 {
 			return rc
 		}
 		return releaseFuture(fs)
 	case kindHandle:
-		hs, rc := getHandle(id)
+		hs, rc := getHandleFrom(caller, id)
 		if rc != 0 {
 			return rc
 		}

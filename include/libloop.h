@@ -19,12 +19,25 @@
  * are the LL_E* constants below (all <= -10000). ll_strerror() and
  * ll_err_name() describe any code and never return NULL.
  *
- * Threads: one thread runs a loop at a time. Only functions marked
- * "Thread-safe" may be called from other threads while it runs. With debug
- * mode on (ll_loop_set_debug), a non-thread-safe call from another thread
- * while the loop runs returns LL_EWRONGTHREAD (checked on Linux); this holds
- * for every function taking a loop, handle, future or task id, even where
- * its @return list does not repeat it.
+ * Threads: one thread runs a loop at a time. While it runs, only functions
+ * marked "Thread-safe" may be called from other threads: ll_call_soon_threadsafe,
+ * ll_loop_wakeup, ll_loop_is_running, ll_loop_is_closed, ll_loop_time, and
+ * the version and error-string calls. While it is not running, any thread
+ * may call anything, one thread at a time.
+ * A call from another thread while the loop runs is refused, and changes
+ * nothing, with LL_EWRONGTHREAD:
+ *  - in every mode, on every OS, for the calls a host is likely to make from
+ *    a worker thread by mistake: ll_call_soon, ll_call_later, ll_call_at,
+ *    ll_handle_cancel, ll_add_reader, ll_add_writer, ll_remove_reader,
+ *    ll_remove_writer, ll_future_set_result, ll_future_set_exception,
+ *    ll_future_cancel, ll_loop_stop, ll_loop_close and ll_release (on a
+ *    loop, handle, future or task id). The check reads a thread-local marker set by
+ *    ll_loop_run_* and ll_run, and costs about a nanosecond;
+ *  - in debug mode (ll_loop_set_debug), on Linux, for every other function
+ *    taking a loop, handle, future or task id, even where its @return list
+ *    does not repeat it. Outside debug mode such a call is undefined.
+ * To act on a running loop from another thread, post a callback with
+ * ll_call_soon_threadsafe and make the call there.
  *
  * Ownership: the void *arg given with a callback belongs to the host; the
  * library never dereferences it. Strings passed in are copied. Objects the
@@ -75,7 +88,7 @@ typedef uint64_t ll_server;
 #define LL_ERUNNING     (-10003) /**< the loop (or another on this thread) is running / cannot while running */
 #define LL_ESTATE       (-10004) /**< invalid state (asyncio's InvalidStateError) */
 #define LL_ECANCELLED   (-10005) /**< cancelled */
-#define LL_EWRONGTHREAD (-10006) /**< debug mode: called from a thread that does not run the loop */
+#define LL_EWRONGTHREAD (-10006) /**< called from a thread other than the one running the loop (see Threads above) */
 #define LL_ESTOPPED     (-10007) /**< the loop stopped before the future completed */
 #define LL_ETIMEDOUT    (-10008) /**< a timeout passed */
 #define LL_ENOMEM       (-10009) /**< out of memory or of id space */
@@ -89,8 +102,9 @@ const char *ll_err_name(int code);
 /**
  * Drop the host's reference to an object. A handle id becomes invalid (its
  * callback still runs unless cancelled). A loop is closed first (LL_ERUNNING
- * if it is running) and its id becomes invalid.
- * @return 0, or LL_EBADHANDLE for an unknown id, LL_ERUNNING.
+ * if it is running) and its id becomes invalid. While the object's loop
+ * runs, only that loop's thread may release it.
+ * @return 0, or LL_EBADHANDLE for an unknown id, LL_ERUNNING, LL_EWRONGTHREAD.
  */
 int ll_release(uint64_t id);
 
@@ -129,15 +143,15 @@ int ll_loop_new(ll_loop *out);
 /**
  * Close the loop: drop every pending callback, timer and fd watcher and free
  * the selector. Idempotent. The id stays valid (ll_loop_is_closed) until released.
- * @return 0, LL_ERUNNING while it runs, LL_EBADHANDLE.
+ * @return 0, LL_ERUNNING while it runs (LL_EWRONGTHREAD from another thread), LL_EBADHANDLE.
  */
 int ll_loop_close(ll_loop loop);
 
 /**
  * Run iterations on the calling thread until ll_loop_stop().
- * @return 0 once stopped; LL_ERUNNING if this loop (or any loop on this
- *         thread) is already running; LL_ECLOSED; LL_EBADHANDLE; -errno if
- *         the poll fails.
+ * @return 0 once stopped; LL_ERUNNING if this loop (on any thread) or any
+ *         loop on this thread is already running; LL_ECLOSED; LL_EBADHANDLE;
+ *         -errno if the poll fails.
  */
 int ll_loop_run_forever(ll_loop loop);
 
@@ -151,23 +165,25 @@ int ll_loop_run_once(ll_loop loop, int mode);
 /**
  * Make ll_loop_run_forever return once the current iteration has finished.
  * Called while the loop is not running, the next run_forever runs exactly
- * one iteration (as asyncio's stop()).
- * @return 0, LL_ECLOSED, LL_EBADHANDLE.
+ * one iteration (as asyncio's stop()). From another thread, post it with
+ * ll_call_soon_threadsafe.
+ * @return 0, LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
 int ll_loop_stop(ll_loop loop);
 
-/** @return 1 if running, 0 if not, LL_EBADHANDLE. */
+/** Thread-safe. @return 1 if running, 0 if not, LL_EBADHANDLE. */
 int ll_loop_is_running(ll_loop loop);
-/** @return 1 if closed, 0 if not, LL_EBADHANDLE. */
+/** Thread-safe. @return 1 if closed, 0 if not, LL_EBADHANDLE. */
 int ll_loop_is_closed(ll_loop loop);
 
-/** @return the loop's monotonic clock in seconds; negative for a bad id. */
+/** Thread-safe. @return the loop's monotonic clock in seconds; negative for a bad id. */
 double ll_loop_time(ll_loop loop);
 
 /**
  * Debug mode: callbacks slower than the slow-callback duration are reported
- * to the exception handler, and calls from a thread other than the one
- * running the loop return LL_EWRONGTHREAD.
+ * to the exception handler, and every non-thread-safe call from a thread
+ * other than the one running the loop returns LL_EWRONGTHREAD (on Linux;
+ * without debug mode only the calls listed under Threads are checked).
  * @return 0, LL_EBADHANDLE.
  */
 int ll_loop_set_debug(ll_loop loop, int enabled);
@@ -225,7 +241,7 @@ int ll_loop_wakeup(ll_loop loop);
 /**
  * Cancel a handle: its callback will not run. Cancelling twice or after it
  * ran does nothing.
- * @return 0, LL_EBADHANDLE.
+ * @return 0, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
 int ll_handle_cancel(ll_handle handle);
 
@@ -245,7 +261,7 @@ double ll_timer_when(ll_handle handle);
  */
 int ll_add_reader(ll_loop loop, int fd, ll_io_callback cb, void *arg);
 
-/** @return 1 if a reader was removed, 0 if none was set, or an error. Safe on a closed fd. */
+/** @return 1 if a reader was removed, 0 if none was set, or an error (LL_EWRONGTHREAD, ...). Safe on a closed fd. */
 int ll_remove_reader(ll_loop loop, int fd);
 
 /** As ll_add_reader, for writability. */
@@ -285,14 +301,16 @@ int ll_future_done(ll_future fut);
  * with value when the library no longer references it (after the future is
  * released by the host and by the loop). Done callbacks are scheduled.
  * @return 0, LL_ESTATE (already done, or a task id: a task's outcome comes
- *         from its steps), LL_EBADHANDLE.
+ *         from its steps), LL_EBADHANDLE, LL_EWRONGTHREAD (to finish a future
+ *         from a worker thread, post a callback that does it with
+ *         ll_call_soon_threadsafe, or use ll_run_in_executor).
  */
 int ll_future_set_result(ll_future fut, uintptr_t value, ll_free_fn free);
 
 /**
  * Fail the future with an error code (non-zero and not LL_ECANCELLED), a
  * message (copied; may be NULL) and a host payload freed like a result.
- * @return 0, LL_EINVAL (code 0 or LL_ECANCELLED), LL_ESTATE, LL_EBADHANDLE.
+ * @return 0, LL_EINVAL (code 0 or LL_ECANCELLED), LL_ESTATE, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
 int ll_future_set_exception(ll_future fut, int code, const char *message, uintptr_t payload, ll_free_fn free);
 
@@ -300,7 +318,7 @@ int ll_future_set_exception(ll_future fut, int code, const char *message, uintpt
  * Cancel the future (msg copied; may be NULL). On a task this is
  * ll_task_cancel. On a gather future it cancels the children.
  * @return 1 if cancelled (or, for a task, cancellation requested), 0 if it
- *         was already done, LL_EBADHANDLE.
+ *         was already done, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
 int ll_future_cancel(ll_future fut, const char *msg);
 

@@ -13,7 +13,7 @@ const (
 	ERUNNING     Errno = -10003 // the loop is running / already running
 	ESTATE       Errno = -10004 // asyncio's InvalidStateError
 	ECANCELLED   Errno = -10005 // the future or task was cancelled
-	EWRONGTHREAD Errno = -10006 // called from a thread that does not run the loop (debug mode)
+	EWRONGTHREAD Errno = -10006 // called from a thread that does not run the loop
 	ESTOPPED     Errno = -10007 // the loop stopped before the future completed
 	ETIMEDOUT    Errno = -10008 // a timeout passed
 	ENOMEM       Errno = -10009 // out of memory or out of id space

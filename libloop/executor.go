@@ -62,7 +62,7 @@ func (l *Loop) SetExecutorWorkers(n int) error {
 	if n < 1 || n > MaxExecutorWorkers {
 		return EINVAL
 	}
-	if l.closed {
+	if l.closed.Load() {
 		return ECLOSED
 	}
 	e := l.exec()
@@ -98,14 +98,14 @@ func (l *Loop) QueueWorkForeign(call ForeignWork, fn, arg uintptr, after Foreign
 	if call == nil || fn == 0 || after.Fn == 0 {
 		return EINVAL
 	}
-	if l.closed {
+	if l.closed.Load() {
 		return ECLOSED
 	}
 	return l.exec().enqueue(l, execJob{call: call, cfn: fn, arg: arg, after: after})
 }
 
 func (l *Loop) submit(j execJob) (*Future, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	e := l.exec()
@@ -204,7 +204,7 @@ func execDelivered(f *Future) {
 // ShutdownDefaultExecutor stops accepting jobs and returns a future that
 // finishes once every queued and running job has completed.
 func (l *Loop) ShutdownDefaultExecutor() (*Future, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	fut, _ := l.NewFuture()

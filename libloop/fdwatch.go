@@ -41,7 +41,7 @@ func (l *Loop) RemoveReader(fd int) (bool, error) { return l.removeWatch(fd, evR
 func (l *Loop) RemoveWriter(fd int) (bool, error) { return l.removeWatch(fd, evWrite) }
 
 func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
-	if l.closed {
+	if l.closed.Load() {
 		return ECLOSED
 	}
 	if fn == nil && fc.Fn == 0 {
@@ -82,7 +82,7 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
 }
 
 func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return false, nil
 	}
 	w := l.fds[int32(fd)]

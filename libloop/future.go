@@ -67,7 +67,7 @@ type doneCallback struct {
 
 // NewFuture creates a pending future holding one reference for the caller.
 func (l *Loop) NewFuture() (*Future, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	f := &Future{loop: l, refs: 1, execSlot: -1}
@@ -277,7 +277,7 @@ func (f *Future) scheduleCallbacks() {
 
 func (f *Future) schedule(cb doneCallback) {
 	l := f.loop
-	if l.closed {
+	if l.closed.Load() {
 		return
 	}
 	h := l.newHandle()

@@ -35,9 +35,13 @@ type Loop struct {
 	nWatched int // fds with a reader or writer (the wakeup fd not counted)
 	io       ioState
 
-	running  bool
+	// running and closed are atomic so that any thread may read them
+	// (ll_loop_is_running, ll_loop_is_closed, and capi's check that refuses
+	// calls from a thread other than the running one). Only the thread
+	// using the loop writes them.
+	running  atomic.Bool
 	stopping bool
-	closed   bool
+	closed   atomic.Bool
 	ownerTid int // OS thread running the loop, checked in debug mode
 
 	posted      postQueue
@@ -82,16 +86,16 @@ func New() (*Loop, error) {
 // SetDispatcher installs the runner of foreign callbacks.
 func (l *Loop) SetDispatcher(d Dispatcher) { l.dispatcher = d }
 
-// IsRunning reports whether a Run* call is in progress.
-func (l *Loop) IsRunning() bool { return l.running }
+// IsRunning reports whether a Run* call is in progress. Safe from any thread.
+func (l *Loop) IsRunning() bool { return l.running.Load() }
 
-// IsClosed reports whether Close has been called.
-func (l *Loop) IsClosed() bool { return l.closed }
+// IsClosed reports whether Close has been called. Safe from any thread.
+func (l *Loop) IsClosed() bool { return l.closed.Load() }
 
 // Stop makes RunForever return after the current iteration; called while the
 // loop is not running, it makes the next RunForever run one iteration.
 func (l *Loop) Stop() error {
-	if l.closed {
+	if l.closed.Load() {
 		return ECLOSED
 	}
 	l.stopping = true
@@ -101,13 +105,13 @@ func (l *Loop) Stop() error {
 // Close releases the selector and drops every pending callback. It fails with
 // ERUNNING while the loop runs and does nothing the second time.
 func (l *Loop) Close() error {
-	if l.running {
+	if l.running.Load() {
 		return ERUNNING
 	}
-	if l.closed {
+	if l.closed.Load() {
 		return nil
 	}
-	l.closed = true
+	l.closed.Store(true)
 	for l.ready.len() > 0 {
 		l.unref(l.ready.pop())
 	}
@@ -137,7 +141,7 @@ func (l *Loop) Close() error {
 // SetDebug turns debug mode on or off: slow callbacks are reported and
 // calls from a thread other than the running one fail with EWRONGTHREAD.
 func (l *Loop) SetDebug(on bool) {
-	if on && !l.debug && l.running {
+	if on && !l.debug && l.running.Load() {
 		l.ownerTid = threadID() // enterRun records it only in debug mode
 	}
 	l.debug = on
@@ -152,21 +156,22 @@ func (l *Loop) SetSlowCallbackDuration(d time.Duration) { l.slowDuration = d }
 // CheckThread returns EWRONGTHREAD in debug mode when the loop is running on
 // another OS thread than the caller's, nil otherwise.
 func (l *Loop) CheckThread() error {
-	if l.debug && l.running && threadID() != l.ownerTid {
+	if l.debug && l.running.Load() && threadID() != l.ownerTid {
 		return EWRONGTHREAD
 	}
 	return nil
 }
 
 func (l *Loop) enterRun() error {
-	if l.closed {
+	if l.closed.Load() {
 		return ECLOSED
 	}
-	if l.running {
+	// A CAS: two threads racing to run one loop (a host error) cannot
+	// both get in.
+	if !l.running.CompareAndSwap(false, true) {
 		return ERUNNING
 	}
 	runtime.LockOSThread()
-	l.running = true
 	if l.debug {
 		l.ownerTid = threadID()
 	}
@@ -174,8 +179,8 @@ func (l *Loop) enterRun() error {
 }
 
 func (l *Loop) leaveRun() {
-	l.running = false
 	l.stopping = false
+	l.running.Store(false)
 	runtime.UnlockOSThread()
 }
 

@@ -9,7 +9,7 @@ func (l *Loop) CallSoon(fn func()) (*Handle, error) {
 	if fn == nil {
 		return nil, EINVAL
 	}
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	h := l.newHandle()
@@ -23,7 +23,7 @@ func (l *Loop) CallSoonForeign(fc ForeignCall) (*Handle, error) {
 	if fc.Fn == 0 {
 		return nil, EINVAL
 	}
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	h := l.newHandle()
@@ -83,7 +83,7 @@ func (l *Loop) CallLaterForeign(delay float64, fc ForeignCall) (*Handle, error) 
 }
 
 func (l *Loop) scheduleAfter(delay float64, fn func(), fc ForeignCall) (*Handle, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	d, err := deadline(delay)
@@ -94,7 +94,7 @@ func (l *Loop) scheduleAfter(delay float64, fn func(), fc ForeignCall) (*Handle,
 }
 
 func (l *Loop) schedule(when float64, fn func(), fc ForeignCall) (*Handle, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	ns, err := deadline(when)

@@ -59,7 +59,7 @@ func (l *Loop) NewTaskForeign(fn, arg uintptr) (*Task, error) {
 }
 
 func (l *Loop) newTask(step func(*Task), fc ForeignCall) (*Task, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	t := &Task{goStep: step, foreignStep: fc}

@@ -18,7 +18,7 @@ const (
 	ERUNNING     Error = -10003 // the loop is running / cannot while running
 	ESTATE       Error = -10004 // invalid state (asyncio's InvalidStateError)
 	ECANCELLED   Error = -10005 // cancelled
-	EWRONGTHREAD Error = -10006 // debug mode: called from a thread that does not run the loop
+	EWRONGTHREAD Error = -10006 // called from a thread other than the one running the loop (libloop.h: Threads)
 	ESTOPPED     Error = -10007 // the loop stopped before the future completed
 	ETIMEDOUT    Error = -10008 // a timeout passed
 	ENOMEM       Error = -10009 // out of memory or of id space

@@ -1,0 +1,46 @@
+/* Calls a host is likely to make from a worker thread by mistake: each
+ * wrapper passes the loop the calling thread runs (ll__thread_loop, one
+ * thread-local load) to its Go side, which refuses the call with
+ * LL_EWRONGTHREAD when the loop it concerns is running on another thread
+ * (capi/loopthread.go says why). ll_call_soon's wrapper is in hotpath.c,
+ * beside its fast path. */
+#include "hotpath.h"
+#include "_cgo_export.h"
+
+int ll_call_later(ll_loop loop, double delay, ll_callback cb, void *arg, ll_handle *out) {
+    return ll__call_later_go(ll__thread_loop, loop, delay, cb, arg, out);
+}
+
+int ll_call_at(ll_loop loop, double when, ll_callback cb, void *arg, ll_handle *out) {
+    return ll__call_at_go(ll__thread_loop, loop, when, cb, arg, out);
+}
+
+int ll_handle_cancel(ll_handle handle) { return ll__handle_cancel_go(ll__thread_loop, handle); }
+
+int ll_release(uint64_t id) { return ll__release_go(ll__thread_loop, id); }
+
+int ll_loop_stop(ll_loop loop) { return ll__loop_stop_go(ll__thread_loop, loop); }
+
+int ll_loop_close(ll_loop loop) { return ll__loop_close_go(ll__thread_loop, loop); }
+
+int ll_add_reader(ll_loop loop, int fd, ll_io_callback cb, void *arg) {
+    return ll__add_reader_go(ll__thread_loop, loop, fd, cb, arg);
+}
+
+int ll_add_writer(ll_loop loop, int fd, ll_io_callback cb, void *arg) {
+    return ll__add_writer_go(ll__thread_loop, loop, fd, cb, arg);
+}
+
+int ll_remove_reader(ll_loop loop, int fd) { return ll__remove_reader_go(ll__thread_loop, loop, fd); }
+
+int ll_remove_writer(ll_loop loop, int fd) { return ll__remove_writer_go(ll__thread_loop, loop, fd); }
+
+int ll_future_set_result(ll_future fut, uintptr_t value, ll_free_fn free) {
+    return ll__future_set_result_go(ll__thread_loop, fut, value, free);
+}
+
+int ll_future_set_exception(ll_future fut, int code, const char *message, uintptr_t payload, ll_free_fn free) {
+    return ll__future_set_exception_go(ll__thread_loop, fut, code, message, payload, free);
+}
+
+int ll_future_cancel(ll_future fut, const char *msg) { return ll__future_cancel_go(ll__thread_loop, fut, msg); }
