@@ -16,7 +16,7 @@ type DialFunc func(t *Transport, err error)
 // on the loop thread, in a later callback, exactly once (unless the loop
 // closes first).
 func (l *Loop) DialTCP(host string, port int, proto Protocol, done DialFunc) error {
-	if l.closed {
+	if l.closed.Load() {
 		return ECLOSED
 	}
 	if done == nil || !validPort(port) {
@@ -54,7 +54,7 @@ type dialer struct {
 
 // next tries the next address; with none left it reports the last error.
 func (d *dialer) next() {
-	if d.loop.closed {
+	if d.loop.closed.Load() {
 		return
 	}
 	for len(d.ips) > 0 || d.unixSA != nil {

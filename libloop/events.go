@@ -113,7 +113,7 @@ func (l *Loop) runIO() {
 	io.ready = io.readySpare[:0]
 	io.running = true
 	for i := range items {
-		if l.closed {
+		if l.closed.Load() {
 			break
 		}
 		items[i].owner.ioReady(items[i].mask)
@@ -156,7 +156,7 @@ func (l *Loop) consume(n int) []byte {
 func (l *Loop) emit(ev Event) {
 	io := &l.io
 	io.evq = append(io.evq, ev)
-	if io.running || io.flushQueued || l.closed {
+	if io.running || io.flushQueued || l.closed.Load() {
 		return
 	}
 	io.flushQueued = true
@@ -173,7 +173,7 @@ func (l *Loop) emit(ev Event) {
 func (l *Loop) flushEvents() {
 	l.io.flushQueued = false
 	l.deliverQueued()
-	if len(l.io.evq) > 0 && !l.io.flushQueued && !l.closed {
+	if len(l.io.evq) > 0 && !l.io.flushQueued && !l.closed.Load() {
 		l.io.flushQueued = true
 		h := l.newHandle()
 		h.gofn = l.io.flushFn

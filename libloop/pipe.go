@@ -8,7 +8,7 @@ import "golang.org/x/sys/unix"
 // on. A Stream fd may be a socket or any fd that reads and writes (a pty);
 // a Datagram fd must be a datagram socket.
 func (l *Loop) OpenTransport(fd int, kind TransportKind, proto Protocol) (*Transport, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	if kind < Stream || kind > Datagram {

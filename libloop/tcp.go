@@ -15,7 +15,7 @@ const ReusePort = 1
 // accepted connection is a stream transport with TCP_NODELAY whose events
 // go to proto (nil: to the loop's sink).
 func (l *Loop) ListenTCP(host string, port, backlog, flags int, proto Protocol) (*Server, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	if !validPort(port) || backlog < 0 || flags&^ReusePort != 0 {

@@ -20,7 +20,7 @@ type datagram struct {
 // not 0, connected to remoteHost:remotePort when remoteHost is not empty.
 // Names are resolved in place. flags: ReusePort.
 func (l *Loop) OpenUDP(localHost string, localPort int, remoteHost string, remotePort int, flags int, proto Protocol) (*Transport, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	if !validPort(localPort) || !validPort(remotePort) || flags&^ReusePort != 0 {

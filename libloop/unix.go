@@ -5,7 +5,7 @@ import "golang.org/x/sys/unix"
 // DialUnix connects to the Unix stream socket at path ("@name": an
 // abstract name on Linux); done runs as for DialTCP.
 func (l *Loop) DialUnix(path string, proto Protocol, done DialFunc) error {
-	if l.closed {
+	if l.closed.Load() {
 		return ECLOSED
 	}
 	if done == nil || path == "" {
@@ -20,7 +20,7 @@ func (l *Loop) DialUnix(path string, proto Protocol, done DialFunc) error {
 // Linux). A stale socket file left at path is removed first, as asyncio's
 // create_unix_server does; any other file there is EADDRINUSE.
 func (l *Loop) ListenUnix(path string, backlog int, proto Protocol) (*Server, error) {
-	if l.closed {
+	if l.closed.Load() {
 		return nil, ECLOSED
 	}
 	if path == "" || backlog < 0 {
