@@ -25,6 +25,7 @@ type Event struct {
 	Code int // ConnectionLost, ErrorReceived: 0 or a negative error code
 	FD   int // process pipes: the child's fd; else -1
 	T    *Transport
+	P    *Process // ProcessExited: the process (T is nil)
 	Data []byte
 	Addr []byte // a raw struct sockaddr (datagrams)
 	// Result is the protocol's answer to EOFReceived: non-zero keeps the
@@ -193,13 +194,13 @@ func (l *Loop) deliverQueued() {
 	}
 	io.evq = io.evqSpare[:0]
 	for i := 0; i < len(evs); {
-		if evs[i].T.proto != nil {
-			evs[i].Result = boolToInt(evs[i].T.proto(&evs[i]))
+		if proto := evs[i].protocol(); proto != nil {
+			evs[i].Result = boolToInt(proto(&evs[i]))
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(evs) && evs[j].T.proto == nil {
+		for j < len(evs) && evs[j].protocol() == nil {
 			j++
 		}
 		if io.sink != nil {
@@ -215,6 +216,14 @@ func (l *Loop) deliverQueued() {
 	}
 	io.evqSpare = evs[:0]
 	io.rused = 0
+}
+
+// protocol is the Go protocol the event goes to (nil: the sink's).
+func (ev *Event) protocol() Protocol {
+	if ev.P != nil {
+		return ev.P.proto
+	}
+	return ev.T.proto
 }
 
 func boolToInt(b bool) int {

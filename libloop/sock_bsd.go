@@ -66,3 +66,16 @@ func sendTo(fd int, p, addr []byte) error {
 	}
 	return nil
 }
+
+// cloexecPipe makes a pipe whose ends are close-on-exec; ForkLock keeps a
+// concurrent ForkExec from inheriting them in between.
+func cloexecPipe(p []int) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	if err := unix.Pipe(p); err != nil {
+		return err
+	}
+	unix.CloseOnExec(p[0])
+	unix.CloseOnExec(p[1])
+	return nil
+}

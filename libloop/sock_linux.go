@@ -59,3 +59,6 @@ func sendTo(fd int, p, addr []byte) error {
 	}
 	return nil
 }
+
+// cloexecPipe makes a pipe whose ends are close-on-exec.
+func cloexecPipe(p []int) error { return unix.Pipe2(p, unix.O_CLOEXEC) }

@@ -1,0 +1,95 @@
+//go:build linux
+
+package libloop
+
+import (
+	"os"
+	"strconv"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// setPidFD asks ForkExec for a pidfd (Linux 5.3+; -1 where unsupported).
+func setPidFD(sys *syscall.SysProcAttr, fd *int) { sys.PidFD = fd }
+
+// childFiles lists the child's fds for ForkExec: its stdio, then -1 for
+// every other fd open in the parent, which ForkExec closes in the child.
+// So nothing the host opened without CLOEXEC leaks into the child.
+func childFiles(stdio [3]int) []uintptr {
+	maxfd := 2
+	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
+		for _, e := range ents {
+			if n, err := strconv.Atoi(e.Name()); err == nil && n > maxfd {
+				maxfd = n
+			}
+		}
+	}
+	files := make([]uintptr, maxfd+1)
+	for i := range files {
+		files[i] = ^uintptr(0)
+	}
+	for i, fd := range stdio {
+		files[i] = uintptr(fd)
+	}
+	return files
+}
+
+// exitWatch is a pidfd registered with the selector: readable when the
+// child exits.
+type exitWatch struct{ p *Process }
+
+// watchExit watches the child's pidfd; without one (an old kernel) a
+// goroutine waits for it instead.
+func (p *Process) watchExit() {
+	if p.pidfd >= 0 {
+		unix.CloseOnExec(p.pidfd)
+		if p.loop.watchOwner(p.pidfd, exitWatch{p}, evRead) == nil {
+			return
+		}
+		unix.Close(p.pidfd)
+		p.pidfd = -1
+	}
+	waitInBackground(p)
+}
+
+func (w exitWatch) ioReady(mask uint8) {
+	p := w.p
+	var ws unix.WaitStatus
+	pid, err := unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
+	if err == unix.EINTR || (err == nil && pid == 0) {
+		return // not yet: the pidfd stays watched
+	}
+	p.loop.unwatchOwner(p.pidfd, w)
+	unix.Close(p.pidfd)
+	p.pidfd = -1
+	code := exitCode(ws)
+	if err != nil {
+		code = 255 // reaped by someone else (ECHILD): the status is lost
+	}
+	p.exit(code)
+}
+
+// loopClosing: the loop will not run again; a goroutine reaps the child
+// when it exits, so it never lingers as a zombie.
+func (w exitWatch) loopClosing() {
+	unix.Close(w.p.pidfd)
+	w.p.pidfd = -1
+	pid := w.p.pid
+	go func() {
+		var ws unix.WaitStatus
+		for {
+			if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+				return
+			}
+		}
+	}()
+}
+
+// signal uses the pidfd when there is one, so a recycled pid is never hit.
+func (p *Process) signal(sig int) error {
+	if p.pidfd >= 0 {
+		return unix.PidfdSendSignal(p.pidfd, unix.Signal(sig), nil, 0)
+	}
+	return unix.Kill(p.pid, unix.Signal(sig))
+}

@@ -1,0 +1,99 @@
+package libloop
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runChild spawns argv with stdout and stderr piped and returns what each
+// printed and the return code.
+func runChild(t *testing.T, l *Loop, o *ProcessOptions) (out, errOut string, code int) {
+	t.Helper()
+	exited, lost := false, 0
+	p, err := l.Spawn(o, func(ev *Event) bool {
+		switch ev.Kind {
+		case DataReceived:
+			if ev.FD == 1 {
+				out += string(ev.Data)
+			} else {
+				errOut += string(ev.Data)
+			}
+		case ConnectionLost:
+			lost++
+		case ProcessExited:
+			exited, code = true, ev.Code
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipes := 0
+	for i := 0; i < 3; i++ {
+		if p.Pipe(i) != nil {
+			pipes++
+		}
+	}
+	runUntil(t, l, 10*time.Second, func() bool { return exited && lost == pipes })
+	return out, errOut, code
+}
+
+func TestSpawnPipesAndReturnCode(t *testing.T) {
+	l := newTestLoop(t)
+	out, errOut, code := runChild(t, l, &ProcessOptions{File: "sh",
+		Argv:  []string{"sh", "-c", "echo hi; echo oops >&2; exit 3"},
+		Stdio: [3]int{StdioDevNull, StdioPipe, StdioPipe}})
+	if out != "hi\n" || errOut != "oops\n" || code != 3 {
+		t.Fatalf("out %q err %q code %d", out, errOut, code)
+	}
+}
+
+func TestSpawnCannotRunIsAnError(t *testing.T) {
+	l := newTestLoop(t)
+	for file, want := range map[string]error{"/no/such/program": unix.ENOENT, "no-such-program-xyz": unix.ENOENT, "/etc/passwd": unix.EACCES} {
+		_, err := l.Spawn(&ProcessOptions{File: file, Argv: []string{file}, Stdio: [3]int{-1, -1, -1}}, nil)
+		if err != want {
+			t.Errorf("%s: %v, want %v", file, err, want)
+		}
+	}
+}
+
+func TestSpawnClosesHostFDsAndKillReportsSignal(t *testing.T) {
+	l := newTestLoop(t)
+	var leak [2]int
+	if err := unix.Pipe(leak[:]); err != nil { // no CLOEXEC, as a careless host would
+		t.Fatal(err)
+	}
+	defer unix.Close(leak[0])
+	defer unix.Close(leak[1])
+	out, _, _ := runChild(t, l, &ProcessOptions{File: "sh", Argv: []string{"sh", "-c", "ls /proc/$$/fd"},
+		Stdio: [3]int{StdioDevNull, StdioPipe, StdioStdout}})
+	for _, f := range strings.Fields(out) {
+		if f == strconv.Itoa(leak[0]) || f == strconv.Itoa(leak[1]) {
+			t.Fatalf("child inherited the host's fd %s: %q", f, out)
+		}
+	}
+	exited := -1000
+	p, err := l.Spawn(&ProcessOptions{File: "sleep", Argv: []string{"sleep", "10"}, Stdio: [3]int{-3, -3, -3}},
+		func(ev *Event) bool {
+			if ev.Kind == ProcessExited {
+				exited = ev.Code
+			}
+			return false
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SendSignal(int(unix.SIGKILL))
+	runUntil(t, l, 5*time.Second, func() bool { return exited != -1000 })
+	if exited != -int(unix.SIGKILL) {
+		t.Fatalf("code %d", exited)
+	}
+	if err := p.SendSignal(int(unix.SIGTERM)); err != unix.ESRCH {
+		t.Fatalf("signal after exit: %v", err)
+	}
+}
