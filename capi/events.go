@@ -43,6 +43,8 @@ type netState struct {
 type transportRef struct {
 	id    uint64
 	proto *C.ll__proto
+	// Processes only: the host released the id / the exit was delivered.
+	released, delivered bool
 }
 
 func (s *loopState) netInit() *netState {
@@ -76,7 +78,7 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 		take := min(len(evs), eventBatch)
 		k := 0
 		for i := 0; i < take; i++ {
-			ref := s.transportRefOf(evs[i].T)
+			ref := s.eventRef(&evs[i])
 			n.refs[i] = ref
 			if ref == nil {
 				continue // no id could be given: the transport was refused
@@ -96,8 +98,14 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 				continue
 			}
 			evs[i].Result = int(cevs[k].result)
-			if evs[i].Kind == libloop.ConnectionLost {
+			switch evs[i].Kind {
+			case libloop.ConnectionLost:
 				s.retireTransport(evs[i].T, ref)
+			case libloop.ProcessExited:
+				ref.delivered = true
+				if ref.released {
+					s.freeSlot(ref)
+				}
 			}
 			k++
 		}
@@ -121,6 +129,15 @@ func fillEvent(c *C.ll_event, ev *libloop.Event, id uint64) {
 		c.addr = unsafe.Pointer(unsafe.SliceData(ev.Addr))
 		c.addrlen = C.uint32_t(len(ev.Addr))
 	}
+}
+
+// eventRef returns the id and protocol slot an event is delivered with.
+func (s *loopState) eventRef(ev *libloop.Event) *transportRef {
+	if ev.P != nil {
+		ref, _ := ev.P.Data.(*transportRef)
+		return ref
+	}
+	return s.transportRefOf(ev.T)
 }
 
 // transportRefOf returns t's id and protocol slot, giving it an id on its

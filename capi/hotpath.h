@@ -11,6 +11,7 @@
 typedef const char ll__cchar;
 typedef const uint64_t ll__cid;
 typedef const void ll__cvoid;
+typedef const ll_process_options ll__cprocess_options;
 
 typedef struct ll__call {
     uintptr_t fn;

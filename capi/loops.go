@@ -159,11 +159,11 @@ func ll__loop_close_go(caller, id C.uint64_t) C.int {
 	if rc != 0 {
 		return rc
 	}
-	return errCode(s.loop.Close())
+	return errCode(closeLoop(s))
 }
 
 func releaseLoop(s *loopState) C.int {
-	if err := s.loop.Close(); err != nil {
+	if err := closeLoop(s); err != nil {
 		return errCode(err)
 	}
 	s.free()

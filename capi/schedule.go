@@ -166,6 +166,8 @@ func release(caller, id C.uint64_t) C.int {
 		return 0
 	case kindServer:
 		return releaseServer(id)
+	case kindProcess:
+		return releaseProcess(id)
 	case kindTransport:
 		// A transport's id lives until its LL_CONNECTION_LOST: release
 		// aborts it, and the id goes stale after that event.

@@ -516,5 +516,7 @@ int ll_loop_host_ready(ll_loop loop);
 
 /* Network I/O: transports and protocols, servers, datagrams, names. */
 #include "libloop/transport.h"
+/* Subprocesses and signals. */
+#include "libloop/process.h"
 
 #endif /* LIBLOOP_H */

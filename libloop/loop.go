@@ -34,6 +34,7 @@ type Loop struct {
 	events   []ioEvent
 	nWatched int // fds with a reader or writer (the wakeup fd not counted)
 	io       ioState
+	signals  signalState
 
 	// running and closed are atomic so that any thread may read them
 	// (ll_loop_is_running, ll_loop_is_closed, and capi's check that refuses

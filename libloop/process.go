@@ -200,6 +200,9 @@ func closeAll(fds []int, stdio [3]int) {
 	}
 }
 
+// Loop returns the process's loop.
+func (p *Process) Loop() *Loop { return p.loop }
+
 // Pid returns the child's process id.
 func (p *Process) Pid() int { return p.pid }
 

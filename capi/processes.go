@@ -1,0 +1,211 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "hotpath.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// Process ids continue the kinds of events.go.
+const kindProcess kind = 18
+
+// cStrings copies a NULL-terminated C string array (bounded, so a missing
+// terminator is an error, not a runaway read).
+func cStrings(p **C.ll__cchar) ([]string, bool) {
+	if p == nil {
+		return nil, true
+	}
+	var out []string
+	for _, s := range unsafe.Slice(p, 1<<16) {
+		if s == nil {
+			return out, true
+		}
+		out = append(out, goString(s))
+	}
+	return nil, false
+}
+
+//export ll_spawn
+func ll_spawn(loop C.uint64_t, opts *C.ll__cprocess_options, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if opts == nil || out == nil || opts.file == nil || opts.argv == nil {
+		return C.int(libloop.EINVAL)
+	}
+	argv, ok1 := cStrings((**C.ll__cchar)(unsafe.Pointer(opts.argv)))
+	env, ok2 := cStrings((**C.ll__cchar)(unsafe.Pointer(opts.env)))
+	if !ok1 || !ok2 || len(argv) == 0 {
+		return C.int(libloop.EINVAL)
+	}
+	o := &libloop.ProcessOptions{File: goString(opts.file), Argv: argv, Env: env,
+		Dir: goString(opts.cwd), Flags: int(opts.flags)}
+	if opts.env != nil && env == nil {
+		o.Env = []string{} // an empty environment, not "inherit"
+	}
+	for i := range o.Stdio {
+		o.Stdio[i] = int(opts.stdio[i])
+	}
+	p, err := s.loop.Spawn(o, nil)
+	if err != nil {
+		return errCode(err)
+	}
+	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
+	for i := 0; i < 3; i++ {
+		if t := p.Pipe(i); t != nil && s.registerTransport(t, fnAddr, argAddr) == nil {
+			t.Refuse()
+		}
+	}
+	ref := s.registerProcess(p, fnAddr, argAddr)
+	if ref == nil {
+		return C.int(libloop.ENOMEM) // the child runs on and is reaped; it has no id
+	}
+	*out = C.uint64_t(ref.id)
+	return 0
+}
+
+// registerProcess gives p an id and a protocol slot (for LL_PROCESS_EXITED).
+func (s *loopState) registerProcess(p *libloop.Process, fn, arg uintptr) *transportRef {
+	slot := (*C.ll__proto)(C.calloc(1, C.sizeof_ll__proto))
+	if slot == nil {
+		return nil
+	}
+	id := ids.add(kindProcess, p)
+	if id == 0 {
+		C.free(unsafe.Pointer(slot))
+		return nil
+	}
+	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
+	ref := &transportRef{id: id, proto: slot}
+	p.Data, p.Tag = ref, id
+	s.netInit().live[id] = slot
+	return ref
+}
+
+// getProcess resolves a process id for a call on its loop's thread.
+func getProcess(id C.uint64_t) (*libloop.Process, *loopState, C.int) {
+	obj, ok := ids.get(uint64(id), kindProcess)
+	if !ok {
+		return nil, nil, C.int(libloop.EBADHANDLE)
+	}
+	p := obj.(*libloop.Process)
+	s := p.Loop().Data.(*loopState)
+	if rc := enter(s); rc != 0 {
+		return nil, nil, rc
+	}
+	return p, s, 0
+}
+
+// releaseProcess ends a process id. Its protocol slot stays until the exit
+// has been delivered (the child still runs and is still reaped).
+func releaseProcess(id C.uint64_t) C.int {
+	p, s, rc := getProcess(id)
+	if rc != 0 {
+		return rc
+	}
+	ref := p.Data.(*transportRef)
+	if !ids.remove(uint64(id)) {
+		return C.int(libloop.EBADHANDLE)
+	}
+	ref.released = true
+	if _, exited := p.ReturnCode(); exited && ref.delivered {
+		s.freeSlot(ref)
+	}
+	return 0
+}
+
+// freeSlot frees a retired object's protocol slot.
+func (s *loopState) freeSlot(ref *transportRef) {
+	if s.net != nil {
+		delete(s.net.live, ref.id)
+	}
+	C.free(unsafe.Pointer(ref.proto))
+	ref.proto = nil
+}
+
+//export ll_process_pid
+func ll_process_pid(id C.uint64_t, pid *C.int) C.int {
+	p, _, rc := getProcess(id)
+	if rc != 0 {
+		return rc
+	}
+	if pid == nil {
+		return C.int(libloop.EINVAL)
+	}
+	*pid = C.int(p.Pid())
+	return 0
+}
+
+//export ll_process_pipe
+func ll_process_pipe(id C.uint64_t, fd C.int, out *C.uint64_t) C.int {
+	p, _, rc := getProcess(id)
+	if rc != 0 {
+		return rc
+	}
+	t := p.Pipe(int(fd))
+	if out == nil || t == nil {
+		return C.int(libloop.EINVAL)
+	}
+	ref, ok := t.Data.(*transportRef)
+	if !ok {
+		return C.int(libloop.ECLOSED)
+	}
+	*out = C.uint64_t(ref.id)
+	return 0
+}
+
+//export ll_process_send_signal
+func ll_process_send_signal(id C.uint64_t, sig C.int) C.int {
+	p, _, rc := getProcess(id)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(p.SendSignal(int(sig)))
+}
+
+//export ll_process_terminate
+func ll_process_terminate(id C.uint64_t) C.int { return ll_process_send_signal(id, 15) }
+
+//export ll_process_kill
+func ll_process_kill(id C.uint64_t) C.int { return ll_process_send_signal(id, 9) }
+
+//export ll_process_returncode
+func ll_process_returncode(id C.uint64_t, out *C.int) C.int {
+	p, _, rc := getProcess(id)
+	if rc != 0 {
+		return rc
+	}
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	code, exited := p.ReturnCode()
+	if !exited {
+		return C.int(libloop.ESTATE)
+	}
+	*out = C.int(code)
+	return 0
+}
+
+//export ll_process_wait
+func ll_process_wait(id C.uint64_t, out *C.uint64_t) C.int {
+	p, s, rc := getProcess(id)
+	if rc != 0 {
+		return rc
+	}
+	return pendingFuture(C.uint64_t(s.id), out, func(s *loopState, f *libloop.Future, finish func()) error {
+		p.OnExit(func(code int) {
+			defer finish()
+			if !f.Done() {
+				f.SetResult(uintptr(int64(code)), nil)
+			}
+		})
+		return nil
+	})
+}

@@ -1,0 +1,93 @@
+package main
+
+/*
+#include <signal.h>
+#include "hotpath.h"
+#include "signals.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// refusedSignal reports the signals a host may not take: uncatchable ones,
+// and those the Go runtime of a shared library handles itself.
+func refusedSignal(sig C.int) bool {
+	switch sig {
+	case C.SIGKILL, C.SIGSTOP, C.SIGSEGV, C.SIGBUS, C.SIGFPE, C.SIGILL, C.SIGTRAP, C.SIGURG, C.SIGPIPE:
+		return true
+	}
+	return sig <= 0 || sig >= 65
+}
+
+//export ll_add_signal_handler
+func ll_add_signal_handler(loop C.uint64_t, sig C.int, cb C.ll_callback, arg unsafe.Pointer) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if cb == nil || refusedSignal(sig) {
+		return C.int(libloop.EINVAL)
+	}
+	fd, err := s.loop.SignalFD()
+	if err != nil {
+		return errCode(err)
+	}
+	fc := libloop.ForeignCall{Fn: uintptr(unsafe.Pointer(cb)), Arg: uintptr(arg), ID: s.id}
+	if err := s.loop.AddSignalHandler(int(sig), nil, fc); err != nil {
+		return errCode(err)
+	}
+	if rc := C.ll__signal_watch(sig, C.int(fd)); rc != 0 {
+		s.loop.RemoveSignalHandler(int(sig))
+		return rc
+	}
+	return 0
+}
+
+//export ll_remove_signal_handler
+func ll_remove_signal_handler(loop C.uint64_t, sig C.int) C.int {
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	if sig <= 0 || sig >= 65 {
+		return C.int(libloop.EINVAL)
+	}
+	if !s.loop.RemoveSignalHandler(int(sig)) {
+		return 0
+	}
+	if fd, err := s.loop.SignalFD(); err == nil {
+		C.ll__signal_unwatch(sig, C.int(fd))
+	}
+	return 1
+}
+
+// unhookSignals stops every signal this loop watches, before the loop
+// closes its signal pipe: a late delivery must never write to a closed
+// (possibly reused) fd.
+func (s *loopState) unhookSignals() {
+	if s.loop.NumSignalHandlers() == 0 {
+		return
+	}
+	fd, err := s.loop.SignalFD()
+	if err != nil {
+		return
+	}
+	for sig := C.int(1); sig < 65; sig++ {
+		if s.loop.RemoveSignalHandler(int(sig)) {
+			C.ll__signal_unwatch(sig, C.int(fd))
+		}
+	}
+}
+
+// closeLoop closes a loop for ll_loop_close and ll_release.
+func closeLoop(s *loopState) error {
+	if s.loop.IsRunning() {
+		return libloop.ERUNNING
+	}
+	s.unhookSignals()
+	return s.loop.Close()
+}

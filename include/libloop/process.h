@@ -1,0 +1,126 @@
+/*
+ * libloop/process.h — subprocesses and signals (included by libloop.h; do
+ * not include it alone).
+ *
+ * asyncio's subprocess_exec and add_signal_handler; libuv's uv_spawn and
+ * uv_signal_t. A child's pipes are transports (libloop/transport.h): their
+ * events reach the process's protocol with ev->fd set to the child's fd.
+ *
+ * Threads: as transports, every call here is made on the loop's thread (or
+ * while the loop is not running).
+ */
+#ifndef LIBLOOP_PROCESS_H
+#define LIBLOOP_PROCESS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Processes ----------------------------------------------------------- */
+
+#define LL_STDIO_INHERIT (-1) /**< the child shares the parent's fd */
+#define LL_STDIO_PIPE    (-2) /**< a pipe: a transport of the process (ll_process_pipe) */
+#define LL_STDIO_DEVNULL (-3) /**< /dev/null */
+#define LL_STDIO_STDOUT  (-4) /**< stderr only: the same as the child's stdout (asyncio's STDOUT) */
+
+#define LL_PROCESS_NEW_SESSION 1 /**< setsid(): the child leads a new session (asyncio's start_new_session) */
+#define LL_PROCESS_NEW_GROUP   2 /**< setpgid(0, 0): the child leads a new process group */
+
+/** What to run and how. Strings and arrays are copied by ll_spawn. */
+typedef struct ll_process_options {
+    const char *file;          /**< the program; searched in PATH (the env's PATH when env sets one) when it has no '/' */
+    const char *const *argv;   /**< NULL-terminated, argv[0] included */
+    const char *const *env;    /**< NULL-terminated "NAME=value"; NULL = inherit the parent's */
+    const char *cwd;           /**< NULL = inherit */
+    int stdio[3];              /**< child fds 0..2: LL_STDIO_*, or an fd >= 0 the child gets as is */
+    int flags;                 /**< LL_PROCESS_NEW_SESSION, LL_PROCESS_NEW_GROUP */
+} ll_process_options;
+
+/**
+ * Start a child (asyncio's subprocess_exec). It is started vfork-style and
+ * goes straight to exec, so a process carrying the Go runtime is safe. The
+ * child inherits its stdio and nothing else: every other fd is closed in it
+ * (Python's close_fds=True) on Linux; on the BSDs fds the host opened
+ * without CLOEXEC are inherited. Events reach fn with arg:
+ *  - each LL_STDIO_PIPE is a transport: LL_CONNECTION_MADE, then
+ *    LL_DATA_RECEIVED (fd 1, 2), LL_EOF_RECEIVED and LL_CONNECTION_LOST with
+ *    ev->fd the child's fd and ev->transport the pipe's id (ll_process_pipe);
+ *  - LL_PROCESS_EXITED once, ev->code the return code (exit status, or
+ *    -signal as asyncio's returncode), ev->transport the process id.
+ * The exit is watched without SIGCHLD (a pidfd on Linux; a waiting thread
+ * elsewhere) and the child is always reaped: no zombie is left, also when
+ * the loop closes first.
+ * @return 0; -ENOENT, -EACCES, -ENOTDIR for a program (or cwd) that cannot
+ *         be run — an error here, never a child that exits 127; LL_EINVAL
+ *         (NULL opts/file/argv/out, empty argv, a bad stdio value, unknown
+ *         flags); LL_EBADHANDLE; LL_ECLOSED.
+ */
+int ll_spawn(ll_loop loop, const ll_process_options *opts, ll_protocol_fn fn, void *arg, ll_process *out);
+
+/** The child's pid in *pid. @return 0, LL_EINVAL (NULL pid), LL_EBADHANDLE. */
+int ll_process_pid(ll_process p, int *pid);
+
+/**
+ * The transport of the child's fd child_fd (0, 1, 2) when it is a pipe:
+ * write to stdin with ll_transport_write (with back-pressure events), close
+ * it with ll_transport_close. The id is valid until that pipe's
+ * LL_CONNECTION_LOST. @return 0, LL_EINVAL (not a pipe, NULL out), LL_ECLOSED
+ * (the pipe has closed), LL_EBADHANDLE.
+ */
+int ll_process_pipe(ll_process p, int child_fd, ll_transport *out);
+
+/**
+ * Send sig to the child. After it has exited this is -ESRCH and nothing is
+ * sent: a recycled pid is never signalled (the pidfd is used on Linux).
+ * @return 0, -ESRCH, LL_EINVAL (sig out of range), LL_EBADHANDLE.
+ */
+int ll_process_send_signal(ll_process p, int sig);
+/** ll_process_send_signal(p, SIGTERM). */
+int ll_process_terminate(ll_process p);
+/** ll_process_send_signal(p, SIGKILL). */
+int ll_process_kill(ll_process p);
+
+/** The return code in *out once the child has exited. @return 0, LL_ESTATE (still running), LL_EINVAL, LL_EBADHANDLE. */
+int ll_process_returncode(ll_process p, int *out);
+
+/**
+ * A future that finishes with the return code (as intptr_t in the value)
+ * when the child exits, at once if it already has (asyncio's wait()).
+ * @return 0, LL_EINVAL (NULL out), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_process_wait(ll_process p, ll_future *out);
+
+/* A process id is released with ll_release. The child is not killed; it is
+ * still reaped when it exits, and its pipes' events still reach fn. */
+
+/* ---- Signals --------------------------------------------------------------- */
+
+/**
+ * Run cb(loop, arg) on the loop's thread, in an iteration after each
+ * delivery of signum (asyncio's add_signal_handler), replacing a callback
+ * signum already had on this loop. Several loops may watch one signal; each
+ * gets every delivery. The library installs its own handler for signum only
+ * (never for a signal the host did not name): async-signal-safe (it writes
+ * one byte to each watching loop's pipe), SA_ONSTACK (the Go runtime
+ * requires it) and SA_RESTART. The signals the Go runtime itself handles in
+ * a shared library (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP: turned into Go
+ * panics; SIGURG: goroutine preemption; SIGPIPE: Go drops the ones its
+ * writes raise) are refused, so the runtime's handlers are never replaced.
+ * @return 0, LL_EINVAL (SIGKILL, SIGSTOP, a signal above, out of range,
+ *         NULL cb), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_add_signal_handler(ll_loop loop, int signum, ll_callback cb, void *arg);
+
+/**
+ * Remove signum's callback from this loop. When no loop watches signum any
+ * more, the disposition the host had before the first ll_add_signal_handler
+ * comes back. Closing or releasing a loop removes its signal handlers.
+ * @return 1 if one was removed, 0 if none, LL_EINVAL, LL_EBADHANDLE.
+ */
+int ll_remove_signal_handler(ll_loop loop, int signum);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBLOOP_PROCESS_H */
