@@ -176,12 +176,15 @@ class ReadersMixin:
 
     def _signals_off(self, old):
         fd = self._sig_fd
-        if fd >= 0:
-            if self._sig_on:
-                _lib.ll_remove_reader(self._id, fd)
-            self._readers.pop(fd, None)
         self._sig_fd = -1
         self._sig_on = False
+        if fd >= 0:
+            try:
+                # Whatever _sig_on said: a KeyboardInterrupt between its
+                # update and the crossing in _sig_watch can leave it stale.
+                _lib.ll_remove_reader(self._id, fd)
+            finally:
+                self._readers.pop(fd, None)
         if old is None:
             return
         try:
