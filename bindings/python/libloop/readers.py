@@ -46,9 +46,22 @@ class ReadersMixin:
         for fd in list(self._writers):
             self._remove_writer(fd)
         if self._sig_socks is not None:
+            self._drop_wakeup_fd()
             for s in self._sig_socks:
                 s.close()
             self._sig_socks = None
+
+    def _drop_wakeup_fd(self):
+        # A KeyboardInterrupt landing right after set_wakeup_fd in
+        # _signals_on loses the previous fd, so the run's end cannot put it
+        # back and Python keeps writing to our socket. Never leave it
+        # pointing at an fd about to be closed (and possibly reused).
+        try:
+            current = signal.set_wakeup_fd(-1)
+            if current != self._sig_socks[1].fileno():
+                signal.set_wakeup_fd(current)
+        except (ValueError, OSError):
+            pass   # not the main thread: it cannot be ours to drop
 
     # ---- public API --------------------------------------------------------
 
