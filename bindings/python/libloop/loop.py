@@ -57,11 +57,16 @@ def _run_until_complete_cb(fut):
 
 
 def _unraisable(loop, previous, unraisable):
-    # A KeyboardInterrupt raised by a signal handler at the very first
-    # instruction of a trampoline (before its try) is "unraisable" to
-    # ctypes: catch it here and let run_forever raise it.
-    if (issubclass(unraisable.exc_type, (KeyboardInterrupt, SystemExit))
-            and loop._thread_id == threading.get_ident()):
+    # An exception raised by a signal handler at the very first (or last)
+    # instruction of a trampoline, outside its try, is "unraisable" to
+    # ctypes: catch it here and let run_forever raise it, as asyncio's
+    # select() would. Any type when the trampoline is one of this loop's
+    # (the trampolines catch everything else themselves); a KeyboardInterrupt
+    # or SystemExit from elsewhere on the loop thread too.
+    owner = getattr(unraisable.object, '__self__', None)
+    if loop._thread_id == threading.get_ident() and (
+            issubclass(unraisable.exc_type, (KeyboardInterrupt, SystemExit))
+            or (owner is not None and owner in (loop, loop._tm))):
         loop._stash(unraisable.exc_value)
         return
     previous(unraisable)
@@ -158,17 +163,14 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, Erro
         old_unraisable = sys.unraisablehook
         try:
             self._thread_id = threading.get_ident()
+            self._pending_exc = None
             sys.set_asyncgen_hooks(firstiter=self._asyncgen_firstiter_hook,
                                    finalizer=self._asyncgen_finalizer_hook)
             events._set_running_loop(self)
             sys.unraisablehook = functools.partial(_unraisable, self,
                                                    old_unraisable)
             old_wakeup = self._signals_on()
-            while self._ts:
-                self._ready.append(self._ts.popleft())
-            if self._ready:
-                self._signalled = True
-                _lib.ll_loop_host_ready(self._id)
+            self._resync()
             rc = _lib.ll_loop_run_forever(self._id)
             exc = self._pending_exc
             if exc is not None:
@@ -179,13 +181,25 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, Erro
                     exc = None
             check(rc, "ll_loop_run_forever")
         finally:
-            self._signals_off(old_wakeup)
-            sys.unraisablehook = old_unraisable
+            # A storm of SIGINTs raises KeyboardInterrupt here too, at any
+            # call. Plain attribute stores cannot be interrupted, so they go
+            # first; each call then sits in its own try/finally, so one
+            # interrupted step never skips the next (a skipped
+            # _set_running_loop(None) would refuse every later run).
             self._stopping = False
             self._thread_id = None
-            events._set_running_loop(None)
-            self._set_coroutine_origin_tracking(False)
-            sys.set_asyncgen_hooks(*old_agen_hooks)
+            self._pending_exc = None
+            sys.unraisablehook = old_unraisable
+            try:
+                events._set_running_loop(None)
+            finally:
+                try:
+                    self._signals_off(old_wakeup)
+                finally:
+                    try:
+                        self._set_coroutine_origin_tracking(False)
+                    finally:
+                        sys.set_asyncgen_hooks(*old_agen_hooks)
 
     def run_until_complete(self, future):
         """Run until the future (or coroutine, wrapped in a task) is done."""

@@ -46,9 +46,22 @@ class ReadersMixin:
         for fd in list(self._writers):
             self._remove_writer(fd)
         if self._sig_socks is not None:
+            self._drop_wakeup_fd()
             for s in self._sig_socks:
                 s.close()
             self._sig_socks = None
+
+    def _drop_wakeup_fd(self):
+        # A KeyboardInterrupt landing right after set_wakeup_fd in
+        # _signals_on loses the previous fd, so the run's end cannot put it
+        # back and Python keeps writing to our socket. Never leave it
+        # pointing at an fd about to be closed (and possibly reused).
+        try:
+            current = signal.set_wakeup_fd(-1)
+            if current != self._sig_socks[1].fileno():
+                signal.set_wakeup_fd(current)
+        except (ValueError, OSError):
+            pass   # not the main thread: it cannot be ours to drop
 
     # ---- public API --------------------------------------------------------
 
@@ -176,12 +189,15 @@ class ReadersMixin:
 
     def _signals_off(self, old):
         fd = self._sig_fd
-        if fd >= 0:
-            if self._sig_on:
-                _lib.ll_remove_reader(self._id, fd)
-            self._readers.pop(fd, None)
         self._sig_fd = -1
         self._sig_on = False
+        if fd >= 0:
+            try:
+                # Whatever _sig_on said: a KeyboardInterrupt between its
+                # update and the crossing in _sig_watch can leave it stale.
+                _lib.ll_remove_reader(self._id, fd)
+            finally:
+                self._readers.pop(fd, None)
         if old is None:
             return
         try:

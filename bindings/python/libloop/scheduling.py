@@ -79,8 +79,10 @@ class SchedulingMixin:
     def _signal(self):
         # Tell libloop the host queue has work: _signalled stays set until
         # the trampoline runs, so this crosses at most once per iteration.
-        self._signalled = True
+        # The call goes first: a KeyboardInterrupt landing between the two
+        # lines then costs one extra ll_loop_host_ready, not a lost wake-up.
         _lib.ll_loop_host_ready(self._id)
+        self._signalled = True
 
     def call_later(self, delay, callback, *args, context=None):
         """Schedule callback(*args) after delay seconds; a TimerHandle."""
@@ -131,9 +133,19 @@ class SchedulingMixin:
         limit = _monotonic() + self._clock_offset + _MAX_WAKE
         if when > limit:
             when = limit
-        _heappush(self._armed, when)
+        # Arm first, then record: an interruption between the two leaves an
+        # unrecorded wake-up (one harmless extra _timer_fire), never a
+        # recorded one libloop does not have (timers that never fire).
         check(_lib.ll_call_at(self._id, when, self._c_timer, None, None),
               "ll_call_at")
+        _heappush(self._armed, when)
+
+    def _arm_next(self):
+        # Make sure libloop wakes the loop for the earliest timer.
+        timers = self._timers
+        armed = self._armed
+        if timers and (not armed or timers[0][0] < armed[0]):
+            self._arm(timers[0][0])
 
     def _timer_handle_cancelled(self, handle):
         if handle._scheduled:
@@ -237,6 +249,8 @@ class SchedulingMixin:
             report_callback_error(self, h, exc)
 
     def _timer_fire(self, _loop_id, _arg):
+        due = ()
+        i = 0
         try:
             now = _monotonic() + self._clock_offset
             armed = self._armed
@@ -252,22 +266,23 @@ class SchedulingMixin:
                     self._timer_cancelled_count -= 1
                 else:
                     due.append(h)
-            i = 0
-            try:
-                for h in due:
-                    i += 1
-                    if not h._cancelled:
-                        self._run_handle(h)
-            except BaseException:
-                # Not run yet: they go first in the next iteration.
+            for h in due:
+                i += 1
+                if not h._cancelled:
+                    self._run_handle(h)
+        except BaseException as exc:
+            # SystemExit/KeyboardInterrupt from a callback, or from a signal
+            # handler between two lines: run_forever raises it.
+            self._stash(exc)
+        finally:
+            # Whatever was raised, the heap keeps its wake-up and the due
+            # timers not run yet go first in the next run (asyncio leaves
+            # them at the head of its _ready).
+            if i < len(due):
                 self._ready.extendleft(reversed(due[i:]))
                 if not self._signalled:
                     self._signal()
-                raise
-            if timers and (not armed or timers[0][0] < armed[0]):
-                self._arm(timers[0][0])
-        except BaseException as exc:
-            self._stash(exc)
+            self._arm_next()
 
     def _ts_fire(self, _loop_id, _arg):
         try:
@@ -280,6 +295,30 @@ class SchedulingMixin:
                 self._signal()
         except BaseException as exc:
             self._stash(exc)
+
+    def _resync(self):
+        # At the start of every run: make the Python-side bookkeeping true
+        # again. A signal handler's KeyboardInterrupt can land between any
+        # two calls of a trampoline, or at its first instruction (ctypes then
+        # reports it to sys.unraisablehook and the body never runs), so the
+        # previous run may have ended with a flag or the armed list out of
+        # step with libloop. Each repair errs toward one extra crossing,
+        # never toward a lost wake-up.
+        self._ts_posted = False     # before draining: a racing post re-posts
+        ts = self._ts
+        ready = self._ready
+        while ts:
+            ready.append(ts.popleft())
+        self._signalled = False     # libloop may have dropped the request
+        if ready:
+            self._signal()
+        # Deadlines already past: their libloop timer fired (its trampoline
+        # may not have run), or will fire in the first iteration anyway.
+        now = _monotonic() + self._clock_offset
+        armed = self._armed
+        while armed and armed[0] <= now:
+            _heappop(armed)
+        self._arm_next()
 
     def _stash(self, exc):
         # SystemExit/KeyboardInterrupt inside a trampoline: stop the loop and

@@ -1,0 +1,131 @@
+"""Run CPython's own asyncio test suite (test.test_asyncio) on libloop's loop.
+
+    LIBLOOP_LIBRARY=$PWD/build/libloop.so PYTHONPATH=bindings/python \
+        python3 bindings/python/tools/cpython_asyncio.py [module ...] [--failed FILE]
+
+Every module runs in its own interpreter (a hang or a crash costs one module,
+not the run) with asyncio's default policy replaced by libloop's: the tests'
+asyncio.new_event_loop(), asyncio.run() and Runner then build libloop loops.
+Tests that build their own loop class (test_utils.TestLoop, a BaseEventLoop
+with a fake clock) exercise asyncio, not libloop; they are counted anyway, so
+compare counts between two builds, not against 100%. Many tests fail on
+features libloop does not implement yet (transports, servers, subprocesses,
+signal handlers): the point is to count, and to see what changed.
+
+Prints one line per module (run / passed / failed / errors / skipped, and
+how many libloop loops the module built) and a total; --failed FILE writes the ids of failing tests, one a line, for diffing.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+MODULES = [
+    'test_base_events', 'test_events', 'test_futures', 'test_futures2',
+    'test_tasks', 'test_locks', 'test_queues', 'test_pep492', 'test_context',
+    'test_runners', 'test_taskgroups', 'test_timeouts', 'test_waitfor',
+    'test_threads', 'test_sock_lowlevel', 'test_streams', 'test_server',
+]
+TEST_TIMEOUT = 30      # seconds per test (SIGALRM), then it counts as an error
+MODULE_TIMEOUT = 600   # seconds per module interpreter
+
+# The child: runs one module with libloop as the default policy and prints
+# its counts as JSON on the last line.
+CHILD = r'''
+import asyncio, json, signal, sys, unittest
+import libloop
+# set_event_loop_policy(None) (every test module's tearDownModule) falls back
+# to asyncio.DefaultEventLoopPolicy: point that at libloop's too.
+asyncio.DefaultEventLoopPolicy = libloop.EventLoopPolicy
+asyncio.set_event_loop_policy(libloop.EventLoopPolicy())
+# Count the libloop loops the module builds: most test classes in
+# test_events, test_sock_lowlevel, ... build asyncio's own loops directly.
+LOOPS = [0]
+_init = libloop.EventLoop.__init__
+def _counting_init(self, *args, **kwargs):
+    LOOPS[0] += 1
+    _init(self, *args, **kwargs)
+libloop.EventLoop.__init__ = _counting_init
+
+class Timeout(Exception):
+    pass
+
+def _alarm(signum, frame):
+    raise Timeout('test took over %d s' % TIMEOUT)
+
+class Result(unittest.TextTestResult):
+    def startTest(self, test):
+        signal.alarm(TIMEOUT)
+        super().startTest(test)
+    def stopTest(self, test):
+        signal.alarm(0)
+        super().stopTest(test)
+
+TIMEOUT = int(sys.argv[2])
+signal.signal(signal.SIGALRM, _alarm)
+suite = unittest.defaultTestLoader.loadTestsFromName(
+    'test.test_asyncio.' + sys.argv[1])
+r = unittest.TextTestRunner(resultclass=Result, verbosity=0,
+                            stream=sys.stderr).run(suite)
+failed = [t.id() for t, _ in r.failures + r.errors + r.unexpectedSuccesses]
+print(json.dumps({'run': r.testsRun, 'failures': len(r.failures),
+                  'errors': len(r.errors), 'skipped': len(r.skipped),
+                  'expected_failures': len(r.expectedFailures),
+                  'unexpected_successes': len(r.unexpectedSuccesses),
+                  'loops': LOOPS[0], 'failed': failed}))
+'''
+
+
+def run_module(name):
+    try:
+        p = subprocess.run([sys.executable, '-c', CHILD, name,
+                            str(TEST_TIMEOUT)], capture_output=True,
+                           text=True, timeout=MODULE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None, 'module timed out'
+    lines = p.stdout.strip().splitlines()
+    try:
+        return json.loads(lines[-1]), None
+    except (IndexError, ValueError):
+        tail = (p.stderr.strip().splitlines() or ['?'])[-1]
+        return None, f'exit {p.returncode}: {tail}'
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('modules', nargs='*', default=MODULES)
+    ap.add_argument('--failed', help='write failing test ids to this file')
+    args = ap.parse_args()
+    total = {'run': 0, 'passed': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
+    failed = []
+    for name in args.modules:
+        res, why = run_module(name)
+        if res is None:
+            print(f'{name:22} did not finish ({why})', flush=True)
+            failed.append(f'{name}: did not finish')
+            continue
+        bad = res['failures'] + res['errors'] + res['unexpected_successes']
+        passed = res['run'] - bad - res['skipped']
+        print(f"{name:22} run {res['run']:4}  passed {passed:4}  "
+              f"failed {res['failures']:3}  errors {res['errors']:3}  "
+              f"skipped {res['skipped']:3}  libloop loops {res['loops']:4}",
+              flush=True)
+        total['run'] += res['run']
+        total['passed'] += passed
+        total['failures'] += res['failures']
+        total['errors'] += res['errors']
+        total['skipped'] += res['skipped']
+        failed += res['failed']
+    print(f"{'TOTAL':22} run {total['run']:4}  passed {total['passed']:4}  "
+          f"failed {total['failures']:3}  errors {total['errors']:3}  "
+          f"skipped {total['skipped']:3}")
+    if args.failed:
+        with open(args.failed, 'w') as f:
+            f.write(''.join(t + '\n' for t in sorted(failed)))
+
+
+if __name__ == '__main__':
+    os.environ.setdefault('PYTHONWARNINGS', 'ignore')
+    main()
