@@ -19,7 +19,7 @@ func listen(loop C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uin
 	if rc != 0 {
 		return rc
 	}
-	if out == nil || fn == nil {
+	if out == nil {
 		return C.int(libloop.EINVAL)
 	}
 	srv, err := open(s)
@@ -62,6 +62,13 @@ func ll_unix_listen(loop C.uint64_t, path *C.ll__cchar, backlog C.int, fn C.ll_p
 	p := goString(path)
 	return listen(loop, fn, arg, out, func(s *loopState) (*libloop.Server, error) {
 		return s.loop.ListenUnix(p, int(backlog), nil)
+	})
+}
+
+//export ll_server_open
+func ll_server_open(loop C.uint64_t, fd C.int, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	return listen(loop, fn, arg, out, func(s *loopState) (*libloop.Server, error) {
+		return s.loop.ServeFD(int(fd), nil)
 	})
 }
 

@@ -158,3 +158,43 @@ func (ls *listenSocket) loopClosing() {
 	ls.srv.closed = true
 	unix.Close(ls.fd)
 }
+
+// ServeFD serves a socket the host already bound and put in listening
+// state (asyncio's create_server(sock=...)): the server owns it from now
+// on. Accepted TCP connections get TCP_NODELAY.
+func (l *Loop) ServeFD(fd int, proto Protocol) (*Server, error) {
+	if l.closed.Load() {
+		return nil, ECLOSED
+	}
+	if fd < 0 {
+		return nil, sysEBADF
+	}
+	acc, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN)
+	if err != nil {
+		return nil, err
+	}
+	if acc == 0 {
+		return nil, EINVAL // not listening
+	}
+	if w := l.fds[int32(fd)]; w != nil {
+		return nil, sysEBUSY
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		return nil, err
+	}
+	unix.CloseOnExec(fd)
+	tcp := false
+	if sa, err := unix.Getsockname(fd); err == nil {
+		switch sa.(type) {
+		case *unix.SockaddrInet4, *unix.SockaddrInet6:
+			tcp = true
+		}
+	}
+	s := l.newServer(proto)
+	ls := &listenSocket{srv: s, fd: fd, tcp: tcp}
+	if err := l.watchOwner(fd, ls, evRead); err != nil {
+		return nil, err
+	}
+	s.sockets = append(s.sockets, ls)
+	return s, nil
+}

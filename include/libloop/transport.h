@@ -111,11 +111,21 @@ int ll_tcp_connect(ll_loop loop, const char *host, int port, ll_protocol_fn fn, 
  * LL_CONNECTION_MADE. When accept fails with EMFILE/ENFILE/ENOBUFS/ENOMEM
  * the server reports it to the exception handler, rests one second and
  * goes on (as asyncio); open connections are served meanwhile.
- * @return 0, -EADDRINUSE, -EACCES, LL_ENONAME, LL_EINVAL (NULL out or fn,
+ * A NULL fn sends the connections' events to the loop's batch sink.
+ * @return 0, -EADDRINUSE, -EACCES, LL_ENONAME, LL_EINVAL (NULL out,
  *         bad port, backlog < 0, unknown flags), LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_tcp_listen(ll_loop loop, const char *host, int port, int backlog, int flags,
                   ll_protocol_fn fn, void *arg, ll_server *out);
+
+/**
+ * Serve a socket the host already bound and made listening (asyncio's
+ * create_server(sock=...)); the server owns it from now on and closes it.
+ * Accepted connections are as for ll_tcp_listen (TCP_NODELAY on TCP).
+ * @return 0, -EBADF, -ENOTSOCK, LL_EINVAL (not listening, NULL out),
+ *         -EBUSY (watched already), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_server_open(ll_loop loop, int fd, ll_protocol_fn fn, void *arg, ll_server *out);
 
 /**
  * Connect to the Unix stream socket at path ("@name" is an abstract name on
