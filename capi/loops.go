@@ -25,6 +25,9 @@ type loopState struct {
 	// messages holds C copies of exception messages handed out by
 	// ll_future_exception, freed when their future is disposed.
 	messages map[uint64]*C.char
+	// gate keeps runs, closes and releases of this loop from racing
+	// across threads.
+	gate loopGate
 }
 
 // Buffer implements libloop.Dispatcher: the batch lives in C memory so C can
@@ -129,30 +132,38 @@ func ll_loop_new(out *C.uint64_t) C.int {
 // dispatchBatch must be at least the core's batch size.
 const dispatchBatch = 256
 
-//export ll_loop_close
-func ll_loop_close(id C.uint64_t) C.int {
+// ll_loop_close is a C function (hotpath.c) that passes its thread's token.
+
+// ll__loop_close_go closes the loop under its gate, so two threads closing
+// an idle loop close its selector once, and a close never overlaps a run
+// that another thread starts.
+//
+//export ll__loop_close_go
+func ll__loop_close_go(id C.uint64_t, tok C.uintptr_t) C.int {
 	s, rc := getLoop(id)
 	if rc != 0 {
 		return rc
 	}
+	if rc := s.gate.borrow(uintptr(tok)); rc != 0 {
+		return C.int(rc)
+	}
+	defer s.gate.unborrow()
 	return errCode(s.loop.Close())
 }
 
-func releaseLoop(s *loopState) C.int {
-	if err := s.loop.Close(); err != nil {
-		return errCode(err)
-	}
-	s.free()
-	ids.remove(s.id)
-	return 0
-}
-
+// ll__loop_run_go runs the loop (mode -1: forever) on the calling thread,
+// which enterRun makes its only runner.
+//
 //export ll__loop_run_go
-func ll__loop_run_go(id C.uint64_t, mode C.int) C.int {
+func ll__loop_run_go(id C.uint64_t, mode C.int, tok C.uintptr_t) C.int {
 	s, rc := getLoop(id)
 	if rc != 0 {
 		return rc
 	}
+	if rc := s.gate.enterRun(uintptr(tok)); rc != 0 {
+		return C.int(rc)
+	}
+	defer s.gate.exitRun()
 	switch mode {
 	case -1:
 		return errCode(s.loop.RunForever())

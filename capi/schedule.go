@@ -125,31 +125,3 @@ func ll_timer_when(id C.uint64_t) C.double {
 	}
 	return C.double(hs.h.When())
 }
-
-//export ll_release
-func ll_release(id C.uint64_t) C.int {
-	switch ids.kindOf(uint64(id)) {
-	case kindLoop:
-		s, rc := getLoop(id)
-		if rc != 0 {
-			return rc
-		}
-		return releaseLoop(s)
-	case kindFuture, kindTask:
-		fs, rc := getFuture(id)
-		if rc != 0 {
-			return rc
-		}
-		return releaseFuture(fs)
-	case kindHandle:
-		hs, rc := getHandle(id)
-		if rc != 0 {
-			return rc
-		}
-		if ids.remove(uint64(id)) {
-			hs.loop.loop.ReleaseHandle(hs.h)
-		}
-		return 0
-	}
-	return C.int(libloop.EBADHANDLE)
-}
