@@ -12,7 +12,9 @@
  * behaves the same here.
  *
  * Objects are opaque 64-bit ids. Id 0 is never valid; a stale, forged or
- * wrong-kind id makes a function return LL_EBADHANDLE, never crash.
+ * wrong-kind id makes a function return LL_EBADHANDLE, never crash. A
+ * released id stays stale: it could name a new object only after about 2^40
+ * releases of ids sharing its table slot, decades of nonstop create/release.
  *
  * Errors: every function that can fail returns int, >= 0 on success and < 0
  * on failure. System failures are -errno (-EBADF, -EPERM, ...). Library errors
@@ -75,7 +77,7 @@ typedef uint64_t ll_server;
 #define LL_ERUNNING     (-10003) /**< the loop (or another on this thread) is running / cannot while running */
 #define LL_ESTATE       (-10004) /**< invalid state (asyncio's InvalidStateError) */
 #define LL_ECANCELLED   (-10005) /**< cancelled */
-#define LL_EWRONGTHREAD (-10006) /**< debug mode: called from a thread that does not run the loop */
+#define LL_EWRONGTHREAD (-10006) /**< called from a thread that does not run the loop (debug mode; ll_release, ll_loop_close always) */
 #define LL_ESTOPPED     (-10007) /**< the loop stopped before the future completed */
 #define LL_ETIMEDOUT    (-10008) /**< a timeout passed */
 #define LL_ENOMEM       (-10009) /**< out of memory or of id space */
@@ -86,10 +88,24 @@ const char *ll_strerror(int code);
 const char *ll_err_name(int code);
 
 /**
- * Drop the host's reference to an object. A handle id becomes invalid (its
- * callback still runs unless cancelled). A loop is closed first (LL_ERUNNING
- * if it is running) and its id becomes invalid.
- * @return 0, or LL_EBADHANDLE for an unknown id, LL_ERUNNING.
+ * Thread-safe. Drop the host's reference to an object. A handle id becomes
+ * invalid (its callback still runs unless cancelled). A future or task id
+ * stays valid while the loop still needs the object, but is never released
+ * twice. A loop is closed first and its id becomes invalid.
+ *
+ * Any thread may call it, and racing calls are safe: of several threads
+ * releasing one id, exactly one gets 0 and the others LL_EBADHANDLE; the
+ * reference is dropped once. What the release does (free a future's value,
+ * report its unretrieved exception, close a loop) runs on the calling
+ * thread, so it may not overlap the loop running elsewhere: while another
+ * thread runs the object's loop, nothing is released and the call returns
+ * LL_EWRONGTHREAD (release it from a callback of that loop, e.g. posted
+ * with ll_call_soon_threadsafe, or after the run returns). A release of an
+ * idle loop's object waits for another thread's release of that loop's
+ * objects to finish, and a run started meanwhile waits for it too.
+ * @return 0, or LL_EBADHANDLE for an unknown, stale or already released id,
+ *         LL_ERUNNING for a loop released by its own callback while it runs,
+ *         LL_EWRONGTHREAD while another thread runs the loop concerned.
  */
 int ll_release(uint64_t id);
 
@@ -127,8 +143,10 @@ int ll_loop_new(ll_loop *out);
 
 /**
  * Close the loop: drop every pending callback, timer and fd watcher and free
- * the selector. Idempotent. The id stays valid (ll_loop_is_closed) until released.
- * @return 0, LL_ERUNNING while it runs, LL_EBADHANDLE.
+ * the selector. Idempotent, also when two threads close an idle loop at once.
+ * The id stays valid (ll_loop_is_closed) until released.
+ * @return 0, LL_ERUNNING while it runs on this thread, LL_EWRONGTHREAD while
+ *         another thread runs it, LL_EBADHANDLE.
  */
 int ll_loop_close(ll_loop loop);
 
