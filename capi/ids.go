@@ -20,8 +20,8 @@ const (
 // Why 40 bits of generation and FIFO reuse: a stale id aliases a new object
 // only after its slot has been freed 2^40 times. Free slots are reused
 // oldest first, and only while more than idTable.reserve of them are free,
-// so a create/release cycle spreads over at least reserve slots: at ~4.3M
-// cycles/s (the fastest measured) one slot wraps after more than 30 years.
+// so a create/release cycle spreads over at least reserve (3840) slots: at
+// ~4.3M cycles/s (the fastest measured) one slot wraps after about 30 years.
 // With 32 bits and LIFO reuse (the old layout) it took 17 minutes.
 const (
 	slotBits = 24
@@ -35,8 +35,9 @@ const (
 const maxSlots = slotMask
 
 // defaultReserve is how many free slots the table keeps aside before it
-// reuses one: one chunk, about 128 KiB of slots at most.
-const defaultReserve = 1 << chunkBits
+// reuses one: a little under one chunk (128 KiB of slots), so a program
+// with up to 256 live objects never needs a second chunk for it.
+const defaultReserve = 1<<chunkBits - 256
 
 // idTable maps 64-bit ids to objects. Slots live in fixed-size chunks, so
 // the table grows without copying (a copy of interface-holding slots would
