@@ -63,8 +63,11 @@ func ll_loop_shutdown_default_executor(loop C.uint64_t, out *C.uint64_t) C.int {
 	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) { return s.loop.ShutdownDefaultExecutor() })
 }
 
+// ll__run_until_complete_go runs the loop on the calling thread (its only
+// runner, see loopGate) until fut is done.
+//
 //export ll__run_until_complete_go
-func ll__run_until_complete_go(loop C.uint64_t, fut C.uint64_t) C.int {
+func ll__run_until_complete_go(loop C.uint64_t, fut C.uint64_t, tok C.uintptr_t) C.int {
 	s, rc := getLoopToRun(loop)
 	if rc != 0 {
 		return rc
@@ -76,11 +79,18 @@ func ll__run_until_complete_go(loop C.uint64_t, fut C.uint64_t) C.int {
 	if f.Loop() != s.loop {
 		return C.int(libloop.EINVAL)
 	}
+	if rc := s.gate.enterRun(uintptr(tok)); rc != 0 {
+		return C.int(rc)
+	}
+	defer s.gate.exitRun()
 	return errCode(s.loop.RunUntilComplete(f))
 }
 
+// ll__run_go is ll_run: the loop it makes is run by the calling thread
+// throughout (its id reaches the steps, so other threads may try to use it).
+//
 //export ll__run_go
-func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t) C.int {
+func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t, tok C.uintptr_t) C.int {
 	if step == 0 {
 		return C.int(libloop.EINVAL)
 	}
@@ -89,7 +99,9 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t) C.int {
 		return rc
 	}
 	s, _ := getLoop(lid)
-	defer releaseLoop(s)
+	defer releaseLoop(s, uintptr(tok)) // after exitRun: defers run last first
+	s.gate.enterRun(uintptr(tok))      // cannot fail: the loop is new and not yet shared
+	defer s.gate.exitRun()
 	// This thread runs the new loop from here on: its calls pass the check.
 	C.ll__set_thread_loop(lid)
 	t, err := s.loop.NewTaskForeign(uintptr(step), uintptr(arg))
@@ -100,7 +112,7 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t) C.int {
 	if rc := registerFuture(s, &t.Future, t, &tid); rc != 0 {
 		return rc
 	}
-	defer release(lid, tid)
+	defer ll__release_go(tid, tok)
 	runErr := s.loop.RunUntilComplete(&t.Future)
 	s.loop.CancelAllTasks()
 	if sd, err := s.loop.ShutdownDefaultExecutor(); err == nil {

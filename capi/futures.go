@@ -18,9 +18,6 @@ import (
 // ll_release) or the loop (a task still pending, a task awaiting it); the
 // loop's dispose hook removes it.
 
-// hostReleased marks, in Future.HostFlags, that the host dropped its reference.
-const hostReleased = 1
-
 // futRef is a resolved future id, returned by value (no allocation).
 type futRef struct {
 	f    *libloop.Future
@@ -103,15 +100,6 @@ func freeFunc(fn C.ll_free_fn) libloop.FreeFunc {
 	}
 	addr := uintptr(unsafe.Pointer(fn))
 	return func(v uintptr) { C.ll__call_free(C.uintptr_t(addr), C.uintptr_t(v)) }
-}
-
-func releaseFuture(fs futRef) C.int {
-	if fs.f.HostFlags&hostReleased != 0 {
-		return C.int(libloop.EBADHANDLE)
-	}
-	fs.f.HostFlags |= hostReleased
-	fs.f.Release()
-	return 0
 }
 
 // makeFuture is the common shape of every call that returns a new future:

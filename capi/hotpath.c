@@ -13,6 +13,10 @@ static LL_TLS ll__pending *tls_pending;
 LL_TLS uint64_t ll__thread_loop;
 
 void ll__set_thread_loop(uint64_t loop) { ll__thread_loop = loop; }
+/* Its address names this thread to Go (loopGate) at no cost: each live
+ * thread has its own. */
+static LL_TLS char tls_token;
+#define THREAD_TOKEN ((uintptr_t)&tls_token)
 
 void ll__run_batch(uint64_t loop, uintptr_t calls_addr, int n, uintptr_t pending_addr) {
     ll__call *calls = (ll__call *)calls_addr;
@@ -107,7 +111,7 @@ static int run_guarded(ll_loop loop, int mode) {
     if (ll__thread_loop != 0)
         return LL_ERUNNING;
     ll__thread_loop = loop;
-    int rc = ll__loop_run_go(loop, mode);
+    int rc = ll__loop_run_go(loop, mode, THREAD_TOKEN);
     ll__thread_loop = 0;
     return rc;
 }
@@ -133,7 +137,7 @@ int ll_loop_run_until_complete(ll_loop loop, ll_future fut) {
     if (ll__thread_loop != 0)
         return LL_ERUNNING;
     ll__thread_loop = loop;
-    int rc = ll__run_until_complete_go(loop, fut);
+    int rc = ll__run_until_complete_go(loop, fut, THREAD_TOKEN);
     ll__thread_loop = 0;
     return rc;
 }
@@ -144,10 +148,15 @@ int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
     /* No id yet; any non-zero marks "running". Go sets the id once the
      * loop exists, before any of its callbacks can run. */
     ll__thread_loop = (uint64_t)-1;
-    int rc = ll__run_go((uintptr_t)main_step, (uintptr_t)arg, result);
+    int rc = ll__run_go((uintptr_t)main_step, (uintptr_t)arg, result, THREAD_TOKEN);
     ll__thread_loop = 0;
     return rc;
 }
+
+/* Thread-safe calls that must know which thread calls them. */
+int ll_release(uint64_t id) { return ll__release_go(id, THREAD_TOKEN); }
+
+int ll_loop_close(ll_loop loop) { return ll__loop_close_go(loop, THREAD_TOKEN); }
 
 int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg) {
     return ((ll_host_run_fn)fn)(loop, (void *)arg);

@@ -12,29 +12,55 @@ const (
 	kindTask
 )
 
-// idTable maps 64-bit ids to objects. An id is generation<<32 | (slot+1):
-// when a slot is freed its generation advances, so a stale id no longer
-// matches and a forged one almost never does. Id 0 is never issued. Slots
-// live in fixed-size chunks, so the table grows without copying (a copy of
-// interface-holding slots would pay a write barrier per slot).
+// Id layout: generation<<slotBits | (slot+1). The low 24 bits are never 0
+// (slot+1 >= 1), so id 0 is never issued; the high 40 bits are the slot's
+// generation, advanced each time the slot is freed, so a stale id stops
+// matching and a forged one almost never matches.
+//
+// Why 40 bits of generation and FIFO reuse: a stale id aliases a new object
+// only after its slot has been freed 2^40 times. Free slots are reused
+// oldest first, and only while more than idTable.reserve of them are free,
+// so a create/release cycle spreads over at least reserve (3840) slots: at
+// ~4.3M cycles/s (the fastest measured) one slot wraps after about 30 years.
+// With 32 bits and LIFO reuse (the old layout) it took 17 minutes.
+const (
+	slotBits = 24
+	genBits  = 64 - slotBits
+	slotMask = 1<<slotBits - 1
+	genMask  = 1<<genBits - 1
+)
+
+// maxSlots bounds the table (about 16M live objects, as slot+1 must fit in
+// slotBits) so a leak shows up as LL_ENOMEM instead of exhausting memory.
+const maxSlots = slotMask
+
+// defaultReserve is how many free slots the table keeps aside before it
+// reuses one: a little under one chunk (128 KiB of slots), so a program
+// with up to 256 live objects never needs a second chunk for it.
+const defaultReserve = 1<<chunkBits - 256
+
+// idTable maps 64-bit ids to objects. Slots live in fixed-size chunks, so
+// the table grows without copying (a copy of interface-holding slots would
+// pay a write barrier per slot). Every method is safe from any thread.
 type idTable struct {
-	mu     sync.RWMutex
-	chunks [][]idSlot
-	n      uint32 // slots ever used
-	free   []uint32
+	mu      sync.RWMutex
+	chunks  [][]idSlot
+	n       uint32 // slots ever used
+	free    slotQueue
+	reserve int // free slots kept aside before one is reused (see the layout note)
 }
 
+// idSlot is one table entry; obj == nil marks a free slot.
 type idSlot struct {
-	gen  uint32
+	gen  uint64 // 1..genMask
 	kind kind
+	// host is true until the host's reference is taken (ll_release): only
+	// one take of an id succeeds, even from racing threads.
+	host bool
 	obj  any
 }
 
-var ids idTable
-
-// maxSlots bounds the table (about 16M live objects) so a leak shows up as
-// LL_ENOMEM instead of exhausting memory.
-const maxSlots = 1 << 24
+var ids = idTable{reserve: defaultReserve}
 
 const chunkBits = 12
 
@@ -42,14 +68,17 @@ func (t *idTable) slot(i uint32) *idSlot {
 	return &t.chunks[i>>chunkBits][i&(1<<chunkBits-1)]
 }
 
-// add registers obj and returns its id, or 0 when the table is full.
+// makeID composes an id from a slot index and its generation.
+func makeID(i uint32, gen uint64) uint64 { return gen<<slotBits | uint64(i+1) }
+
+// add registers obj with the host's reference and returns its id, or 0 when
+// the table is full.
 func (t *idTable) add(k kind, obj any) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var i uint32
-	if n := len(t.free); n > 0 {
-		i = t.free[n-1]
-		t.free = t.free[:n-1]
+	if t.free.len() > t.reserve || (t.free.len() > 0 && t.n >= maxSlots) {
+		i = t.free.pop()
 	} else {
 		if t.n >= maxSlots {
 			return 0
@@ -62,24 +91,34 @@ func (t *idTable) add(k kind, obj any) uint64 {
 		t.slot(i).gen = 1
 	}
 	s := t.slot(i)
-	s.kind, s.obj = k, obj
-	return uint64(s.gen)<<32 | uint64(i+1)
+	s.kind, s.obj, s.host = k, obj, true
+	return makeID(i, s.gen)
+}
+
+// find returns id's live slot; the caller holds t.mu.
+func (t *idTable) find(id uint64) *idSlot {
+	i := uint32(id&slotMask) - 1
+	if uint64(i) >= uint64(t.n) {
+		return nil
+	}
+	s := t.slot(i)
+	if s.gen != id>>slotBits || s.obj == nil {
+		return nil
+	}
+	return s
 }
 
 // lookup returns id's live slot (a copy), or false; the caller need not lock.
 func (t *idTable) lookup(id uint64) (idSlot, bool) {
-	i := uint32(id) - 1
 	t.mu.RLock()
-	if uint64(i) >= uint64(t.n) {
+	s := t.find(id)
+	if s == nil {
 		t.mu.RUnlock()
 		return idSlot{}, false
 	}
-	s := *t.slot(i)
+	c := *s
 	t.mu.RUnlock()
-	if s.gen != uint32(id>>32) || s.obj == nil {
-		return idSlot{}, false
-	}
-	return s, true
+	return c, true
 }
 
 // get returns the object id names if it is live and of kind k.
@@ -97,23 +136,34 @@ func (t *idTable) kindOf(id uint64) kind {
 	return s.kind
 }
 
-// remove frees id's slot; it reports whether id was live.
-func (t *idTable) remove(id uint64) bool {
-	i := uint32(id) - 1
+// take removes the host's reference from id, atomically: of any number of
+// racing takes of one id, exactly one returns the object and true. The id
+// stays live (the object may outlive the host's reference, as a future the
+// loop still holds does); remove frees it.
+func (t *idTable) take(id uint64) (any, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if uint64(i) >= uint64(t.n) {
+	s := t.find(id)
+	if s == nil || !s.host {
+		return nil, false
+	}
+	s.host = false
+	return s.obj, true
+}
+
+// remove frees id's slot; it reports whether id was live.
+func (t *idTable) remove(id uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.find(id)
+	if s == nil {
 		return false
 	}
-	s := t.slot(i)
-	if s.gen != uint32(id>>32) || s.obj == nil {
-		return false
-	}
-	s.obj, s.kind = nil, 0
-	s.gen++
+	s.obj, s.kind, s.host = nil, 0, false
+	s.gen = (s.gen + 1) & genMask
 	if s.gen == 0 {
 		s.gen = 1
 	}
-	t.free = append(t.free, i)
+	t.free.push(uint32(id&slotMask) - 1)
 	return true
 }

@@ -27,6 +27,9 @@ type loopState struct {
 	messages map[uint64]*C.char
 	// net delivers transport events to C (events.go); nil until first used.
 	net *netState
+	// gate keeps runs, closes and releases of this loop from racing
+	// across threads.
+	gate loopGate
 }
 
 // Buffer implements libloop.Dispatcher: the batch lives in C memory so C can
@@ -151,32 +154,44 @@ func ll_loop_new(out *C.uint64_t) C.int {
 // dispatchBatch must be at least the core's batch size.
 const dispatchBatch = 256
 
-// ll__loop_close_go is ll_loop_close's Go side; caller: see loopthread.go.
+// ll_loop_close is a C function (hotpath.c) that passes its thread's token.
+
+// ll__loop_close_go closes the loop under its gate, so two threads closing
+// an idle loop close its selector once, and a close never overlaps a run
+// that another thread starts.
 //
 //export ll__loop_close_go
-func ll__loop_close_go(caller, id C.uint64_t) C.int {
-	s, rc := getLoopFrom(caller, id)
-	if rc != 0 {
+func ll__loop_close_go(id C.uint64_t, tok C.uintptr_t) C.int {
+	obj, ok := ids.get(uint64(id), kindLoop)
+	if !ok {
+		return C.int(libloop.EBADHANDLE)
+	}
+	s := obj.(*loopState)
+	// The gate first: enter flushes the C-side queue, which only the
+	// thread that may act on the loop can touch.
+	if rc := s.gate.borrow(uintptr(tok)); rc != 0 {
+		return C.int(rc)
+	}
+	defer s.gate.unborrow()
+	if rc := enter(s); rc != 0 {
 		return rc
 	}
 	return errCode(closeLoop(s))
 }
 
-func releaseLoop(s *loopState) C.int {
-	if err := closeLoop(s); err != nil {
-		return errCode(err)
-	}
-	s.free()
-	ids.remove(s.id)
-	return 0
-}
-
+// ll__loop_run_go runs the loop (mode -1: forever) on the calling thread,
+// which enterRun makes its only runner.
+//
 //export ll__loop_run_go
-func ll__loop_run_go(id C.uint64_t, mode C.int) C.int {
+func ll__loop_run_go(id C.uint64_t, mode C.int, tok C.uintptr_t) C.int {
 	s, rc := getLoopToRun(id)
 	if rc != 0 {
 		return rc
 	}
+	if rc := s.gate.enterRun(uintptr(tok)); rc != 0 {
+		return C.int(rc)
+	}
+	defer s.gate.exitRun()
 	switch mode {
 	case -1:
 		return errCode(s.loop.RunForever())

@@ -3,7 +3,8 @@
  * thread-local load) to its Go side, which refuses the call with
  * LL_EWRONGTHREAD when the loop it concerns is running on another thread
  * (capi/loopthread.go says why). ll_call_soon's wrapper is in hotpath.c,
- * beside its fast path. */
+ * beside its fast path; ll_release and ll_loop_close are there too, and
+ * guarded by the loop's gate (release.go) instead. */
 #include "hotpath.h"
 #include "_cgo_export.h"
 
@@ -17,11 +18,7 @@ int ll_call_at(ll_loop loop, double when, ll_callback cb, void *arg, ll_handle *
 
 int ll_handle_cancel(ll_handle handle) { return ll__handle_cancel_go(ll__thread_loop, handle); }
 
-int ll_release(uint64_t id) { return ll__release_go(ll__thread_loop, id); }
-
 int ll_loop_stop(ll_loop loop) { return ll__loop_stop_go(ll__thread_loop, loop); }
-
-int ll_loop_close(ll_loop loop) { return ll__loop_close_go(ll__thread_loop, loop); }
 
 int ll_add_reader(ll_loop loop, int fd, ll_io_callback cb, void *arg) {
     return ll__add_reader_go(ll__thread_loop, loop, fd, cb, arg);

@@ -12,7 +12,9 @@
  * behaves the same here.
  *
  * Objects are opaque 64-bit ids. Id 0 is never valid; a stale, forged or
- * wrong-kind id makes a function return LL_EBADHANDLE, never crash.
+ * wrong-kind id makes a function return LL_EBADHANDLE, never crash. A
+ * released id stays stale: it could name a new object only after about 2^40
+ * releases of ids sharing its table slot, decades of nonstop create/release.
  *
  * Errors: every function that can fail returns int, >= 0 on success and < 0
  * on failure. System failures are -errno (-EBADF, -EPERM, ...). Library errors
@@ -100,11 +102,24 @@ const char *ll_strerror(int code);
 const char *ll_err_name(int code);
 
 /**
- * Drop the host's reference to an object. A handle id becomes invalid (its
- * callback still runs unless cancelled). A loop is closed first (LL_ERUNNING
- * if it is running) and its id becomes invalid. While the object's loop
- * runs, only that loop's thread may release it.
- * @return 0, or LL_EBADHANDLE for an unknown id, LL_ERUNNING, LL_EWRONGTHREAD.
+ * Thread-safe. Drop the host's reference to an object. A handle id becomes
+ * invalid (its callback still runs unless cancelled). A future or task id
+ * stays valid while the loop still needs the object, but is never released
+ * twice. A loop is closed first and its id becomes invalid.
+ *
+ * Any thread may call it, and racing calls are safe: of several threads
+ * releasing one id, exactly one gets 0 and the others LL_EBADHANDLE; the
+ * reference is dropped once. What the release does (free a future's value,
+ * report its unretrieved exception, close a loop) runs on the calling
+ * thread, so it may not overlap the loop running elsewhere: while another
+ * thread runs the object's loop, nothing is released and the call returns
+ * LL_EWRONGTHREAD (release it from a callback of that loop, e.g. posted
+ * with ll_call_soon_threadsafe, or after the run returns). A release of an
+ * idle loop's object waits for another thread's release of that loop's
+ * objects to finish, and a run started meanwhile waits for it too.
+ * @return 0, or LL_EBADHANDLE for an unknown, stale or already released id,
+ *         LL_ERUNNING for a loop released by its own callback while it runs,
+ *         LL_EWRONGTHREAD while another thread runs the loop concerned.
  */
 int ll_release(uint64_t id);
 
@@ -142,8 +157,10 @@ int ll_loop_new(ll_loop *out);
 
 /**
  * Close the loop: drop every pending callback, timer and fd watcher and free
- * the selector. Idempotent. The id stays valid (ll_loop_is_closed) until released.
- * @return 0, LL_ERUNNING while it runs (LL_EWRONGTHREAD from another thread), LL_EBADHANDLE.
+ * the selector. Idempotent, also when two threads close an idle loop at once.
+ * The id stays valid (ll_loop_is_closed) until released.
+ * @return 0, LL_ERUNNING while it runs on this thread, LL_EWRONGTHREAD while
+ *         another thread runs it, LL_EBADHANDLE.
  */
 int ll_loop_close(ll_loop loop);
 

@@ -74,7 +74,7 @@ func TestErrNameAndStrError(t *testing.T) {
 	if got := lib.StrError(eBADF); !strings.Contains(strings.ToLower(got), "bad file") {
 		t.Errorf("ll_strerror(-EBADF) = %q", got)
 	}
-	for _, code := range []int{-10010, -10999, -20000, math.MinInt32} {
+	for _, code := range []int{-10099, -10999, -20000, math.MinInt32} {
 		if got := lib.ErrName(code); got != "UNKNOWN" {
 			t.Errorf("ll_err_name(%d) = %q, want UNKNOWN", code, got)
 		}
@@ -84,7 +84,7 @@ func TestErrNameAndStrError(t *testing.T) {
 // Neither function ever returns NULL or an empty string, for any int.
 func TestStringsNeverNull(t *testing.T) {
 	codes := []int32{0, 1, 2, 100, 10000, math.MaxInt32, -1, -9, -133, -4094, -4095, -4096,
-		-9999, -10010, -10100, -20000, -65536, math.MinInt32, math.MinInt32 + 1}
+		-9999, -10099, -10100, -20000, -65536, math.MinInt32, math.MinInt32 + 1}
 	for c := int32(-10000); c >= -10009; c-- {
 		codes = append(codes, c)
 	}

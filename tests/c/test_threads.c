@@ -2,6 +2,7 @@
  * blocked in poll (every callback runs exactly once, in each thread's post
  * order), and ll_loop_wakeup. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -259,6 +260,56 @@ static void test_run_from_another_thread(void) {
     ll_release(loop);
 }
 
+/* Two threads racing to run one idle loop: one runs it, the other gets
+ * LL_ERUNNING (never two threads inside one loop), and a callback scheduled
+ * before runs exactly once. */
+struct run_pair {
+    ll_loop loop;
+    atomic_int go;
+    int rc;
+};
+static atomic_int pair_ran;
+static void pair_cb(ll_loop loop, void *arg) {
+    (void)loop;
+    (void)arg;
+    atomic_fetch_add(&pair_ran, 1);
+}
+static void *pair_runner(void *arg) {
+    struct run_pair *p = arg;
+    while (!atomic_load(&p->go))
+        sched_yield();
+    p->rc = ll_loop_run_once(p->loop, LL_RUN_NOWAIT);
+    return NULL;
+}
+
+static void test_two_threads_run_one_loop(void) {
+    ll_loop loop;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    int bad = 0, lost = 0;
+    for (int k = 0; k < 2000; k++) {
+        atomic_store(&pair_ran, 0);
+        CHECK_EQ_INT(ll_call_soon(loop, pair_cb, NULL, NULL), 0);
+        struct run_pair ps[2] = {{loop, 0, -1}, {loop, 0, -1}};
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++)
+            pthread_create(&th[i], NULL, pair_runner, &ps[i]);
+        atomic_store(&ps[0].go, 1);
+        atomic_store(&ps[1].go, 1);
+        for (int i = 0; i < 2; i++)
+            pthread_join(th[i], NULL);
+        for (int i = 0; i < 2; i++)
+            if (ps[i].rc != 0 && ps[i].rc != LL_ERUNNING)
+                bad++;
+        if (ps[0].rc != 0 && ps[1].rc != 0)
+            bad++; /* at least one of them ran it */
+        if (atomic_load(&pair_ran) != 1)
+            lost++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(lost, 0);
+    CHECK_EQ_INT(ll_release(loop), 0);
+}
+
 int main(void) {
     alarm(120); /* a hang (a lost wakeup) fails the test instead of blocking CI */
     RUN_TEST(test_threadsafe_stress);
@@ -267,5 +318,6 @@ int main(void) {
     RUN_TEST(test_wakeup_consumed);
     RUN_TEST(test_post_while_idle_and_closed);
     RUN_TEST(test_run_from_another_thread);
+    RUN_TEST(test_two_threads_run_one_loop);
     return CHECK_REPORT();
 }
