@@ -176,13 +176,16 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
         volatile ll__proto *p = protos[i];
         uintptr_t fn = p ? p->fn : 0;
         if (fn != 0) {
+            evs[i].arg = (void *)p->arg;
             evs[i].result = ((ll_protocol_fn)fn)(loop, &evs[i], (void *)p->arg);
             i++;
             continue;
         }
-        int j = i + 1;
-        while (j < n && (protos[j] == NULL || ((volatile ll__proto *)protos[j])->fn == 0))
+        int j = i;
+        while (j < n && (protos[j] == NULL || ((volatile ll__proto *)protos[j])->fn == 0)) {
+            evs[j].arg = protos[j] ? (void *)((volatile ll__proto *)protos[j])->arg : NULL;
             j++;
+        }
         if (batch_fn != 0)
             ((ll_event_batch_fn)batch_fn)(loop, &evs[i], (size_t)(j - i), (void *)batch_arg);
         i = j;

@@ -54,6 +54,7 @@ typedef struct ll_event {
     const void *addr;      /**< datagrams: the sender's struct sockaddr, valid only during the callback */
     uint32_t addrlen;
     int result;            /**< batch sinks write their LL_EOF_RECEIVED answer here (see ll_loop_set_event_batch) */
+    void *arg;             /**< the transport's protocol arg: lets a batch sink tell, e.g., which server accepted a new transport */
 } ll_event;
 
 /**
