@@ -160,14 +160,13 @@ func (t *Transport) ResumeReading() error {
 	return t.updateInterest()
 }
 
-// SetWriteBufferLimits sets the water marks (0, 0: asyncio's defaults; a
-// zero low with a non-zero high: high/4). PauseWriting is sent when the
-// buffer grows above high, ResumeWriting when it drains to low.
+// SetWriteBufferLimits sets the water marks (0, 0: asyncio's defaults;
+// otherwise as given, so low 0 means "resume when fully drained").
+// PauseWriting is sent when the buffer grows above high, ResumeWriting when
+// it drains to low.
 func (t *Transport) SetWriteBufferLimits(high, low int) error {
 	if high == 0 && low == 0 {
 		high, low = DefaultHighWater, DefaultLowWater
-	} else if low == 0 {
-		low = high / 4
 	}
 	if high < 0 || low < 0 || low > high {
 		return EINVAL

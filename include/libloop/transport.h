@@ -202,8 +202,10 @@ int ll_transport_is_reading(ll_transport t);
 /**
  * Set the write buffer's water marks: LL_PAUSE_WRITING is sent once when
  * the buffer grows above high, LL_RESUME_WRITING once when it drains to
- * low. high = low = 0: asyncio's defaults (64 KiB, 16 KiB); low = 0 with
- * high > 0: high / 4. @return 0, LL_EINVAL (low > high, or > 2^62), LL_EBADHANDLE.
+ * low. high = low = 0: asyncio's defaults (64 KiB, 16 KiB); otherwise the
+ * values as given (low 0: resume only when the buffer is empty; asyncio's
+ * own defaulting, low = high / 4, is the binding's to apply).
+ * @return 0, LL_EINVAL (low > high, or > 2^62), LL_EBADHANDLE.
  */
 int ll_transport_set_write_buffer_limits(ll_transport t, size_t high, size_t low);
 
