@@ -23,11 +23,14 @@ from asyncio.log import logger
 from . import _lib
 from ._lib import check
 from .asyncgens import AsyncgensMixin
+from .cfutures import CFuturesMixin
 from .errors import ErrorsMixin
 from .executor import ExecutorMixin
+from .network import NetworkMixin
 from .readers import ReadersMixin
 from . import scheduling as scheduling_mod
 from .scheduling import SchedulingMixin
+from .servers import ServersMixin
 from .sockets import SocketsMixin
 from .task_machine import Task as _MachineTask
 from .unsupported import UnsupportedMixin
@@ -72,8 +75,9 @@ def _unraisable(loop, previous, unraisable):
     previous(unraisable)
 
 
-class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, ErrorsMixin,
-                AsyncgensMixin, UnsupportedMixin, asyncio.AbstractEventLoop):
+class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, ServersMixin,
+                CFuturesMixin, ExecutorMixin, ErrorsMixin, AsyncgensMixin, UnsupportedMixin,
+                asyncio.AbstractEventLoop):
     """An asyncio event loop run by libloop (drop-in for asyncio's own).
 
     task_machine=True: create_task builds libloop.Task (stepped by
@@ -113,6 +117,8 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, Erro
         self._coroutine_origin_tracking_saved_depth = None
         self._init_readers()
         self._init_executor()
+        self._init_network()
+        self._init_cfutures()
         # One ctypes trampoline of each kind per loop, kept alive here.
         self._c_host = _lib.HOST_RUN(self._host_run)
         self._c_timer = _lib.CALLBACK(self._timer_fire)
@@ -250,6 +256,8 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, ExecutorMixin, Erro
         self._timers.clear()
         self._armed.clear()
         self._close_readers()
+        self._stop_all_serving()
+        self._close_transports()
         self._close_executor()
         if self._tm is not None:
             self._tm.close()

@@ -2,16 +2,9 @@
 NotImplementedError naming what is missing, never a silent wrong answer."""
 
 _MISSING = {
-    'create_connection': 'transports (TCP client)',
-    'create_server': 'transports (TCP server)',
-    'create_unix_connection': 'transports (Unix sockets)',
-    'create_unix_server': 'transports (Unix sockets)',
     'create_datagram_endpoint': 'transports (UDP)',
-    'connect_accepted_socket': 'transports',
     'connect_read_pipe': 'pipe transports',
     'connect_write_pipe': 'pipe transports',
-    'start_tls': 'TLS transports',
-    'sendfile': 'transports (sendfile)',
     'sock_sendfile': 'sock_sendfile',
     'sock_sendto': 'sock_sendto',
     'sock_recvfrom_into': 'sock_recvfrom_into',

@@ -1,0 +1,132 @@
+"""The loop's network plumbing: the batch sink that receives every transport
+event, and the transport factories asyncio's high-level methods call.
+
+create_connection, create_server, create_unix_*, connect_accepted_socket,
+start_tls and sendfile are asyncio's own methods (base_events.BaseEventLoop,
+unix_events._UnixSelectorEventLoop), taken by reference, not copied: their
+argument handling, happy eyeballs, error messages and Server object are
+asyncio's, and they build transports through the factories below, which
+hand the fd to libloop. So the loop behaves as asyncio's does and the bytes
+move through libloop's C transports.
+"""
+
+from asyncio import base_events, exceptions, sslproto, unix_events
+
+from . import _netlib as _net
+from ._lib import check
+from .transports import StreamTransport, event_dispatch
+
+_Base = base_events.BaseEventLoop
+_Unix = unix_events._UnixSelectorEventLoop
+
+
+class NetworkMixin:
+    """Transport events and factories of libloop.EventLoop."""
+
+    def _init_network(self):
+        self._transports = {}  # C transport id -> transport object
+        self._c_events = _net.EVENT_BATCH(self._on_events)
+        check(_net.ll_loop_set_event_batch(self._id, self._c_events, None),
+              'll_loop_set_event_batch')
+        self._init_servers()
+
+    def _on_events(self, _loop_id, evs, n, _arg):
+        """The batch sink: every transport event of this loop, in arrays."""
+        try:
+            get = self._transports.get
+            for i in range(n):
+                ev = evs[i]
+                t = get(ev.transport)
+                if t is None:
+                    if ev.kind == _net.CONNECTION_MADE and ev.arg:
+                        t = self._accepted(ev.transport, ev.arg)
+                    if t is None:
+                        continue
+                if event_dispatch(t, ev):
+                    ev.result = 1
+        except (SystemExit, KeyboardInterrupt) as exc:
+            self._stash(exc)
+        except BaseException as exc:  # a bug of ours: never into ctypes
+            self.call_exception_handler({
+                'message': 'libloop: error while delivering transport events',
+                'exception': exc})
+
+    def _ensure_fd_no_transport(self, fd):
+        """asyncio refuses add_reader on an fd a transport owns; libloop
+        refuses too (-EBUSY), this gives asyncio's message first."""
+        fileno = fd if isinstance(fd, int) else fd.fileno()
+        for t in self._transports.values():
+            if getattr(t, '_fileno', None) == fileno:
+                raise RuntimeError(f'File descriptor {fd!r} is used by transport {t!r}')
+
+    # ---- factories asyncio's methods call ------------------------------------------
+
+    def _open_transport(self, fd, kind):
+        out = _net.u64()
+        check(_net.ll_transport_open(self._id, fd, kind, None, None, out), 'transport')
+        return out.value
+
+    def _make_socket_transport(self, sock, protocol, waiter=None, *, extra=None, server=None):
+        tid = self._open_transport(sock.fileno(), _net.STREAM)
+        t = StreamTransport(self, tid, protocol, extra, server, sock)
+        t._waiter = waiter
+        return t
+
+    def _make_ssl_transport(self, rawsock, protocol, sslcontext, waiter=None, *,
+                            server_side=False, server_hostname=None, extra=None,
+                            server=None, ssl_handshake_timeout=None,
+                            ssl_shutdown_timeout=None, call_connection_made=True):
+        ssl_protocol = sslproto.SSLProtocol(
+            self, protocol, sslcontext, waiter, server_side, server_hostname,
+            ssl_handshake_timeout=ssl_handshake_timeout,
+            ssl_shutdown_timeout=ssl_shutdown_timeout,
+            call_connection_made=call_connection_made)
+        self._make_socket_transport(rawsock, ssl_protocol, extra=extra, server=server)
+        return ssl_protocol._app_transport
+
+    def _close_transports(self):
+        """close(): abort what is still open (libloop closes the fds)."""
+        for t in list(self._transports.values()):
+            t._closing = t._lost = True
+            if t._sock is not None:
+                t._sock.detach()
+                t._sock = None
+        self._transports.clear()
+
+    # ---- asyncio's own high-level methods -----------------------------------------------
+
+    create_connection = _Base.create_connection
+    _connect_sock = _Base._connect_sock
+    _create_connection_transport = _Base._create_connection_transport
+    _ensure_resolved = _Base._ensure_resolved
+    create_server = _Base.create_server
+    _create_server_getaddrinfo = _Base._create_server_getaddrinfo
+    connect_accepted_socket = _Base.connect_accepted_socket
+    start_tls = _Base.start_tls
+    sendfile = _Base.sendfile
+    _sendfile_fallback = _Base._sendfile_fallback
+    create_unix_connection = _Unix.create_unix_connection
+    create_unix_server = _Unix.create_unix_server
+
+    async def _sendfile_native(self, transp, file, offset, count):
+        """sendfile(): zero-copy through ll_transport_sendfile when the
+        transport is ours and the file has an fd."""
+        tid = getattr(transp, '_tid', None)
+        if tid is None or not isinstance(transp, StreamTransport):
+            raise _sendfile_not_available(f"transport {transp!r} is not supported by sendfile")
+        try:
+            fileno = file.fileno()
+        except (AttributeError, OSError) as err:
+            raise _sendfile_not_available("not a regular file") from err
+        out = _net.u64()
+        rc = _net.ll_transport_sendfile(tid, fileno, offset, count or 0, out)
+        if rc < 0:
+            check(rc, 'sendfile')
+        sent = await self._await_c_future(out.value)
+        if sent > 0:
+            file.seek(offset + sent)
+        return sent
+
+
+def _sendfile_not_available(msg):
+    return exceptions.SendfileNotAvailableError(msg)

@@ -1,0 +1,101 @@
+"""Serving sockets: asyncio's Server (base_events.Server) calls
+loop._start_serving / _stop_serving; libloop accepts (accept4 until EAGAIN,
+EMFILE handled as asyncio does) and each new connection's first event tells
+Python which server it belongs to (ev.arg, a token)."""
+
+import itertools
+import os
+from asyncio import sslproto
+from asyncio.log import logger
+
+from . import _lib
+from . import _netlib as _net
+from ._lib import check
+from .transports import StreamTransport
+
+
+class _Serving:
+    """One listening socket served by libloop."""
+
+    __slots__ = ('sid', 'token', 'factory', 'sslcontext', 'server',
+                 'handshake_timeout', 'shutdown_timeout')
+
+
+class ServersMixin:
+    """_start_serving / _stop_serving for asyncio's Server."""
+
+    def _init_servers(self):
+        self._serving = {}        # listening socket's fd -> _Serving
+        self._serving_tokens = {}  # token -> _Serving
+        self._tokens = itertools.count(1)
+
+    def _start_serving(self, protocol_factory, sock, sslcontext=None, server=None,
+                       backlog=100, ssl_handshake_timeout=None,
+                       ssl_shutdown_timeout=None):
+        self._check_closed()
+        fd = sock.fileno()
+        if fd in self._serving:
+            return
+        s = _Serving()
+        s.token = next(self._tokens)
+        s.factory, s.sslcontext, s.server = protocol_factory, sslcontext, server
+        s.handshake_timeout, s.shutdown_timeout = ssl_handshake_timeout, ssl_shutdown_timeout
+        # libloop closes what it serves; the Server keeps (and closes) sock.
+        dup = os.dup(fd)
+        out = _net.u64()
+        rc = _net.ll_server_open(self._id, dup, None, s.token, out)
+        if rc < 0:
+            os.close(dup)
+            check(rc, 'serve')
+        s.sid = out.value
+        self._serving[fd] = s
+        self._serving_tokens[s.token] = s
+
+    def _stop_serving(self, sock):
+        s = self._serving.pop(sock.fileno(), None)
+        if s is not None:
+            self._serving_tokens.pop(s.token, None)
+            _lib.ll_release(s.sid)
+        sock.close()
+
+    def _stop_all_serving(self):
+        for s in self._serving.values():
+            _lib.ll_release(s.sid)
+        self._serving.clear()
+        self._serving_tokens.clear()
+
+    def _accepted(self, tid, token):
+        """A connection libloop accepted: make its protocol and transport
+        (asyncio's _accept_connection2)."""
+        s = self._serving_tokens.get(token)
+        if s is None:  # the server closed meanwhile
+            _net.ll_transport_abort(tid)
+            return None
+        try:
+            protocol = s.factory()
+            waiter = None
+            if s.sslcontext:
+                waiter = self.create_future()
+                protocol = sslproto.SSLProtocol(
+                    self, protocol, s.sslcontext, waiter, server_side=True,
+                    ssl_handshake_timeout=s.handshake_timeout,
+                    ssl_shutdown_timeout=s.shutdown_timeout)
+            t = StreamTransport(self, tid, protocol, None, s.server)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            _net.ll_transport_abort(tid)
+            self.call_exception_handler({
+                'message': 'Error on transport creation for incoming connection',
+                'exception': exc})
+            return None
+        if waiter is not None:
+            waiter.add_done_callback(_log_handshake_failure(self))
+        return t
+
+
+def _log_handshake_failure(loop):
+    def done(fut):
+        if not fut.cancelled() and fut.exception() is not None and loop.get_debug():
+            logger.debug("%r: TLS handshake failed: %r", loop, fut.exception())
+    return done
