@@ -38,7 +38,7 @@ func TestErrorConstantsMatchHeader(t *testing.T) {
 		ll.EWRONGTHREAD: cEWRONGTHREAD, ll.ESTOPPED: cESTOPPED,
 		ll.ETIMEDOUT: cETIMEDOUT, ll.ENOMEM: cENOMEM, ll.ENONAME: cENONAME,
 	}
-	if len(consts) != 10 {
+	if len(consts) != 11 {
 		t.Fatalf("binding constants collide: %v", consts)
 	}
 	for e, code := range consts {
