@@ -17,8 +17,8 @@
 //     model: Loop.DialTCP, DialUnix, ListenTCP, ListenUnix, OpenTransport,
 //     OpenUDP and GetAddrInfo, a Transport (Write, WriteEOF, Close, Abort,
 //     PauseReading, SendTo, Sendfile ...) and a Protocol interface
-//     (BaseProtocol to embed, or ProtocolFuncs). Callbacks are Go funcs; ids, C memory and the
-//     callback table are managed for you, and entries are freed once they
+//     (BaseProtocol to embed, or ProtocolFuncs). Callbacks are Go funcs;
+//     ids, C memory and the callback table are managed for you, and entries are freed once they
 //     can no longer be called (a one-shot that ran or was cancelled, a task
 //     that is done, anything of a loop that was closed), so a long-running
 //     program does not leak.
