@@ -28,7 +28,7 @@ var headerNames = map[int]string{
 	cEINVAL: "LL_EINVAL", cEBADHANDLE: "LL_EBADHANDLE", cECLOSED: "LL_ECLOSED",
 	cERUNNING: "LL_ERUNNING", cESTATE: "LL_ESTATE", cECANCELLED: "LL_ECANCELLED",
 	cEWRONGTHREAD: "LL_EWRONGTHREAD", cESTOPPED: "LL_ESTOPPED",
-	cETIMEDOUT: "LL_ETIMEDOUT", cENOMEM: "LL_ENOMEM",
+	cETIMEDOUT: "LL_ETIMEDOUT", cENOMEM: "LL_ENOMEM", cENONAME: "LL_ENONAME",
 }
 
 func TestErrorConstantsMatchHeader(t *testing.T) {
@@ -36,9 +36,9 @@ func TestErrorConstantsMatchHeader(t *testing.T) {
 		ll.EINVAL: cEINVAL, ll.EBADHANDLE: cEBADHANDLE, ll.ECLOSED: cECLOSED,
 		ll.ERUNNING: cERUNNING, ll.ESTATE: cESTATE, ll.ECANCELLED: cECANCELLED,
 		ll.EWRONGTHREAD: cEWRONGTHREAD, ll.ESTOPPED: cESTOPPED,
-		ll.ETIMEDOUT: cETIMEDOUT, ll.ENOMEM: cENOMEM,
+		ll.ETIMEDOUT: cETIMEDOUT, ll.ENOMEM: cENOMEM, ll.ENONAME: cENONAME,
 	}
-	if len(consts) != 10 {
+	if len(consts) != 11 {
 		t.Fatalf("binding constants collide: %v", consts)
 	}
 	for e, code := range consts {
@@ -74,7 +74,7 @@ func TestErrNameAndStrError(t *testing.T) {
 	if got := lib.StrError(eBADF); !strings.Contains(strings.ToLower(got), "bad file") {
 		t.Errorf("ll_strerror(-EBADF) = %q", got)
 	}
-	for _, code := range []int{-10099, -10999, -20000, math.MinInt32} {
+	for _, code := range []int{-10011, -10999, -20000, math.MinInt32} {
 		if got := lib.ErrName(code); got != "UNKNOWN" {
 			t.Errorf("ll_err_name(%d) = %q, want UNKNOWN", code, got)
 		}
@@ -84,8 +84,8 @@ func TestErrNameAndStrError(t *testing.T) {
 // Neither function ever returns NULL or an empty string, for any int.
 func TestStringsNeverNull(t *testing.T) {
 	codes := []int32{0, 1, 2, 100, 10000, math.MaxInt32, -1, -9, -133, -4094, -4095, -4096,
-		-9999, -10099, -10100, -20000, -65536, math.MinInt32, math.MinInt32 + 1}
-	for c := int32(-10000); c >= -10009; c-- {
+		-9999, -10011, -10100, -20000, -65536, math.MinInt32, math.MinInt32 + 1}
+	for c := int32(-10000); c >= -10010; c-- {
 		codes = append(codes, c)
 	}
 	for c := int32(-1); c >= -200; c-- {

@@ -34,6 +34,8 @@ const (
 	kindWork                        // uintptr fn(void *arg, int *err), on an executor thread
 	kindHost                        // int fn(uint64 loop, void *arg)
 	kindQueueWork                   // void fn(void *arg) on an executor thread, then fn(uint64 loop, void *arg)
+	kindProtocol                    // int fn(uint64 loop, const ll_event *ev, void *arg) (protocol.go)
+	kindBatch                       // void fn(uint64 loop, ll_event *evs, size_t n, void *arg) (protocol.go)
 )
 
 type cbEntry struct {
@@ -46,6 +48,8 @@ type cbEntry struct {
 	work  func() (uintptr, int)
 	host  func(loop uint64) bool
 	queue *queuedWork // kindQueueWork: the job's two halves and its state
+	proto func(loop uint64, ev Event) int32
+	batch func(loop uint64, evs EventBatch)
 	// handle is the Handle of a scheduled one-shot, dropped with it.
 	handle *Handle
 }

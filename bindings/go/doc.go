@@ -13,8 +13,12 @@
 //     Task (asyncio's, with tasks written as Go step functions); the helpers
 //     Loop.RunUntilComplete, Sleep, Gather, WaitFor and Run (asyncio.run);
 //     the executor (Loop.RunInExecutor, Loop.QueueWork) and the host queue
-//     (Loop.SetHostQueue). Callbacks are Go funcs; ids, C memory and the
-//     callback table are managed for you, and entries are freed once they
+//     (Loop.SetHostQueue); network I/O in asyncio's transport/protocol
+//     model: Loop.DialTCP, DialUnix, ListenTCP, ListenUnix, OpenTransport,
+//     OpenUDP and GetAddrInfo, a Transport (Write, WriteEOF, Close, Abort,
+//     PauseReading, SendTo, Sendfile ...) and a Protocol interface
+//     (BaseProtocol to embed, or ProtocolFuncs). Callbacks are Go funcs;
+//     ids, C memory and the callback table are managed for you, and entries are freed once they
 //     can no longer be called (a one-shot that ran or was cancelled, a task
 //     that is done, anything of a loop that was closed), so a long-running
 //     program does not leak.
@@ -30,6 +34,13 @@
 // the loop; they must not call runtime.Goexit (t.FailNow, t.Fatal) because
 // that cannot unwind through the C frames below them. A panic in a callback
 // is recovered and reported to the loop's exception handler.
+//
+// Transport events reach Go in batches through ll_loop_set_event_batch: one
+// crossing carries a whole delivery's events, routed in Go by transport id
+// (see events.go for the design and its measurement). The []byte a
+// Protocol's DataReceived or DatagramReceived gets is a view of the
+// library's C read buffer, valid only during that call; writes are copied
+// into C memory before they cross.
 //
 // Free functions (ll_free_fn) get the value alone and no arg, so Go free
 // funcs given with a value (Future.SetResult, Task.Return, ...) are routed

@@ -22,6 +22,7 @@ const (
 	ESTOPPED     Error = -10007 // the loop stopped before the future completed
 	ETIMEDOUT    Error = -10008 // a timeout passed
 	ENOMEM       Error = -10009 // out of memory or of id space
+	ENONAME      Error = -10010 // a host name that does not resolve
 )
 
 // fallbackNames names the library codes when the library is not loaded.
@@ -29,7 +30,7 @@ var fallbackNames = map[Error]string{
 	EINVAL: "LL_EINVAL", EBADHANDLE: "LL_EBADHANDLE", ECLOSED: "LL_ECLOSED",
 	ERUNNING: "LL_ERUNNING", ESTATE: "LL_ESTATE", ECANCELLED: "LL_ECANCELLED",
 	EWRONGTHREAD: "LL_EWRONGTHREAD", ESTOPPED: "LL_ESTOPPED",
-	ETIMEDOUT: "LL_ETIMEDOUT", ENOMEM: "LL_ENOMEM",
+	ETIMEDOUT: "LL_ETIMEDOUT", ENOMEM: "LL_ENOMEM", ENONAME: "LL_ENONAME",
 }
 
 // Code returns the integer code.

@@ -18,6 +18,7 @@ type Loop struct {
 	excKey  uintptr
 	excFn   func(ErrorContext)
 	hostKey uintptr
+	net     *netState // transports (protocol.go); nil until the first one
 }
 
 // loops maps live loop ids to their Loop, for panic reports.
@@ -151,4 +152,5 @@ func (l *Loop) dropCallbacks() {
 	l.excKey, l.excFn = 0, nil
 	l.hostKey = 0
 	l.mu.Unlock()
+	l.dropNet()
 }

@@ -53,6 +53,7 @@ type Raw struct {
 	RemoveWriter func(loop uint64, fd int32) int32                  // ll_remove_writer
 
 	RawFutures // futures, tasks, helpers, executor, host queue (raw_futures.go)
+	RawNet     // transports, servers, datagrams, names (raw_net.go)
 }
 
 // symbols lists every function of the header with the Raw field bound to it.
@@ -94,7 +95,7 @@ func (r *Raw) symbols() []struct {
 		{"ll_remove_reader", &r.RemoveReader},
 		{"ll_add_writer", &r.AddWriter},
 		{"ll_remove_writer", &r.RemoveWriter},
-	}, r.RawFutures.symbols()...)
+	}, append(r.RawFutures.symbols(), r.RawNet.symbols()...)...)
 }
 
 // bindRaw resolves every symbol of the header in the library handle h.

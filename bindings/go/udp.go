@@ -1,0 +1,92 @@
+package libloop
+
+import (
+	"net/netip"
+	"unsafe"
+)
+
+// OpenUDP opens a UDP transport (asyncio's create_datagram_endpoint):
+// bound to localHost:localPort when either is given, connected to
+// remoteHost:remotePort when remoteHost is not "". At least one side is
+// required. Names are resolved in place (pass addresses: it may block).
+// Datagrams arrive at p's DatagramReceived, send and ICMP errors at its
+// ErrorReceived (the transport stays open). Only ReusePort applies of the
+// options. Errors: an Error matching EADDRINUSE, ENONAME, EINVAL.
+func (l *Loop) OpenUDP(localHost string, localPort int, remoteHost string, remotePort int, p Protocol, opts ...ListenOption) (*Transport, error) {
+	c := listenOptions(opts)
+	if !fitsInt32(localPort) || !fitsInt32(remotePort) {
+		return nil, EINVAL
+	}
+	lh, err := optCString(localHost)
+	if err != nil {
+		return nil, err
+	}
+	defer lh.Free()
+	rh, err := optCString(remoteHost)
+	if err != nil {
+		return nil, err
+	}
+	defer rh.Free()
+	n := l.netInit()
+	fn, arg := l.protoArgs(n)
+	id, err := outCall(func(out unsafe.Pointer) int32 {
+		return l.raw().UDPOpen(l.id, lh.ptr(), int32(localPort), rh.ptr(), int32(remotePort), int32(c.flags), fn, arg, out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l.addTransport(id, p), nil
+}
+
+// optCString is s in C memory, or nil (NULL) for "".
+func optCString(s string) (*CBuf, error) {
+	if s == "" {
+		return nil, nil
+	}
+	return NewCString(s)
+}
+
+// ptr is Ptr, or NULL for a nil CBuf.
+func (b *CBuf) ptr() unsafe.Pointer {
+	if b == nil {
+		return nil
+	}
+	return b.p
+}
+
+// SendTo sends one datagram to addr, or to the connected peer when addr is
+// the zero netip.AddrPort. What the kernel refuses for now is queued; a
+// failure comes to ErrorReceived. data may be reused at once. On a stream
+// transport with no address it is Write. EINVAL for an address on a stream.
+func (t *Transport) SendTo(data []byte, addr netip.AddrPort) error {
+	var sa []byte
+	if addr.IsValid() {
+		sa = inetSockaddr(addr)
+	}
+	return t.SendToRaw(data, sa)
+}
+
+// SendToRaw is SendTo with the address as a raw struct sockaddr (nil: the
+// connected peer), for families SendTo does not spell.
+func (t *Transport) SendToRaw(data, sockaddr []byte) error {
+	if len(sockaddr) > 1<<16 || len(data) > 1<<30 {
+		return EINVAL
+	}
+	// One C block holds the address, then the datagram (never split).
+	room := uintptr(len(sockaddr) + len(data))
+	if room == 0 {
+		return check(t.raw().TransportSendto(t.id, nil, 0, nil, 0))
+	}
+	return t.loop.withScratch(room, func(c []byte) int32 {
+		var a, d unsafe.Pointer
+		if len(sockaddr) > 0 {
+			copy(c, sockaddr)
+			a = cPtr(c)
+		}
+		if len(data) > 0 {
+			copy(c[len(sockaddr):], data)
+			d = cPtr(c[len(sockaddr):])
+		}
+		return t.raw().TransportSendto(t.id, d, uintptr(len(data)), a, uint32(len(sockaddr)))
+	})
+}
