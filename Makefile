@@ -22,9 +22,13 @@ all: lib examples
 lib: $(LIB)
 
 # The cgo-generated header is an internal detail: drop it, ours is include/libloop.h.
-$(LIB): $(GO_SRC)
+# Only the ll_* functions are exported (capi/exports.map); -trimpath keeps
+# build paths out of the library.
+SO_LDFLAGS := -extldflags '-Wl,--version-script=$(abspath capi/exports.map)'
+
+$(LIB): $(GO_SRC) capi/exports.map
 	@mkdir -p $(BUILD)
-	$(GO) build -buildmode=c-shared -o $(LIB) ./capi
+	$(GO) build -trimpath -buildmode=c-shared -ldflags "$(SO_LDFLAGS)" -o $(LIB) ./capi
 	@rm -f $(BUILD)/libloop.h
 
 examples: $(EXAMPLE_BINS)

@@ -114,7 +114,7 @@ func TestBadInputNet(t *testing.T) {
 		{"tcp_listen port 70000", raw.TCPListen(loop, h, 70000, 0, 0, p, 0, out.Ptr()), cEINVAL},
 		{"tcp_listen backlog -1", raw.TCPListen(loop, h, 0, -1, 0, p, 0, out.Ptr()), cEINVAL},
 		{"tcp_listen flags 2", raw.TCPListen(loop, h, 0, 0, 2, p, 0, out.Ptr()), cEINVAL},
-		{"tcp_listen NULL fn", raw.TCPListen(loop, h, 0, 0, 0, 0, 0, out.Ptr()), cEINVAL},
+		{"tcp_listen backlog -1", raw.TCPListen(loop, h, 0, -1, 0, p, 0, out.Ptr()), cEINVAL},
 		{"tcp_listen NULL out", raw.TCPListen(loop, h, 0, 0, 0, p, 0, nil), cEINVAL},
 		{"unix_connect NULL path", raw.UnixConnect(loop, nil, 0, 0, out.Ptr()), cEINVAL},
 		{"unix_listen NULL path", raw.UnixListen(loop, nil, 0, p, 0, out.Ptr()), cEINVAL},

@@ -54,7 +54,7 @@ const (
 // The C ll_event's layout on LP64 (checked with offsetof on linux/amd64;
 // every field is read back by the purego suite's transport tests):
 // int kind, code, fd; ll_transport transport; const void *data; size_t len;
-// const void *addr; uint32_t addrlen; int result.
+// const void *addr; uint32_t addrlen; int result; void *arg.
 const (
 	evKind      = 0
 	evCode      = 4
@@ -65,8 +65,9 @@ const (
 	evAddr      = 40
 	evAddrLen   = 48
 	evResult    = 52
+	evArg       = 56
 	// EventSize is sizeof(ll_event): the stride of a batch's array.
-	EventSize = 56
+	EventSize = 64
 )
 
 // Event is a view of one C ll_event. It and everything read from it through
@@ -116,6 +117,10 @@ func (e Event) RawAddr() []byte {
 
 // Addr decodes a datagram sender's address (the zero Addr if none).
 func (e Event) Addr() Addr { return ParseSockaddr(e.RawAddr()) }
+
+// Arg returns the protocol arg of the event's transport (the key a server
+// or connect was made with).
+func (e Event) Arg() uintptr { return *(*uintptr)(unsafe.Add(e.p, evArg)) }
 
 // Result returns the answer written with SetResult.
 func (e Event) Result() int { return int(*(*int32)(unsafe.Add(e.p, evResult))) }
