@@ -314,9 +314,13 @@ ver() { [ -x "$BIN/net_$1" ] && "$BIN/net_$1" version || echo "not run"; }
     echo "- gcc: $($CC --version | head -1)"
     echo "- kernel: $(uname -r), $(nproc) CPUs"
     echo "- libuv: $(ver uv), libev: $(ver ev)"
-    echo "- W4: $N4 round trips of 64 B on one connection, client and server in one loop"
-    echo "- W5: bench/loadgen (own process, one thread, epoll): $W5_CONNS connections, $W5_MSG B messages, $W5_TOTAL round trips"
-    echo "- W10: $W10_CONNS connections from $W10_PROCS load generator processes, 16 B echo on each, server VmRSS before vs after"
+    for w in $WORKLOADS; do
+        case "$w" in
+        W4) echo "- W4: $N4 round trips of 64 B on one connection, client and server in one loop" ;;
+        W5) echo "- W5: bench/loadgen (own process, one thread, epoll): $W5_CONNS connections, $W5_MSG B messages, $W5_TOTAL round trips" ;;
+        W10) echo "- W10: $W10_CONNS connections from $W10_PROCS load generator processes (ulimit -n $(ulimit -n)), 16 B echo on each, server VmRSS before vs after" ;;
+        esac
+    done
     echo "- $REPS interleaved repetitions; load average (1/5/15 min) at start: $load_start; at end: $load_end"
 } >"$header"
 
