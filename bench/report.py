@@ -5,6 +5,9 @@ the issue-3 goals (W7 jobs/s against libuv; task steps against W1 ns per
 callback of the same run).
 
 usage: report.py RAW_FILE HEADER_FILE OUT_MD
+       report.py --net RAW_FILE HEADER_FILE OUT_MD   (bench/run_net.sh: W4, W5, W10;
+           every implementation found in the raw lines, and each libloop* one
+           against the best rival of each row)
 Standard library only.
 """
 import re
@@ -89,7 +92,74 @@ def parse(path):
     return data
 
 
+# Network workloads (bench/run_net.sh): (workload, key, label, format,
+# "high" if a higher value is better else "low").
+NET_ROWS = [
+    ("W4", "per_s", "round trips/s (higher is better)", "{:.0f}", "high"),
+    ("W4", "us_per_rt", "µs per round trip", "{:.2f}", "low"),
+    ("W4", "cpu_s", "CPU s (user+sys)", "{:.3f}", "low"),
+    ("W4", "rss_mib", "peak RSS MiB", "{:.1f}", "low"),
+    ("W5", "per_s", "round trips/s (higher is better)", "{:.0f}", "high"),
+    ("W5", "p50_us", "p50 latency µs", "{:.0f}", "low"),
+    ("W5", "p99_us", "p99 latency µs", "{:.0f}", "low"),
+    ("W5", "srv_cpu_us_per_rt", "server CPU µs per round trip", "{:.2f}", "low"),
+    ("W5", "srv_rss_mib", "server peak RSS MiB", "{:.1f}", "low"),
+    ("W5", "lg_cpu_s", "load generator CPU s (its own process)", "{:.3f}", "low"),
+    ("W10", "per_conn_b", "server RSS growth per connection, bytes", "{:.0f}", "low"),
+    ("W10", "rss_before_mib", "server RSS before connecting, MiB", "{:.1f}", "low"),
+    ("W10", "rss_after_mib", "server RSS with every connection echoed, MiB", "{:.1f}", "low"),
+    ("W10", "connect_s", "setting up + echoing every connection, s", "{:.2f}", "low"),
+]
+# Known implementations in display order; others follow alphabetically.
+NET_ORDER = ["libuv", "libev", "asyncio", "uvloop", "libloop", "libloop-py"]
+
+
+def net_main(raw, header, out):
+    data = parse(raw)
+    found = {impl for impl, _ in data}
+    impls = [i for i in NET_ORDER if i in found] + sorted(found - set(NET_ORDER))
+    ours = [i for i in impls if i.startswith("libloop")]
+    rivals = [i for i in impls if not i.startswith("libloop")]
+    lines = [open(header).read().rstrip("\n"), ""]
+    cols = impls + ["{} ÷ best rival".format(o) for o in ours] + ["{} min–max".format(o) for o in ours] + ["runs"]
+    lines.append("| workload | metric | " + " | ".join(cols) + " |")
+    lines.append("|---|---|" + "---:|" * len(cols))
+    for wl, key, label, fmt, better in NET_ROWS:
+        vals = {i: data.get((i, wl), {}).get(key) for i in impls}
+        med = {i: statistics.median(v) for i, v in vals.items() if v}
+        if not med:
+            continue
+        cells = [fmt.format(med[i]) if i in med else "—" for i in impls]
+        pick = max if better == "high" else min
+        have = [r for r in rivals if r in med]
+        best = pick(have, key=lambda r: med[r]) if have else None
+        for o in ours:
+            if o in med and best is not None and med[best]:
+                cells.append("{:.2f}× ({})".format(med[o] / med[best], best))
+            else:
+                cells.append("—")
+        for o in ours:
+            v = vals.get(o)
+            cells.append(fmt.format(min(v)) + "–" + fmt.format(max(v)) if v else "—")
+        cells.append(str(min(len(v) for v in vals.values() if v)))
+        lines.append("| {} | {} | {} |".format(wl, label, " | ".join(cells)))
+    lines.append("")
+    lines.append("Medians of the runs counted in the last column (each run its own server / "
+                 "program process, implementations interleaved within every repetition). "
+                 "\"÷ best rival\" divides libloop's median by the best rival's median of that row "
+                 "(the highest for rates, the lowest otherwise; the rival is named): above 1 is "
+                 "better for libloop in the rates (round trips/s), below 1 is better everywhere "
+                 "else. — : not run.")
+    text = "\n".join(lines) + "\n"
+    with open(out, "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
 def main():
+    if sys.argv[1] == "--net":
+        net_main(*sys.argv[2:5])
+        return
     raw, header, out = sys.argv[1:4]
     data = parse(raw)
     lines = [open(header).read().rstrip("\n"), ""]
