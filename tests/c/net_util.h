@@ -25,19 +25,19 @@
 #include "check.h"
 #include "loop_checks.h"
 
-static double now_s(void) {
+static inline double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void nop_cb(ll_loop loop, void *arg) {
+static inline void nop_cb(ll_loop loop, void *arg) {
     (void)loop;
     (void)arg;
 }
 
 /* One blocking iteration that returns within 20 ms even when nothing happens. */
-static void tick(ll_loop loop) {
+static inline void tick(ll_loop loop) {
     ll_handle h = 0;
     ll_call_later(loop, 0.02, nop_cb, NULL, &h);
     ll_loop_run_once(loop, LL_RUN_ONCE);
@@ -68,12 +68,12 @@ static void tick(ll_loop loop) {
     })
 
 /* Runs a few non-blocking iterations (to show that nothing more happens). */
-static void spin(ll_loop loop, int n) {
+static inline void spin(ll_loop loop, int n) {
     for (int i = 0; i < n; i++)
         ll_loop_run_once(loop, LL_RUN_NOWAIT);
 }
 
-static int count_fds(void) {
+static inline int count_fds(void) {
     DIR *d = opendir("/proc/self/fd");
     int n = 0;
     if (d == NULL)
@@ -84,7 +84,7 @@ static int count_fds(void) {
     return n;
 }
 
-static ll_loop new_loop(void) {
+static inline ll_loop new_loop(void) {
     ll_loop loop = 0;
     CHECK_EQ_INT(ll_loop_new(&loop), 0);
     return loop;
@@ -118,7 +118,7 @@ struct conn {
     void *user;
 };
 
-static uint32_t fnv(uint32_t h, const void *p, size_t n) {
+static inline uint32_t fnv(uint32_t h, const void *p, size_t n) {
     const unsigned char *b = p;
     for (size_t i = 0; i < n; i++)
         h = (h ^ b[i]) * 16777619u;
@@ -126,12 +126,12 @@ static uint32_t fnv(uint32_t h, const void *p, size_t n) {
 }
 #define FNV_INIT 2166136261u
 
-static void conn_init(struct conn *c) {
+static inline void conn_init(struct conn *c) {
     memset(c, 0, sizeof *c);
     c->hash = FNV_INIT;
 }
 
-static int conn_proto(ll_loop loop, const ll_event *ev, void *arg) {
+static inline int conn_proto(ll_loop loop, const ll_event *ev, void *arg) {
     struct conn *c = arg;
     if (c->nev < CONN_MAX_KINDS)
         c->kinds[c->nev] = ev->kind;
@@ -153,7 +153,7 @@ static int conn_proto(ll_loop loop, const ll_event *ev, void *arg) {
             c->bad_order++;
         c->nbytes += ev->len;
         c->hash = fnv(c->hash, ev->data, ev->len);
-        if (c->nbuf < CONN_BUF) {
+        if (c->nbuf < CONN_BUF && ev->len > 0) {
             size_t k = ev->len < CONN_BUF - c->nbuf ? ev->len : CONN_BUF - c->nbuf;
             memcpy(c->buf + c->nbuf, ev->data, k);
             c->nbuf += k;
@@ -221,7 +221,7 @@ struct server {
     int port;
 };
 
-static int server_proto(ll_loop loop, const ll_event *ev, void *arg) {
+static inline int server_proto(ll_loop loop, const ll_event *ev, void *arg) {
     struct server *s = arg;
     if (ev->kind != LL_CONNECTION_MADE || s->n >= s->max) {
         if (ev->kind == LL_CONNECTION_MADE)
@@ -235,7 +235,7 @@ static int server_proto(ll_loop loop, const ll_event *ev, void *arg) {
     return conn_proto(loop, ev, c);
 }
 
-static void server_init(struct server *s, int max) {
+static inline void server_init(struct server *s, int max) {
     memset(s, 0, sizeof *s);
     s->conns = calloc((size_t)max, sizeof *s->conns);
     s->max = max;
@@ -243,7 +243,7 @@ static void server_init(struct server *s, int max) {
 }
 
 /* Listen on 127.0.0.1, any port. */
-static int server_listen(struct server *s, ll_loop loop, int backlog) {
+static inline int server_listen(struct server *s, ll_loop loop, int backlog) {
     int rc = ll_tcp_listen(loop, "127.0.0.1", 0, backlog, 0, server_proto, s, &s->id);
     CHECK_EQ_INT(rc, 0);
     if (rc == 0)
@@ -253,7 +253,7 @@ static int server_listen(struct server *s, ll_loop loop, int backlog) {
 
 /* Aborts the connections still open, waits for their LL_CONNECTION_LOST
  * (their protocol state lives in s->conns), and releases the server. */
-static void server_free(struct server *s, ll_loop loop) {
+static inline void server_free(struct server *s, ll_loop loop) {
     for (int i = 0; i < s->n; i++)
         if (s->conns[i].nlost == 0 && s->conns[i].t != 0)
             ll_transport_abort(s->conns[i].t);
@@ -273,14 +273,14 @@ struct connect_wait {
     int made_before; /* c->nmade when the done callback ran */
 };
 
-static void connect_done(ll_future f, void *arg) {
+static inline void connect_done(ll_future f, void *arg) {
     (void)f;
     struct connect_wait *w = arg;
     w->done = 1;
     w->made_before = w->c->nmade;
 }
 
-static int connect_tcp(ll_loop loop, const char *host, int port, struct conn *c) {
+static inline int connect_tcp(ll_loop loop, const char *host, int port, struct conn *c) {
     ll_future f = 0;
     struct connect_wait w = {c, 0, 0};
     int rc = ll_tcp_connect(loop, host, port, conn_proto, c, &f);
