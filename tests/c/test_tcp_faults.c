@@ -40,9 +40,6 @@ static void test_refused_and_noname(void) {
     ll_loop loop = new_loop();
     struct conn c;
     conn_init(&c);
-    /* The first name lookup starts the Go runtime's own poller (an epoll fd
-     * and an eventfd, kept for the life of the process): not a leak. */
-    CHECK_EQ_INT(connect_tcp(loop, "no..such..host", 80, &c), LL_ENONAME);
     int fds0 = count_fds();
     CHECK_EQ_INT(connect_tcp(loop, "127.0.0.1", free_port(), &c), -ECONNREFUSED);
     CHECK_EQ_INT(connect_tcp(loop, "::1", free_port(), &c), -ECONNREFUSED);
