@@ -28,7 +28,7 @@ func TestSendfileKeepsWriteOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
