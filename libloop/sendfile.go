@@ -17,6 +17,7 @@ type sendfileOp struct {
 	off     int64
 	left    int64 // bytes still to send; -1: to the end of the file
 	sent    int64
+	before  int    // buffered bytes written before the file, still to send first
 	copying bool   // sendfile(2) refused this pair of fds: copy instead
 	pending []byte // copy mode: bytes read but not yet taken by the socket
 	done    SendfileFunc
@@ -46,7 +47,7 @@ func (t *Transport) Sendfile(fd int, offset, count int64, done SendfileFunc) err
 	if count == 0 {
 		left = -1
 	}
-	t.sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done,
+	t.sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.wsize,
 		copying: st.Mode&unix.S_IFMT != unix.S_IFREG}
 	return t.updateInterest()
 }
@@ -104,8 +105,8 @@ func (op *sendfileOp) once() (int, error) {
 	return n, err
 }
 
-// end reports the outcome and lets the transport go on with what waited
-// behind the file (a close, a write_eof).
+// end reports the outcome; writeReady, which runs the steps, goes on with
+// what waited behind the file (writes, a close, a write_eof).
 func (op *sendfileOp) end(err error) {
 	t := op.t
 	if t.sendfile != op {
@@ -113,9 +114,6 @@ func (op *sendfileOp) end(err error) {
 	}
 	t.sendfile = nil
 	op.finish(err)
-	if t.state != tClosed && t.wsize == 0 {
-		t.drained()
-	}
 }
 
 func (op *sendfileOp) finish(err error) {

@@ -108,24 +108,37 @@ func (t *Transport) buffer(p []byte) {
 
 // writeReady flushes what it can; when the buffer empties it stops watching
 // for writability and completes a pending sendfile, write_eof or close.
+// While a sendfile runs, only the bytes written before it go first; those
+// written after it wait for the file (the order the host wrote them in).
 func (t *Transport) writeReady() {
-	if t.wsize > 0 {
-		n, err := t.writeQueued()
-		if err != nil && err != unix.EAGAIN && err != unix.EINTR {
-			t.fatal(err)
-			return
+	for {
+		limit := t.wsize
+		if t.sendfile != nil {
+			limit = t.sendfile.before
 		}
-		t.dropWritten(n)
-		if t.wsize > 0 {
-			t.maybeResume()
-			return
+		if limit > 0 {
+			n, err := t.writeQueued(limit)
+			if err != nil && err != unix.EAGAIN && err != unix.EINTR {
+				t.fatal(err)
+				return
+			}
+			t.dropWritten(n)
+			if t.sendfile != nil {
+				t.sendfile.before -= max(n, 0)
+			}
+			if n < limit {
+				t.maybeResume()
+				return
+			}
 		}
-	}
-	if t.sendfile != nil {
+		if t.sendfile == nil {
+			break
+		}
 		t.sendfile.step()
 		if t.state == tClosed || t.sendfile != nil {
 			return
 		}
+		// The file is sent: what was written after it goes next.
 	}
 	t.drained()
 }
@@ -145,14 +158,22 @@ func (t *Transport) drained() {
 	}
 }
 
-func (t *Transport) writeQueued() (int, error) {
-	if len(t.wq) == 1 {
-		return writeOnce(t.fd, t.wq[0][t.woff:], t.socket)
+// writeQueued writes at most limit bytes from the front of the buffer.
+func (t *Transport) writeQueued(limit int) (int, error) {
+	first := t.wq[0][t.woff:]
+	if len(t.wq) == 1 || len(first) >= limit {
+		return writeOnce(t.fd, first[:min(len(first), limit)], t.socket)
 	}
 	iov := t.iov[:0]
-	iov = append(iov, t.wq[0][t.woff:])
+	iov = append(iov, first)
+	n := len(first)
 	for _, b := range t.wq[1:min(len(t.wq), maxIOV)] {
+		if n >= limit {
+			break
+		}
+		b = b[:min(len(b), limit-n)]
 		iov = append(iov, b)
+		n += len(b)
 	}
 	t.iov = iov
 	n, err := writeVec(t.fd, iov, t.socket)

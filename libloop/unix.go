@@ -8,7 +8,7 @@ func (l *Loop) DialUnix(path string, proto Protocol, done DialFunc) error {
 	if l.closed.Load() {
 		return ECLOSED
 	}
-	if done == nil || path == "" {
+	if done == nil || !validUnixPath(path) {
 		return EINVAL
 	}
 	d := &dialer{loop: l, proto: proto, done: done, unixSA: &unix.SockaddrUnix{Name: path}}
@@ -23,7 +23,7 @@ func (l *Loop) ListenUnix(path string, backlog int, proto Protocol) (*Server, er
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
-	if path == "" || backlog < 0 {
+	if !validUnixPath(path) || backlog < 0 {
 		return nil, EINVAL
 	}
 	if backlog == 0 {
@@ -49,4 +49,12 @@ func (l *Loop) ListenUnix(path string, backlog int, proto Protocol) (*Server, er
 		return nil, err
 	}
 	return s, nil
+}
+
+// validUnixPath reports whether path fits a struct sockaddr_un: a longer
+// one is the caller's mistake (EINVAL at once), not a connect that fails
+// later with the kernel's -EINVAL.
+func validUnixPath(path string) bool {
+	var sun unix.RawSockaddrUnix
+	return path != "" && len(path) <= len(sun.Path)
 }

@@ -11,13 +11,20 @@
  *
  * Threads: every function here is called on the loop's thread (or while the
  * loop is not running), like ll_call_soon. Protocol callbacks run on the
- * loop thread, inside the loop's iterations.
+ * loop thread, inside the loop's iterations, never from inside an ll_*
+ * call: an event a call causes (LL_PAUSE_WRITING from ll_transport_write,
+ * LL_CONNECTION_LOST from ll_transport_close) arrives in a later callback,
+ * as libuv's callbacks do. (asyncio calls pause_writing from inside
+ * write(); a binding that needs to know at once compares
+ * ll_transport_get_write_buffer_size with the high-water mark.)
  *
  * Lifetime: a transport id is valid from its LL_CONNECTION_MADE (or from
  * the call that returned it) until its LL_CONNECTION_LOST callback returns;
  * after that every call with it returns LL_EBADHANDLE. The host does not
- * ll_release transports: close or abort them. Server ids are released with
- * ll_release (which also closes the server).
+ * ll_release transports: close or abort them (ll_release on a transport id
+ * is ll_transport_abort, allowed from its own callbacks too). Server ids
+ * are released with ll_release (which also closes the server). Releasing
+ * the loop closes its transports and servers without further events.
  *
  * Batches: the events of one iteration's reads reach C in one Go->C
  * crossing, however many transports they concern. A language binding that
@@ -131,7 +138,8 @@ int ll_server_open(ll_loop loop, int fd, ll_protocol_fn fn, void *arg, ll_server
 /**
  * Connect to the Unix stream socket at path ("@name" is an abstract name on
  * Linux). As ll_tcp_connect otherwise (no TCP_NODELAY).
- * @return 0, LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED.
+ * @return 0, LL_EINVAL (NULL path or out, path longer than sun_path),
+ *         LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_unix_connect(ll_loop loop, const char *path, ll_protocol_fn fn, void *arg, ll_future *out);
 
@@ -232,8 +240,9 @@ int ll_transport_peername(ll_transport t, void *addr, uint32_t *len);
 /**
  * Send count bytes of the file fd from offset (count 0: to its end) after
  * whatever is buffered, zero-copy with sendfile(2) where the OS allows and
- * read-and-write otherwise (asyncio's loop.sendfile). The transport does
- * not take fd (keep it open until the future is done). One at a time.
+ * read-and-write otherwise (asyncio's loop.sendfile). Bytes written after
+ * this call go out after the file. The transport does not take fd (keep it
+ * open until the future is done). One at a time.
  * @param out  a future whose value is the number of bytes sent; it fails
  *             with -errno, or LL_ECLOSED if the transport ends first.
  * @return 0, LL_EINVAL (negative offset or count, NULL out, a read pipe or
