@@ -36,7 +36,7 @@ func (t *Transport) Sendfile(fd int, offset, count int64, done SendfileFunc) err
 		return EINVAL
 	case done == nil || offset < 0 || count < 0:
 		return EINVAL
-	case t.sendfile != nil || t.eofWritten:
+	case t.sendfileOp() != nil || t.eofWritten:
 		return ESTATE
 	}
 	var st unix.Stat_t
@@ -47,7 +47,7 @@ func (t *Transport) Sendfile(fd int, offset, count int64, done SendfileFunc) err
 	if count == 0 {
 		left = -1
 	}
-	t.sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.wsize,
+	t.writes().sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.wsize,
 		copying: st.Mode&unix.S_IFMT != unix.S_IFREG}
 	return t.updateInterest()
 }
@@ -109,10 +109,11 @@ func (op *sendfileOp) once() (int, error) {
 // what waited behind the file (writes, a close, a write_eof).
 func (op *sendfileOp) end(err error) {
 	t := op.t
-	if t.sendfile != op {
+	if t.sendfileOp() != op {
 		return
 	}
-	t.sendfile = nil
+	t.pw.sendfile = nil
+	t.dropIdleWrites()
 	op.finish(err)
 }
 

@@ -44,22 +44,52 @@ type Transport struct {
 	readPaused bool
 	readEOF    bool // no more reading: EOF seen, or nothing to read
 
-	wq          [][]byte // unsent bytes; wq[0] starts at woff
-	woff        int
-	wsize       int
-	iov         [][]byte // writev scratch
+	wsize       int            // bytes in pw.wq
+	pw          *pendingWrites // nil while nothing waits: an idle transport carries none
 	high, low   int
 	writePaused bool // PauseWriting sent, ResumeWriting not yet
 	eofPending  bool // WriteEOF waits for the buffer to drain
 	eofWritten  bool
-	dgq         []datagram // datagram transports: sends the kernel refused
-	sendfile    *sendfileOp
 
 	proto Protocol
 
 	// Tag is the host's id for this transport, Data is free for the host.
 	Tag  uint64
 	Data any
+}
+
+// pendingWrites is what waits to be written: made when the kernel first
+// refuses something, dropped when all of it is gone, so the tens of
+// thousands of idle connections of a server carry no write state.
+type pendingWrites struct {
+	wq       [][]byte // unsent bytes; wq[0] starts at woff
+	woff     int
+	iov      [][]byte   // writev scratch
+	dgq      []datagram // datagram transports: sends the kernel refused
+	sendfile *sendfileOp
+}
+
+// writes returns the pending-write state, making it on first use.
+func (t *Transport) writes() *pendingWrites {
+	if t.pw == nil {
+		t.pw = &pendingWrites{}
+	}
+	return t.pw
+}
+
+// sendfileOp returns the sendfile in progress, or nil.
+func (t *Transport) sendfileOp() *sendfileOp {
+	if t.pw == nil {
+		return nil
+	}
+	return t.pw.sendfile
+}
+
+// dropIdleWrites lets the pending-write state go once nothing waits.
+func (t *Transport) dropIdleWrites() {
+	if pw := t.pw; pw != nil && len(pw.wq) == 0 && len(pw.dgq) == 0 && pw.sendfile == nil {
+		t.pw = nil
+	}
 }
 
 func (l *Loop) newTransport(fd int, kind TransportKind, socket bool, proto Protocol) *Transport {
@@ -116,7 +146,7 @@ func (t *Transport) wanted() uint8 {
 	} else if t.IsReading() {
 		m |= evRead
 	}
-	if t.wsize > 0 || len(t.dgq) > 0 || t.sendfile != nil {
+	if t.wsize > 0 || (t.pw != nil && (len(t.pw.dgq) > 0 || t.pw.sendfile != nil)) {
 		m |= evWrite
 	}
 	return m
@@ -183,8 +213,10 @@ func (t *Transport) WriteBufferLimits() (high, low int) { return t.high, t.low }
 // WriteBufferSize returns how many bytes wait to be written.
 func (t *Transport) WriteBufferSize() int {
 	n := t.wsize
-	for i := range t.dgq {
-		n += len(t.dgq[i].data)
+	if t.pw != nil {
+		for i := range t.pw.dgq {
+			n += len(t.pw.dgq[i].data)
+		}
 	}
 	return n
 }
@@ -210,7 +242,7 @@ func (t *Transport) Close() error {
 		return nil
 	}
 	t.state = tClosing
-	if t.WriteBufferSize() == 0 && t.sendfile == nil {
+	if t.WriteBufferSize() == 0 && t.sendfileOp() == nil {
 		t.finish(0)
 		return nil
 	}
@@ -239,9 +271,9 @@ func (t *Transport) finish(code int) {
 	t.loop.unwatchOwner(t.fd, t)
 	t.interest = 0
 	unix.Close(t.fd)
-	t.wq, t.iov, t.dgq, t.wsize = nil, nil, nil, 0
-	if op := t.sendfile; op != nil {
-		t.sendfile = nil
+	op := t.sendfileOp()
+	t.pw, t.wsize = nil, 0
+	if op != nil {
 		op.finish(ECLOSED)
 	}
 	t.loop.emit(Event{Kind: ConnectionLost, Code: code, FD: t.evFD, T: t})
@@ -264,7 +296,7 @@ func (t *Transport) loopClosing() {
 	}
 	t.state = tClosed
 	unix.Close(t.fd)
-	t.wq, t.dgq = nil, nil
+	t.pw, t.wsize = nil, 0
 }
 
 // ioReady serves the readiness the selector reported.

@@ -26,7 +26,7 @@ func (t *Transport) Write(p []byte) error {
 	case len(p) == 0:
 		return nil
 	}
-	if t.wsize == 0 && t.sendfile == nil {
+	if t.wsize == 0 && t.sendfileOp() == nil {
 		n, err := writeOnce(t.fd, p, t.socket)
 		if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 			t.fatal(err)
@@ -76,7 +76,7 @@ func (t *Transport) WriteEOF() error {
 	if t.kind == PipeWrite || !t.socket {
 		return t.Close()
 	}
-	if t.wsize == 0 && t.sendfile == nil {
+	if t.wsize == 0 && t.sendfileOp() == nil {
 		t.shutdownWrite()
 	} else {
 		t.eofPending = true
@@ -94,16 +94,17 @@ func (t *Transport) shutdownWrite() {
 // buffer copies p behind what is queued, into the last chunk when it fits.
 func (t *Transport) buffer(p []byte) {
 	t.wsize += len(p)
-	if n := len(t.wq); n > 0 {
-		last := t.wq[n-1]
+	pw := t.writes()
+	if n := len(pw.wq); n > 0 {
+		last := pw.wq[n-1]
 		if cap(last)-len(last) >= len(p) {
-			t.wq[n-1] = append(last, p...)
+			pw.wq[n-1] = append(last, p...)
 			return
 		}
 	}
 	c := make([]byte, len(p), max(len(p), minChunk))
 	copy(c, p)
-	t.wq = append(t.wq, c)
+	pw.wq = append(pw.wq, c)
 }
 
 // writeReady flushes what it can; when the buffer empties it stops watching
@@ -113,8 +114,8 @@ func (t *Transport) buffer(p []byte) {
 func (t *Transport) writeReady() {
 	for {
 		limit := t.wsize
-		if t.sendfile != nil {
-			limit = t.sendfile.before
+		if t.sendfileOp() != nil {
+			limit = t.pw.sendfile.before
 		}
 		if limit > 0 {
 			n, err := t.writeQueued(limit)
@@ -123,19 +124,19 @@ func (t *Transport) writeReady() {
 				return
 			}
 			t.dropWritten(n)
-			if t.sendfile != nil {
-				t.sendfile.before -= max(n, 0)
+			if t.sendfileOp() != nil {
+				t.pw.sendfile.before -= max(n, 0)
 			}
 			if n < limit {
 				t.maybeResume()
 				return
 			}
 		}
-		if t.sendfile == nil {
+		if t.sendfileOp() == nil {
 			break
 		}
-		t.sendfile.step()
-		if t.state == tClosed || t.sendfile != nil {
+		t.pw.sendfile.step()
+		if t.state == tClosed || t.sendfileOp() != nil {
 			return
 		}
 		// The file is sent: what was written after it goes next.
@@ -160,14 +161,14 @@ func (t *Transport) drained() {
 
 // writeQueued writes at most limit bytes from the front of the buffer.
 func (t *Transport) writeQueued(limit int) (int, error) {
-	first := t.wq[0][t.woff:]
-	if len(t.wq) == 1 || len(first) >= limit {
+	first := t.pw.wq[0][t.pw.woff:]
+	if len(t.pw.wq) == 1 || len(first) >= limit {
 		return writeOnce(t.fd, first[:min(len(first), limit)], t.socket)
 	}
-	iov := t.iov[:0]
+	iov := t.pw.iov[:0]
 	iov = append(iov, first)
 	n := len(first)
-	for _, b := range t.wq[1:min(len(t.wq), maxIOV)] {
+	for _, b := range t.pw.wq[1:min(len(t.pw.wq), maxIOV)] {
 		if n >= limit {
 			break
 		}
@@ -175,7 +176,7 @@ func (t *Transport) writeQueued(limit int) (int, error) {
 		iov = append(iov, b)
 		n += len(b)
 	}
-	t.iov = iov
+	t.pw.iov = iov
 	n, err := writeVec(t.fd, iov, t.socket)
 	clear(iov)
 	return n, err
@@ -187,17 +188,17 @@ func (t *Transport) dropWritten(n int) {
 	}
 	t.wsize -= n
 	for n > 0 {
-		rest := len(t.wq[0]) - t.woff
+		rest := len(t.pw.wq[0]) - t.pw.woff
 		if n < rest {
-			t.woff += n
+			t.pw.woff += n
 			return
 		}
 		n -= rest
-		t.wq[0] = nil
-		t.wq = t.wq[1:]
-		t.woff = 0
+		t.pw.wq[0] = nil
+		t.pw.wq = t.pw.wq[1:]
+		t.pw.woff = 0
 	}
-	if len(t.wq) == 0 {
-		t.wq = nil // let the chunks' memory go while idle
+	if len(t.pw.wq) == 0 {
+		t.pw.wq = nil // let the chunks' memory go while idle
 	}
 }

@@ -120,7 +120,7 @@ func (t *Transport) SendTo(p, addr []byte) error {
 	if len(addr) > int(unsafe.Sizeof(unix.RawSockaddrAny{})) {
 		return EINVAL
 	}
-	if len(t.dgq) == 0 {
+	if t.pw == nil || len(t.pw.dgq) == 0 {
 		err := sendTo(t.fd, p, addr)
 		if err == nil {
 			return nil
@@ -130,7 +130,8 @@ func (t *Transport) SendTo(p, addr []byte) error {
 			return nil
 		}
 	}
-	t.dgq = append(t.dgq, datagram{data: append([]byte(nil), p...), addr: append([]byte(nil), addr...)})
+	pw := t.writes()
+	pw.dgq = append(pw.dgq, datagram{data: append([]byte(nil), p...), addr: append([]byte(nil), addr...)})
 	t.updateInterest()
 	t.maybePause()
 	return nil
@@ -138,8 +139,9 @@ func (t *Transport) SendTo(p, addr []byte) error {
 
 // flushDatagrams sends queued datagrams while the kernel takes them.
 func (t *Transport) flushDatagrams() {
-	for len(t.dgq) > 0 {
-		d := &t.dgq[0]
+	pw := t.writes()
+	for len(pw.dgq) > 0 {
+		d := &pw.dgq[0]
 		err := sendTo(t.fd, d.data, d.addr)
 		if err == unix.EAGAIN || err == unix.ENOBUFS || err == unix.EINTR {
 			break
@@ -147,11 +149,12 @@ func (t *Transport) flushDatagrams() {
 		if err != nil {
 			t.loop.emit(Event{Kind: ErrorReceived, Code: Code(err), FD: t.evFD, T: t})
 		}
-		t.dgq[0] = datagram{}
-		t.dgq = t.dgq[1:]
+		pw.dgq[0] = datagram{}
+		pw.dgq = pw.dgq[1:]
 	}
-	if len(t.dgq) == 0 {
-		t.dgq = nil
+	if len(pw.dgq) == 0 {
+		pw.dgq = nil
+		t.dropIdleWrites()
 		if t.state == tClosing {
 			t.finish(0)
 			return
