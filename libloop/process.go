@@ -115,13 +115,13 @@ func lookPath(file string, env []string) (string, error) {
 	if strings.Contains(file, "/") {
 		return file, checkExecutable(file)
 	}
+	// The env's PATH when it sets one (the first, as getenv finds it in
+	// the child); else the parent's.
 	path := os.Getenv("PATH")
-	if env != nil {
-		path = ""
-		for _, kv := range env {
-			if strings.HasPrefix(kv, "PATH=") {
-				path = kv[5:]
-			}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = kv[5:]
+			break
 		}
 	}
 	var firstErr error = unix.ENOENT

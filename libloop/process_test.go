@@ -97,3 +97,20 @@ func TestSpawnClosesHostFDsAndKillReportsSignal(t *testing.T) {
 		t.Fatalf("signal after exit: %v", err)
 	}
 }
+
+// An env that sets no PATH still finds a program in the parent's PATH
+// (the header's "the env's PATH when env sets one"); one that sets PATH is
+// searched alone.
+func TestSpawnPathFromEnvOnlyWhenSet(t *testing.T) {
+	l := newTestLoop(t)
+	out, _, code := runChild(t, l, &ProcessOptions{File: "sh", Argv: []string{"sh", "-c", "echo $FOO"},
+		Env: []string{"FOO=bar"}, Stdio: [3]int{StdioDevNull, StdioPipe, StdioInherit}})
+	if out != "bar\n" || code != 0 {
+		t.Fatalf("out %q code %d", out, code)
+	}
+	_, err := l.Spawn(&ProcessOptions{File: "sh", Argv: []string{"sh"}, Env: []string{"PATH=/nonexistent"},
+		Stdio: [3]int{StdioDevNull, StdioDevNull, StdioDevNull}}, nil)
+	if err != unix.ENOENT {
+		t.Fatalf("sh outside the env's PATH: %v, want ENOENT", err)
+	}
+}
