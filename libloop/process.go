@@ -98,6 +98,10 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 		if i == 0 {
 			kind = PipeWrite
 		}
+		// The parent's end only (the child's is another open file
+		// description and stays blocking): a write to a full stdin pipe
+		// must buffer, never block the loop.
+		unix.SetNonblock(fd, true)
 		t := l.newTransport(fd, kind, false, proto)
 		t.evFD = i
 		p.pipes[i] = t
