@@ -3,6 +3,7 @@ package libloop
 import (
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -46,7 +47,11 @@ type Process struct {
 	proto      Protocol
 	exited     bool
 	returncode int
-	waiters    []func(int)
+	// reaped is set by a goroutine that reaped the child (no pidfd, or the
+	// loop closed first): its pid may be recycled from then on, so it
+	// must not be signalled even before the loop hears of the exit.
+	reaped  atomic.Bool
+	waiters []func(int)
 	// Tag is the host's id for this process, Data is free for the host.
 	Tag  uint64
 	Data any
@@ -238,7 +243,7 @@ func (p *Process) SendSignal(sig int) error {
 	if sig < 0 || sig > 64 {
 		return EINVAL
 	}
-	if p.exited {
+	if p.exited || p.reaped.Load() {
 		return unix.ESRCH
 	}
 	return p.signal(sig)

@@ -243,6 +243,8 @@ static void test_closed_loop(void) {
     /* The child can still be killed, and is reaped. */
     CHECK_EQ_INT(ll_process_kill(p), 0);
     CHECK(gone_within(pid, 1.0));
+    /* Reaped: its pid may be anyone's now, so nothing is sent. */
+    CHECK_EQ_INT(ll_process_send_signal(p, 0), -ESRCH);
     ll_release(p);
     ll_release(loop);
 }
