@@ -3,6 +3,11 @@ package main
 /*
 #include <stdlib.h>
 #include "hotpath.h"
+
+extern char **environ;
+// The host's environment as it is now (setenv included): the Go runtime's
+// copy (os.Environ) is a snapshot taken when the library was loaded.
+static const ll__cchar *const *ll__environ(void) { return (const ll__cchar *const *)environ; }
 */
 import "C"
 
@@ -41,13 +46,17 @@ func ll_spawn(loop C.uint64_t, opts *C.ll__cprocess_options, fn C.ll_protocol_fn
 		return C.int(libloop.EINVAL)
 	}
 	argv, ok1 := cStrings((**C.ll__cchar)(unsafe.Pointer(opts.argv)))
-	env, ok2 := cStrings((**C.ll__cchar)(unsafe.Pointer(opts.env)))
+	envp := opts.env
+	if envp == nil {
+		envp = C.ll__environ() // inherit: the host's environment, not Go's snapshot of it
+	}
+	env, ok2 := cStrings((**C.ll__cchar)(unsafe.Pointer(envp)))
 	if !ok1 || !ok2 || len(argv) == 0 {
 		return C.int(libloop.EINVAL)
 	}
 	o := &libloop.ProcessOptions{File: goString(opts.file), Argv: argv, Env: env,
 		Dir: goString(opts.cwd), Flags: int(opts.flags)}
-	if opts.env != nil && env == nil {
+	if env == nil {
 		o.Env = []string{} // an empty environment, not "inherit"
 	}
 	for i := range o.Stdio {

@@ -3,6 +3,7 @@ package libloop
 import (
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -46,7 +47,11 @@ type Process struct {
 	proto      Protocol
 	exited     bool
 	returncode int
-	waiters    []func(int)
+	// reaped is set by a goroutine that reaped the child (no pidfd, or the
+	// loop closed first): its pid may be recycled from then on, so it
+	// must not be signalled even before the loop hears of the exit.
+	reaped  atomic.Bool
+	waiters []func(int)
 	// Tag is the host's id for this process, Data is free for the host.
 	Tag  uint64
 	Data any
@@ -98,6 +103,10 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 		if i == 0 {
 			kind = PipeWrite
 		}
+		// The parent's end only (the child's is another open file
+		// description and stays blocking): a write to a full stdin pipe
+		// must buffer, never block the loop.
+		unix.SetNonblock(fd, true)
 		t := l.newTransport(fd, kind, false, proto)
 		t.evFD = i
 		p.pipes[i] = t
@@ -115,13 +124,13 @@ func lookPath(file string, env []string) (string, error) {
 	if strings.Contains(file, "/") {
 		return file, checkExecutable(file)
 	}
+	// The env's PATH when it sets one (the first, as getenv finds it in
+	// the child); else the parent's.
 	path := os.Getenv("PATH")
-	if env != nil {
-		path = ""
-		for _, kv := range env {
-			if strings.HasPrefix(kv, "PATH=") {
-				path = kv[5:]
-			}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = kv[5:]
+			break
 		}
 	}
 	var firstErr error = unix.ENOENT
@@ -234,7 +243,7 @@ func (p *Process) SendSignal(sig int) error {
 	if sig < 0 || sig > 64 {
 		return EINVAL
 	}
-	if p.exited {
+	if p.exited || p.reaped.Load() {
 		return unix.ESRCH
 	}
 	return p.signal(sig)

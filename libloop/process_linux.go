@@ -75,11 +75,12 @@ func (w exitWatch) ioReady(mask uint8) {
 func (w exitWatch) loopClosing() {
 	unix.Close(w.p.pidfd)
 	w.p.pidfd = -1
-	pid := w.p.pid
+	p := w.p
 	go func() {
 		var ws unix.WaitStatus
 		for {
-			if _, err := unix.Wait4(pid, &ws, 0, nil); err != unix.EINTR {
+			if _, err := unix.Wait4(p.pid, &ws, 0, nil); err != unix.EINTR {
+				p.reaped.Store(true) // from now on its pid may be another process's
 				return
 			}
 		}

@@ -97,3 +97,45 @@ func TestSpawnClosesHostFDsAndKillReportsSignal(t *testing.T) {
 		t.Fatalf("signal after exit: %v", err)
 	}
 }
+
+// An env that sets no PATH still finds a program in the parent's PATH
+// (the header's "the env's PATH when env sets one"); one that sets PATH is
+// searched alone.
+func TestSpawnPathFromEnvOnlyWhenSet(t *testing.T) {
+	l := newTestLoop(t)
+	out, _, code := runChild(t, l, &ProcessOptions{File: "sh", Argv: []string{"sh", "-c", "echo $FOO"},
+		Env: []string{"FOO=bar"}, Stdio: [3]int{StdioDevNull, StdioPipe, StdioInherit}})
+	if out != "bar\n" || code != 0 {
+		t.Fatalf("out %q code %d", out, code)
+	}
+	_, err := l.Spawn(&ProcessOptions{File: "sh", Argv: []string{"sh"}, Env: []string{"PATH=/nonexistent"},
+		Stdio: [3]int{StdioDevNull, StdioDevNull, StdioDevNull}}, nil)
+	if err != unix.ENOENT {
+		t.Fatalf("sh outside the env's PATH: %v, want ENOENT", err)
+	}
+}
+
+// Writing more than a pipe holds to a child that does not read buffers
+// the rest and returns: the parent's pipe ends are non-blocking.
+func TestSpawnStdinWriteNeverBlocks(t *testing.T) {
+	l := newTestLoop(t)
+	p, err := l.Spawn(&ProcessOptions{File: "sleep", Argv: []string{"sleep", "10"},
+		Stdio: [3]int{StdioPipe, StdioDevNull, StdioDevNull}}, func(*Event) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.SendSignal(int(unix.SIGKILL))
+	done := make(chan error, 1)
+	go func() { done <- p.Pipe(0).Write(make([]byte, 1<<20)) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Write to a full stdin pipe blocked")
+	}
+	if n := p.Pipe(0).WriteBufferSize(); n == 0 {
+		t.Fatalf("nothing buffered: %d", n)
+	}
+}

@@ -14,6 +14,7 @@ func waitInBackground(p *Process) {
 				break
 			}
 		}
+		p.reaped.Store(true)
 		code := exitCode(ws)
 		l.CallSoonThreadsafe(func() { p.exit(code) })
 	}()
