@@ -26,25 +26,26 @@ const eventBatch = 256
 const readBufferSize = 256 << 10
 
 // netState is capi's per-loop part of network I/O: the C arrays events are
-// delivered through, the batch sink, and every live transport/server id
-// (swept when the loop is released).
+// delivered through, the batch sink, and the server and process ids (swept
+// when the loop is released; transports are found through the id table).
 type netState struct {
 	events   *C.ll_event
 	protos   **C.ll__proto
 	rbuf     unsafe.Pointer
 	batchFn  uintptr
 	batchArg uintptr
-	live     map[uint64]*C.ll__proto // transport id -> its protocol slot; servers -> nil
-	refs     [eventBatch]*transportRef
+	live     map[uint64]*C.ll__proto // server id -> nil; process id -> its protocol slot
+	sent     [eventBatch]bool        // which events of a batch went to C
 }
 
-// transportRef is what a core Transport's Data holds: its id and the C
-// slot of its protocol.
-type transportRef struct {
-	id    uint64
-	proto *C.ll__proto
-	// Processes only: the host released the id / the exit was delivered.
-	released, delivered bool
+// A transport's host state lives in the core Transport itself: Tag is its
+// id and Data its protocol slot (a *C.ll__proto, C memory, which C reads
+// at call time), so a connection costs capi no record of its own.
+
+// protoOf returns t's protocol slot, or nil if t has no id.
+func protoOf(t *libloop.Transport) *C.ll__proto {
+	p, _ := t.Data.(*C.ll__proto)
+	return p
 }
 
 func (s *loopState) netInit() *netState {
@@ -78,13 +79,13 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 		take := min(len(evs), eventBatch)
 		k := 0
 		for i := 0; i < take; i++ {
-			ref := s.eventRef(&evs[i])
-			n.refs[i] = ref
-			if ref == nil {
+			id, slot := s.eventTarget(&evs[i])
+			n.sent[i] = slot != nil
+			if slot == nil {
 				continue // no id could be given: the transport was refused
 			}
-			fillEvent(&cevs[k], &evs[i], ref.id)
-			protos[k] = ref.proto
+			fillEvent(&cevs[k], &evs[i], id)
+			protos[k] = slot
 			k++
 		}
 		C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
@@ -92,20 +93,15 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), C.uintptr_t(n.batchFn), C.uintptr_t(n.batchArg))
 		k = 0
 		for i := 0; i < take; i++ {
-			ref := n.refs[i]
-			n.refs[i] = nil
-			if ref == nil {
+			if !n.sent[i] {
 				continue
 			}
 			evs[i].Result = int(cevs[k].result)
 			switch evs[i].Kind {
 			case libloop.ConnectionLost:
-				s.retireTransport(evs[i].T, ref)
+				s.retireTransport(evs[i].T)
 			case libloop.ProcessExited:
-				ref.delivered = true
-				if ref.released {
-					s.freeSlot(ref)
-				}
+				s.exitDelivered(evs[i].P)
 			}
 			k++
 		}
@@ -131,34 +127,32 @@ func fillEvent(c *C.ll_event, ev *libloop.Event, id uint64) {
 	}
 }
 
-// eventRef returns the id and protocol slot an event is delivered with.
-func (s *loopState) eventRef(ev *libloop.Event) *transportRef {
+// eventTarget returns the id and protocol slot an event is delivered with
+// (slot nil: not delivered).
+func (s *loopState) eventTarget(ev *libloop.Event) (uint64, *C.ll__proto) {
 	if ev.P != nil {
-		ref, _ := ev.P.Data.(*transportRef)
-		return ref
+		if pr, ok := ev.P.Data.(*procRef); ok {
+			return pr.id, pr.proto
+		}
+		return 0, nil
 	}
-	return s.transportRefOf(ev.T)
-}
-
-// transportRefOf returns t's id and protocol slot, giving it an id on its
-// first event (an accepted connection); nil if the id table is full, in
-// which case the transport is closed without events.
-func (s *loopState) transportRefOf(t *libloop.Transport) *transportRef {
-	if ref, ok := t.Data.(*transportRef); ok {
-		return ref
+	t := ev.T
+	if slot := protoOf(t); slot != nil {
+		return t.Tag, slot
 	}
 	if t.FD() < 0 {
-		return nil // refused or closed before the host heard of it
+		return 0, nil // refused or closed before the host heard of it
 	}
-	ref := s.registerTransport(t, 0, 0)
-	if ref == nil {
+	slot := s.registerTransport(t, 0, 0) // an accepted connection's first event
+	if slot == nil {
 		t.Refuse()
 	}
-	return ref
+	return t.Tag, slot
 }
 
-// registerTransport gives t an id and a protocol slot holding (fn, arg).
-func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *transportRef {
+// registerTransport gives t an id and a protocol slot holding (fn, arg);
+// nil if memory or ids ran out.
+func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *C.ll__proto {
 	slot := (*C.ll__proto)(C.calloc(1, C.sizeof_ll__proto))
 	if slot == nil {
 		return nil
@@ -169,18 +163,17 @@ func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *tr
 		return nil
 	}
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
-	ref := &transportRef{id: id, proto: slot}
-	t.Data, t.Tag = ref, id
-	s.netInit().live[id] = slot
-	return ref
+	t.Data, t.Tag = slot, id
+	return slot
 }
 
 // retireTransport ends t's id once its last event has been delivered.
-func (s *loopState) retireTransport(t *libloop.Transport, ref *transportRef) {
-	ids.remove(ref.id)
-	delete(s.net.live, ref.id)
-	C.free(unsafe.Pointer(ref.proto))
-	t.Data = nil
+func (s *loopState) retireTransport(t *libloop.Transport) {
+	if slot := protoOf(t); slot != nil {
+		ids.remove(t.Tag)
+		C.free(unsafe.Pointer(slot))
+		t.Data, t.Tag = nil, 0
+	}
 }
 
 // freeNet runs when the loop is released: the loop is closed, so its
@@ -194,6 +187,12 @@ func (s *loopState) freeNet() {
 		ids.remove(id)
 		if slot != nil {
 			C.free(unsafe.Pointer(slot))
+		}
+	}
+	mine := func(obj any) bool { return obj.(*libloop.Transport).Loop() == s.loop }
+	for _, id := range ids.idsOf(kindTransport, mine) {
+		if obj, ok := ids.get(id, kindTransport); ok {
+			s.retireTransport(obj.(*libloop.Transport))
 		}
 	}
 	C.free(unsafe.Pointer(n.events))

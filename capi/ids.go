@@ -151,6 +151,21 @@ func (t *idTable) take(id uint64) (any, bool) {
 	return s.obj, true
 }
 
+// idsOf returns the live ids of kind k whose object match accepts (a
+// sweep, for when a loop is released; match runs under the read lock and
+// must not touch the table).
+func (t *idTable) idsOf(k kind, match func(obj any) bool) []uint64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []uint64
+	for i := uint32(0); i < t.n; i++ {
+		if s := t.slot(i); s.obj != nil && s.kind == k && match(s.obj) {
+			out = append(out, makeID(i, s.gen))
+		}
+	}
+	return out
+}
+
 // remove frees id's slot; it reports whether id was live.
 func (t *idTable) remove(id uint64) bool {
 	t.mu.Lock()

@@ -80,8 +80,16 @@ func ll_spawn(loop C.uint64_t, opts *C.ll__cprocess_options, fn C.ll_protocol_fn
 	return 0
 }
 
+// procRef is what a core Process's Data holds: its id and protocol slot,
+// which outlives the id until the exit has been delivered.
+type procRef struct {
+	id                  uint64
+	proto               *C.ll__proto
+	released, delivered bool // the host released the id / the exit was delivered
+}
+
 // registerProcess gives p an id and a protocol slot (for LL_PROCESS_EXITED).
-func (s *loopState) registerProcess(p *libloop.Process, fn, arg uintptr) *transportRef {
+func (s *loopState) registerProcess(p *libloop.Process, fn, arg uintptr) *procRef {
 	slot := (*C.ll__proto)(C.calloc(1, C.sizeof_ll__proto))
 	if slot == nil {
 		return nil
@@ -92,7 +100,7 @@ func (s *loopState) registerProcess(p *libloop.Process, fn, arg uintptr) *transp
 		return nil
 	}
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
-	ref := &transportRef{id: id, proto: slot}
+	ref := &procRef{id: id, proto: slot}
 	p.Data, p.Tag = ref, id
 	s.netInit().live[id] = slot
 	return ref
@@ -119,7 +127,7 @@ func releaseProcess(id C.uint64_t) C.int {
 	if rc != 0 {
 		return rc
 	}
-	ref := p.Data.(*transportRef)
+	ref := p.Data.(*procRef)
 	if !ids.remove(uint64(id)) {
 		return C.int(libloop.EBADHANDLE)
 	}
@@ -130,8 +138,19 @@ func releaseProcess(id C.uint64_t) C.int {
 	return 0
 }
 
-// freeSlot frees a retired object's protocol slot.
-func (s *loopState) freeSlot(ref *transportRef) {
+// exitDelivered notes p's exit has reached the host; a released process's
+// slot can go.
+func (s *loopState) exitDelivered(p *libloop.Process) {
+	if ref, ok := p.Data.(*procRef); ok {
+		ref.delivered = true
+		if ref.released {
+			s.freeSlot(ref)
+		}
+	}
+}
+
+// freeSlot frees a retired process's protocol slot.
+func (s *loopState) freeSlot(ref *procRef) {
 	if s.net != nil {
 		delete(s.net.live, ref.id)
 	}
@@ -162,11 +181,10 @@ func ll_process_pipe(id C.uint64_t, fd C.int, out *C.uint64_t) C.int {
 	if out == nil || t == nil {
 		return C.int(libloop.EINVAL)
 	}
-	ref, ok := t.Data.(*transportRef)
-	if !ok {
+	if protoOf(t) == nil {
 		return C.int(libloop.ECLOSED)
 	}
-	*out = C.uint64_t(ref.id)
+	*out = C.uint64_t(t.Tag)
 	return 0
 }
 

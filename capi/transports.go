@@ -75,14 +75,13 @@ func dialFuture(loop C.uint64_t, out *C.uint64_t, fn C.ll_protocol_fn, arg unsaf
 				failFuture(f, err)
 				return
 			}
-			ref := s.registerTransport(t, fnAddr, argAddr)
-			if ref == nil {
+			if s.registerTransport(t, fnAddr, argAddr) == nil {
 				t.Refuse()
 				failFuture(f, libloop.ENOMEM)
 				return
 			}
 			if !f.Done() {
-				f.SetResult(uintptr(ref.id), nil)
+				f.SetResult(uintptr(t.Tag), nil)
 			}
 		})
 	})
@@ -128,12 +127,11 @@ func ll_transport_open(loop C.uint64_t, fd C.int, kind C.int, fn C.ll_protocol_f
 
 // registerOut gives a transport made by a synchronous call its id.
 func registerOut(s *loopState, t *libloop.Transport, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
-	ref := s.registerTransport(t, uintptr(unsafe.Pointer(fn)), uintptr(arg))
-	if ref == nil {
+	if s.registerTransport(t, uintptr(unsafe.Pointer(fn)), uintptr(arg)) == nil {
 		t.Refuse()
 		return C.int(libloop.ENOMEM)
 	}
-	*out = C.uint64_t(ref.id)
+	*out = C.uint64_t(t.Tag)
 	return 0
 }
 
@@ -143,8 +141,8 @@ func ll_transport_set_protocol(id C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Po
 	if rc != 0 {
 		return rc
 	}
-	ref := t.Data.(*transportRef)
-	ref.proto.fn, ref.proto.arg = C.uintptr_t(uintptr(unsafe.Pointer(fn))), C.uintptr_t(uintptr(arg))
+	slot := protoOf(t)
+	slot.fn, slot.arg = C.uintptr_t(uintptr(unsafe.Pointer(fn))), C.uintptr_t(uintptr(arg))
 	return 0
 }
 

@@ -9,6 +9,7 @@ type fdWatch struct {
 	// owner, when set, is the transport or listener that owns the fd; its
 	// readiness goes to the owner instead of reader/writer handles.
 	owner ioOwner
+	used  bool // the fdTable slot holds a record
 }
 
 // AddReader calls fn each iteration fd is readable, replacing any reader
@@ -50,7 +51,7 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
 	if fd < 0 || fd > 1<<30 {
 		return sysEBADF
 	}
-	w := l.fds[int32(fd)]
+	w := l.fds.get(int32(fd))
 	old := uint8(0)
 	if w != nil {
 		if w.owner != nil {
@@ -62,8 +63,7 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
 		return err
 	}
 	if w == nil {
-		w = &fdWatch{}
-		l.fds[int32(fd)] = w
+		w = l.fds.put(int32(fd))
 		l.nWatched++
 	}
 	h := l.newHandle() // the registration's reference
@@ -85,7 +85,7 @@ func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
 	if l.closed.Load() {
 		return false, nil
 	}
-	w := l.fds[int32(fd)]
+	w := l.fds.get(int32(fd))
 	if w == nil || w.mask&dir == 0 || w.owner != nil {
 		return false, nil
 	}
@@ -100,7 +100,7 @@ func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
 	l.unref(h)
 	w.mask &^= dir
 	if w.mask == 0 {
-		delete(l.fds, int32(fd))
+		l.fds.del(int32(fd))
 		l.nWatched--
 	}
 	return true, err
@@ -109,7 +109,7 @@ func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
 // watchOwner sets the interest of an fd owned by a transport or listener
 // (mask 0 keeps it registered with the loop but not the selector).
 func (l *Loop) watchOwner(fd int, o ioOwner, mask uint8) error {
-	w := l.fds[int32(fd)]
+	w := l.fds.get(int32(fd))
 	if w != nil && w.owner != o {
 		return sysEBUSY
 	}
@@ -124,8 +124,8 @@ func (l *Loop) watchOwner(fd int, o ioOwner, mask uint8) error {
 		return err
 	}
 	if w == nil {
-		w = &fdWatch{owner: o}
-		l.fds[int32(fd)] = w
+		w = l.fds.put(int32(fd))
+		w.owner = o
 		l.nWatched++
 	}
 	w.mask = mask
@@ -134,14 +134,14 @@ func (l *Loop) watchOwner(fd int, o ioOwner, mask uint8) error {
 
 // unwatchOwner forgets an owned fd; call it before closing the fd.
 func (l *Loop) unwatchOwner(fd int, o ioOwner) {
-	w := l.fds[int32(fd)]
+	w := l.fds.get(int32(fd))
 	if w == nil || w.owner != o {
 		return
 	}
 	if w.mask != 0 {
 		l.sel.control(fd, w.mask, 0)
 	}
-	delete(l.fds, int32(fd))
+	l.fds.del(int32(fd))
 	l.nWatched--
 }
 
@@ -151,7 +151,7 @@ func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 			c.loopClosing()
 		}
 		l.sel.control(int(fd), w.mask, 0)
-		delete(l.fds, fd)
+		l.fds.del(fd)
 		l.nWatched--
 		return
 	}
@@ -162,7 +162,7 @@ func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 		}
 	}
 	l.sel.control(int(fd), w.mask, 0)
-	delete(l.fds, fd)
+	l.fds.del(fd)
 	l.nWatched--
 }
 

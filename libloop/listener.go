@@ -176,7 +176,7 @@ func (l *Loop) ServeFD(fd int, proto Protocol) (*Server, error) {
 	if acc == 0 {
 		return nil, EINVAL // not listening
 	}
-	if w := l.fds[int32(fd)]; w != nil {
+	if w := l.fds.get(int32(fd)); w != nil {
 		return nil, sysEBUSY
 	}
 	if err := unix.SetNonblock(fd, true); err != nil {

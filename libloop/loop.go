@@ -30,7 +30,7 @@ type Loop struct {
 	freeHandles    []*Handle
 
 	sel      selector
-	fds      map[int32]*fdWatch
+	fds      fdTable
 	events   []ioEvent
 	nWatched int // fds with a reader or writer (the wakeup fd not counted)
 	io       ioState
@@ -79,7 +79,6 @@ func New() (*Loop, error) {
 	}
 	return &Loop{
 		sel:          sel,
-		fds:          make(map[int32]*fdWatch),
 		slowDuration: 100 * time.Millisecond,
 	}, nil
 }
@@ -121,9 +120,7 @@ func (l *Loop) Close() error {
 		l.unref(h)
 	}
 	l.timers = nil
-	for fd, w := range l.fds {
-		l.dropWatch(fd, w)
-	}
+	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
 	}

@@ -25,7 +25,7 @@ func (l *Loop) OpenTransport(fd int, kind TransportKind, proto Protocol) (*Trans
 	if kind == Datagram && typ != unix.SOCK_DGRAM {
 		return nil, EINVAL
 	}
-	if w := l.fds[int32(fd)]; w != nil {
+	if w := l.fds.get(int32(fd)); w != nil {
 		return nil, sysEBUSY // watched by add_reader or owned by a transport
 	}
 	if err := unix.SetNonblock(fd, true); err != nil {

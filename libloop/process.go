@@ -108,7 +108,7 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 		// must buffer, never block the loop.
 		unix.SetNonblock(fd, true)
 		t := l.newTransport(fd, kind, false, proto)
-		t.evFD = i
+		t.evFD = int32(i)
 		p.pipes[i] = t
 		if err := t.start(); err != nil {
 			t.Refuse()

@@ -96,7 +96,7 @@ func (l *Loop) purgeCancelledTimers() {
 
 func (l *Loop) processEvents(evs []ioEvent) {
 	for _, e := range evs {
-		w := l.fds[e.fd]
+		w := l.fds.get(e.fd)
 		if w == nil {
 			continue
 		}

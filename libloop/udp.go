@@ -126,7 +126,7 @@ func (t *Transport) SendTo(p, addr []byte) error {
 			return nil
 		}
 		if err != unix.EAGAIN && err != unix.ENOBUFS && err != unix.EINTR {
-			t.loop.emit(Event{Kind: ErrorReceived, Code: Code(err), FD: t.evFD, T: t})
+			t.loop.emit(Event{Kind: ErrorReceived, Code: Code(err), FD: int(t.evFD), T: t})
 			return nil
 		}
 	}
@@ -147,7 +147,7 @@ func (t *Transport) flushDatagrams() {
 			break
 		}
 		if err != nil {
-			t.loop.emit(Event{Kind: ErrorReceived, Code: Code(err), FD: t.evFD, T: t})
+			t.loop.emit(Event{Kind: ErrorReceived, Code: Code(err), FD: int(t.evFD), T: t})
 		}
 		pw.dgq[0] = datagram{}
 		pw.dgq = pw.dgq[1:]
@@ -179,13 +179,13 @@ func (t *Transport) readDatagrams() {
 		}
 		if e != 0 {
 			// An ICMP error on a connected socket (ECONNREFUSED, ...).
-			l.emit(Event{Kind: ErrorReceived, Code: -int(e), FD: t.evFD, T: t})
+			l.emit(Event{Kind: ErrorReceived, Code: -int(e), FD: int(t.evFD), T: t})
 			continue
 		}
 		data := l.consume(int(r))
 		alen = min(alen, uint32(unsafe.Sizeof(rsa)))
 		addr := l.consume(int(alen))
 		copy(addr, unsafe.Slice((*byte)(unsafe.Pointer(&rsa)), alen))
-		l.emit(Event{Kind: DatagramReceived, FD: t.evFD, T: t, Data: data, Addr: addr})
+		l.emit(Event{Kind: DatagramReceived, FD: int(t.evFD), T: t, Data: data, Addr: addr})
 	}
 }
