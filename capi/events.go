@@ -36,6 +36,7 @@ type netState struct {
 	batchArg uintptr
 	live     map[uint64]*C.ll__proto // server id -> nil; process id -> its protocol slot
 	sent     [eventBatch]bool        // which events of a batch went to C
+	slots    protoSlab               // every protocol slot of this loop
 }
 
 // A transport's host state lives in the core Transport itself: Tag is its
@@ -153,13 +154,14 @@ func (s *loopState) eventTarget(ev *libloop.Event) (uint64, *C.ll__proto) {
 // registerTransport gives t an id and a protocol slot holding (fn, arg);
 // nil if memory or ids ran out.
 func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *C.ll__proto {
-	slot := (*C.ll__proto)(C.calloc(1, C.sizeof_ll__proto))
+	n := s.netInit()
+	slot := n.slots.get()
 	if slot == nil {
 		return nil
 	}
 	id := ids.add(kindTransport, t)
 	if id == 0 {
-		C.free(unsafe.Pointer(slot))
+		n.slots.put(slot)
 		return nil
 	}
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
@@ -171,7 +173,7 @@ func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *C.
 func (s *loopState) retireTransport(t *libloop.Transport) {
 	if slot := protoOf(t); slot != nil {
 		ids.remove(t.Tag)
-		C.free(unsafe.Pointer(slot))
+		s.net.slots.put(slot)
 		t.Data, t.Tag = nil, 0
 	}
 }
@@ -183,11 +185,8 @@ func (s *loopState) freeNet() {
 	if n == nil {
 		return
 	}
-	for id, slot := range n.live {
+	for id := range n.live {
 		ids.remove(id)
-		if slot != nil {
-			C.free(unsafe.Pointer(slot))
-		}
 	}
 	mine := func(obj any) bool { return obj.(*libloop.Transport).Loop() == s.loop }
 	for _, id := range ids.idsOf(kindTransport, mine) {
@@ -195,6 +194,7 @@ func (s *loopState) freeNet() {
 			s.retireTransport(obj.(*libloop.Transport))
 		}
 	}
+	n.slots.release()
 	C.free(unsafe.Pointer(n.events))
 	C.free(unsafe.Pointer(n.protos))
 	C.free(n.rbuf)

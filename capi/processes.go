@@ -90,13 +90,14 @@ type procRef struct {
 
 // registerProcess gives p an id and a protocol slot (for LL_PROCESS_EXITED).
 func (s *loopState) registerProcess(p *libloop.Process, fn, arg uintptr) *procRef {
-	slot := (*C.ll__proto)(C.calloc(1, C.sizeof_ll__proto))
+	n := s.netInit()
+	slot := n.slots.get()
 	if slot == nil {
 		return nil
 	}
 	id := ids.add(kindProcess, p)
 	if id == 0 {
-		C.free(unsafe.Pointer(slot))
+		n.slots.put(slot)
 		return nil
 	}
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
@@ -154,7 +155,9 @@ func (s *loopState) freeSlot(ref *procRef) {
 	if s.net != nil {
 		delete(s.net.live, ref.id)
 	}
-	C.free(unsafe.Pointer(ref.proto))
+	if s.net != nil {
+		s.net.slots.put(ref.proto)
+	}
 	ref.proto = nil
 }
 

@@ -1,34 +1,42 @@
 package libloop
 
 // fdTable holds the loop's fdWatch records, indexed by fd: readiness finds
-// its owner with one bounds-checked load instead of a map lookup, and a
-// watched fd costs its 40-byte slot, no allocation of its own. fds beyond
-// denseFDs (rare: a host that raised its limit that far) go to a map.
+// its owner with two loads instead of a map lookup, and a watched fd costs
+// its 32-byte slot, no allocation of its own. Slots live in fixed chunks,
+// so the table grows without copying (no garbage while a server accepts
+// tens of thousands of connections). fds beyond denseFDs go to a map.
 type fdTable struct {
-	dense  []fdWatch
+	chunks [][]fdWatch
 	sparse map[int32]*fdWatch
 	n      int // fds with a record
 }
 
-// denseFDs bounds the slice (40 MiB of slots at the very most).
-const denseFDs = 1 << 20
+const (
+	fdChunkBits = 10
+	fdChunk     = 1 << fdChunkBits
+	denseFDs    = 1 << 20 // at most 1024 chunks
+)
 
-// get returns fd's record, or nil. The pointer is valid until the next put.
-func (t *fdTable) get(fd int32) *fdWatch {
-	if fd >= 0 && int(fd) < len(t.dense) {
-		if w := &t.dense[fd]; w.used {
-			return w
-		}
-		return nil
-	}
-	if fd >= denseFDs {
-		return t.sparse[fd]
+func (t *fdTable) slot(fd int32) *fdWatch {
+	c := int(fd >> fdChunkBits)
+	if c < len(t.chunks) && t.chunks[c] != nil {
+		return &t.chunks[c][fd&(fdChunk-1)]
 	}
 	return nil
 }
 
-// put makes fd's (empty) record and returns it; fd must have none. It may
-// move the records: pointers from get are stale afterwards.
+// get returns fd's record, or nil.
+func (t *fdTable) get(fd int32) *fdWatch {
+	if fd >= 0 && fd < denseFDs {
+		if w := t.slot(fd); w != nil && w.used {
+			return w
+		}
+		return nil
+	}
+	return t.sparse[fd]
+}
+
+// put makes fd's (empty) record and returns it; fd must have none.
 func (t *fdTable) put(fd int32) *fdWatch {
 	t.n++
 	if fd >= denseFDs {
@@ -39,33 +47,39 @@ func (t *fdTable) put(fd int32) *fdWatch {
 		t.sparse[fd] = w
 		return w
 	}
-	if int(fd) >= len(t.dense) {
-		grown := make([]fdWatch, max(int(fd)+1, 2*len(t.dense), 64))
-		copy(grown, t.dense)
-		t.dense = grown
+	c := int(fd >> fdChunkBits)
+	for len(t.chunks) <= c {
+		t.chunks = append(t.chunks, nil)
 	}
-	w := &t.dense[fd]
+	if t.chunks[c] == nil {
+		t.chunks[c] = make([]fdWatch, fdChunk)
+	}
+	w := &t.chunks[c][fd&(fdChunk-1)]
 	*w = fdWatch{used: true}
 	return w
 }
 
 // del forgets fd's record.
 func (t *fdTable) del(fd int32) {
-	if w := t.get(fd); w != nil {
-		t.n--
-		if fd >= denseFDs {
-			delete(t.sparse, fd)
-		} else {
-			*w = fdWatch{}
-		}
+	w := t.get(fd)
+	if w == nil {
+		return
+	}
+	t.n--
+	if fd >= denseFDs {
+		delete(t.sparse, fd)
+	} else {
+		*w = fdWatch{}
 	}
 }
 
 // each calls fn for every record; fn may del the fd it is given.
 func (t *fdTable) each(fn func(fd int32, w *fdWatch)) {
-	for i := range t.dense {
-		if t.dense[i].used {
-			fn(int32(i), &t.dense[i])
+	for c, chunk := range t.chunks {
+		for i := range chunk {
+			if chunk[i].used {
+				fn(int32(c<<fdChunkBits+i), &chunk[i])
+			}
 		}
 	}
 	for fd, w := range t.sparse {

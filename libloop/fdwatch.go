@@ -4,11 +4,11 @@ package libloop
 // that is queued every iteration the fd is ready, like asyncio's selector
 // keys.
 type fdWatch struct {
-	reader, writer *Handle
-	mask           uint8
 	// owner, when set, is the transport or listener that owns the fd; its
 	// readiness goes to the owner instead of reader/writer handles.
 	owner ioOwner
+	rw    *[2]*Handle // add_reader's handle [0] and add_writer's [1]; nil for an owned fd
+	mask  uint8
 	used  bool // the fdTable slot holds a record
 }
 
@@ -68,9 +68,12 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
 	}
 	h := l.newHandle() // the registration's reference
 	h.gofn, h.foreign = fn, fc
-	prev := &w.reader
+	if w.rw == nil {
+		w.rw = new([2]*Handle)
+	}
+	prev := &w.rw[0]
 	if dir == evWrite {
-		prev = &w.writer
+		prev = &w.rw[1]
 	}
 	if *prev != nil {
 		(*prev).Cancel()
@@ -90,11 +93,11 @@ func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
 		return false, nil
 	}
 	err := l.sel.control(fd, w.mask, w.mask&^dir)
-	h := w.reader
+	h := w.rw[0]
 	if dir == evWrite {
-		h, w.writer = w.writer, nil
+		h, w.rw[1] = w.rw[1], nil
 	} else {
-		w.reader = nil
+		w.rw[0] = nil
 	}
 	h.Cancel()
 	l.unref(h)
@@ -155,7 +158,7 @@ func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 		l.nWatched--
 		return
 	}
-	for _, h := range []*Handle{w.reader, w.writer} {
+	for _, h := range w.rw {
 		if h != nil {
 			h.Cancel()
 			l.unref(h)

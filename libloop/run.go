@@ -104,11 +104,11 @@ func (l *Loop) processEvents(evs []ioEvent) {
 			l.queueIO(w.owner, e.mask)
 			continue
 		}
-		if e.mask&evRead != 0 && w.reader != nil {
-			l.queueReady(w.reader)
+		if e.mask&evRead != 0 && w.rw[0] != nil {
+			l.queueReady(w.rw[0])
 		}
-		if e.mask&evWrite != 0 && w.writer != nil {
-			l.queueReady(w.writer)
+		if e.mask&evWrite != 0 && w.rw[1] != nil {
+			l.queueReady(w.rw[1])
 		}
 	}
 }
