@@ -86,6 +86,7 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 				continue // no id could be given: the transport was refused
 			}
 			fillEvent(&cevs[k], &evs[i], id)
+			slot.direct = directFlag(evs[i].T)
 			protos[k] = slot
 			k++
 		}
@@ -165,8 +166,24 @@ func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *C.
 		return nil
 	}
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
+	slot.fd, slot.direct = C.int32_t(t.FD()), 0
 	t.Data, t.Tag = slot, id
 	return slot
+}
+
+// directFlag is the fast path's flag for t (processes' events: 0).
+func directFlag(t *libloop.Transport) C.int32_t {
+	if t != nil && t.DirectWritable() {
+		return 1
+	}
+	return 0
+}
+
+// refreshDirect updates t's fast-path flag after a call changed its state.
+func refreshDirect(t *libloop.Transport) {
+	if slot := protoOf(t); slot != nil {
+		slot.direct = directFlag(t)
+	}
 }
 
 // retireTransport ends t's id once its last event has been delivered.

@@ -1,7 +1,9 @@
 /* The C side of the hot paths: running a batch of host callbacks in one
  * crossing, and call_soon from a callback without entering Go. The Go side
  * decides what runs; this file only calls and queues. */
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include "hotpath.h"
 #include "_cgo_export.h"
 
@@ -162,6 +164,30 @@ int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg) {
     return ((ll_host_run_fn)fn)(loop, (void *)arg);
 }
 
+/* The transport whose event a protocol callback is handling (0: none), and
+ * its protocol slot: ll_transport_write's fast path. */
+static LL_TLS uint64_t tls_event_transport;
+static LL_TLS ll__proto *tls_event_proto;
+
+/* An echo's write, from the callback of the transport's own event, with
+ * nothing buffered: send it here, without entering Go. Whatever the kernel
+ * does not take (or an error) goes to Go, which buffers or ends the
+ * transport as usual; Go re-enables the fast path when the buffer drains. */
+int ll_transport_write(ll_transport t, const void *data, size_t len) {
+    ll__proto *p = tls_event_proto;
+    if (p != NULL && t == tls_event_transport && p->direct && len > 0 && data != NULL) {
+        ssize_t n = send(p->fd, data, len, MSG_NOSIGNAL);
+        if (n == (ssize_t)len)
+            return 0;
+        if (n > 0) {
+            data = (const char *)data + n;
+            len -= (size_t)n;
+        }
+        p->direct = 0;
+    }
+    return ll__transport_write_go(t, (void *)data, len);
+}
+
 void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
                         uintptr_t batch_fn, uintptr_t batch_arg) {
     ll_event *evs = (ll_event *)events_addr;
@@ -177,7 +203,11 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
         uintptr_t fn = p ? p->fn : 0;
         if (fn != 0) {
             evs[i].arg = (void *)p->arg;
+            tls_event_transport = evs[i].transport;
+            tls_event_proto = (ll__proto *)p;
             evs[i].result = ((ll_protocol_fn)fn)(loop, &evs[i], (void *)p->arg);
+            tls_event_transport = 0;
+            tls_event_proto = NULL;
             i++;
             continue;
         }

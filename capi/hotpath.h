@@ -75,6 +75,11 @@ int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg);
 typedef struct ll__proto {
     uintptr_t fn;
     uintptr_t arg;
+    /* The write fast path: while direct is 1 (Go keeps it: the transport
+     * is an open socket with nothing buffered), ll_transport_write from the
+     * callback of this transport's event sends on fd from C. */
+    int32_t fd;
+    int32_t direct;
 } ll__proto;
 
 /* Deliver n events: each to its protocol, runs of protocol-less events to

@@ -34,7 +34,7 @@ func (p *protoSlab) get() *C.ll__proto {
 	}
 	s := p.free[len(p.free)-1]
 	p.free = p.free[:len(p.free)-1]
-	s.fn, s.arg = 0, 0
+	*s = C.ll__proto{}
 	return s
 }
 

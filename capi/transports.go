@@ -27,13 +27,16 @@ func getTransport(id C.uint64_t) (*libloop.Transport, *loopState, C.int) {
 	return t, s, 0
 }
 
-// withTransport runs op on a resolved transport and returns its error code.
+// withTransport runs op on a resolved transport and returns its error code;
+// the write fast path's flag follows the transport's new state.
 func withTransport(id C.uint64_t, op func(*libloop.Transport) error) C.int {
 	t, _, rc := getTransport(id)
 	if rc != 0 {
 		return rc
 	}
-	return errCode(op(t))
+	err := op(t)
+	refreshDirect(t)
+	return errCode(err)
 }
 
 // failFuture fails f with err's code and its ll_strerror text.
@@ -157,9 +160,11 @@ func cBytes(p unsafe.Pointer, n C.size_t) ([]byte, C.int) {
 	return unsafe.Slice((*byte)(p), int(n)), 0
 }
 
-//export ll_transport_write
-func ll_transport_write(id C.uint64_t, data *C.ll__cvoid, n C.size_t) C.int {
-	b, rc := cBytes(unsafe.Pointer(data), n)
+// ll_transport_write is in hotpath.c (its fast path sends from C).
+//
+//export ll__transport_write_go
+func ll__transport_write_go(id C.uint64_t, data unsafe.Pointer, n C.size_t) C.int {
+	b, rc := cBytes(data, n)
 	if rc != 0 {
 		return rc
 	}

@@ -75,15 +75,15 @@ func (s *epollSelector) control(fd int, old, new uint8) error {
 }
 
 func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error) {
-	var n int
-	var errno unix.Errno
-	if timeoutNs == 0 {
-		// A poll that cannot block skips the scheduler hand-off of a normal
-		// system call; it is the loop's most frequent syscall.
-		r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(s.epfd),
-			uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)), 0, 0, 0)
-		n, errno = int(r), e
-	} else {
+	// A poll that cannot block skips the scheduler hand-off of a normal
+	// system call; it is the loop's most frequent syscall. A poll that may
+	// block tries it first too: under load (a ping-pong, a busy server) the
+	// answer is usually there already, and a blocking system call would
+	// wake the Go runtime's monitor thread on every iteration.
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(s.epfd),
+		uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)), 0, 0, 0)
+	n, errno := int(r), e
+	if timeoutNs != 0 && n == 0 && errno == 0 {
 		r, _, e := unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(s.epfd),
 			uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)),
 			uintptr(msTimeout(timeoutNs)), 0, 0)

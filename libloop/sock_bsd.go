@@ -50,6 +50,9 @@ func acceptConn(fd int) (int, error) {
 
 func writeOnce(fd int, p []byte, socket bool) (int, error) { return unix.Write(fd, p) }
 
+// readNonblock reads from a non-blocking fd.
+func readNonblock(fd int, p []byte) (int, error) { return unix.Read(fd, p) }
+
 // writeVec writes the first buffer (x/sys has no writev on darwin); the
 // rest goes on the next writable event.
 func writeVec(fd int, bufs [][]byte, socket bool) (int, error) { return unix.Write(fd, bufs[0]) }

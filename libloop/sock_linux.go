@@ -30,8 +30,19 @@ func writeOnce(fd int, p []byte, socket bool) (int, error) {
 	if !socket {
 		return writeNoSigpipe(fd, p)
 	}
-	r, _, e := unix.Syscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))),
+	// Raw: the fd is non-blocking, so this never blocks, and a normal
+	// system call's scheduler hand-off would cost more than the send.
+	r, _, e := unix.RawSyscall6(unix.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))),
 		uintptr(len(p)), unix.MSG_NOSIGNAL, 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+// readNonblock reads from a non-blocking fd (see writeOnce on Raw).
+func readNonblock(fd int, p []byte) (int, error) {
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
 	if e != 0 {
 		return 0, e
 	}

@@ -337,7 +337,7 @@ func (t *Transport) peerGone() {
 
 func (t *Transport) readStream() {
 	buf := t.loop.readChunk()
-	n, err := unix.Read(t.fd, buf)
+	n, err := readNonblock(t.fd, buf)
 	if err != nil {
 		if err != unix.EAGAIN && err != unix.EINTR {
 			t.fatal(err)

@@ -47,6 +47,14 @@ func (t *Transport) Write(p []byte) error {
 	return nil
 }
 
+// DirectWritable reports whether a write may go straight to the socket
+// with send(MSG_NOSIGNAL) from outside (a host's C fast path): the
+// transport is an open stream socket and nothing waits to be written. A
+// write that the kernel takes whole then changes nothing here.
+func (t *Transport) DirectWritable() bool {
+	return t.state == tOpen && t.socket && t.kind == Stream && t.wsize == 0 && t.pw == nil && !t.eofWritten
+}
+
 // Writev writes several buffers as one Write (asyncio's writelines).
 func (t *Transport) Writev(bufs [][]byte) error {
 	for _, b := range bufs {
