@@ -24,9 +24,11 @@ from . import _lib
 from ._lib import check
 from .asyncgens import AsyncgensMixin
 from .cfutures import CFuturesMixin
+from .datagrams import DatagramsMixin
 from .errors import ErrorsMixin
 from .executor import ExecutorMixin
 from .network import NetworkMixin
+from .pipes import PipesMixin
 from .readers import ReadersMixin
 from . import scheduling as scheduling_mod
 from .scheduling import SchedulingMixin
@@ -76,7 +78,7 @@ def _unraisable(loop, previous, unraisable):
 
 
 class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, ServersMixin,
-                CFuturesMixin, ExecutorMixin, ErrorsMixin, AsyncgensMixin, UnsupportedMixin,
+                DatagramsMixin, PipesMixin, CFuturesMixin, ExecutorMixin, ErrorsMixin, AsyncgensMixin, UnsupportedMixin,
                 asyncio.AbstractEventLoop):
     """An asyncio event loop run by libloop (drop-in for asyncio's own).
 
