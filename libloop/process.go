@@ -176,6 +176,10 @@ func stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 				} else {
 					child[i], parent[i] = p[1], p[0]
 				}
+				// The parent's end is a transport: a write or read must
+				// never block the loop (the child's end stays blocking,
+				// as programs expect; the two ends are separate files).
+				err = unix.SetNonblock(parent[i], true)
 			}
 		case s == StdioStdout && i == 2:
 			child[i] = child[1]
