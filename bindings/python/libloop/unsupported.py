@@ -3,10 +3,6 @@ NotImplementedError naming what is missing, never a silent wrong answer."""
 
 _MISSING = {
     'sock_sendfile': 'sock_sendfile',
-    'subprocess_exec': 'subprocesses',
-    'subprocess_shell': 'subprocesses',
-    'add_signal_handler': 'signal handlers',
-    'remove_signal_handler': 'signal handlers',
 }
 
 
