@@ -34,7 +34,7 @@ _WAIT_AT_EXIT = sys.version_info >= (3, 12)
 
 # Popen keywords ll_spawn cannot honour, and the value that means "not used".
 _UNSUPPORTED = {'pass_fds': (), 'preexec_fn': None, 'user': None, 'group': None,
-                'extra_groups': None, 'umask': -1, 'close_fds': True,
+                'extra_groups': None, 'umask': -1,
                 'startupinfo': None, 'creationflags': 0, 'pipesize': -1}
 
 
@@ -283,7 +283,11 @@ def spawn_options(args, shell, stdin, stdout, stderr, kwargs):
     if kwargs.pop('start_new_session', False):
         flags |= _net.PROCESS_NEW_SESSION
     group = kwargs.pop('process_group', None)
-    kwargs.pop('restore_signals', None)   # libloop's child starts with default dispositions
+    kwargs.pop('restore_signals', None)   # see the README: SIGPIPE is default, SIGXFSZ not
+    # close_fds=False is accepted (asyncio's callers pass it for speed), but
+    # ll_spawn closes every fd but stdio in the child whatever it says: fds
+    # made inheritable on purpose are not inherited (pass_fds is refused).
+    kwargs.pop('close_fds', None)
     if group is not None:
         if group != 0:
             raise ValueError('libloop: process_group must be None or 0 (ll_spawn '
