@@ -103,10 +103,6 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 		if i == 0 {
 			kind = PipeWrite
 		}
-		// The parent's end only (the child's is another open file
-		// description and stays blocking): a write to a full stdin pipe
-		// must buffer, never block the loop.
-		unix.SetNonblock(fd, true)
 		t := l.newTransport(fd, kind, false, proto)
 		t.evFD = int32(i)
 		p.pipes[i] = t
@@ -185,6 +181,10 @@ func stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 				} else {
 					child[i], parent[i] = p[1], p[0]
 				}
+				// The parent's end is a transport: a write or read must
+				// never block the loop (the child's end stays blocking,
+				// as programs expect; the two ends are separate files).
+				err = unix.SetNonblock(parent[i], true)
 			}
 		case s == StdioStdout && i == 2:
 			child[i] = child[1]

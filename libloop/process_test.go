@@ -139,3 +139,46 @@ func TestSpawnStdinWriteNeverBlocks(t *testing.T) {
 		t.Fatalf("nothing buffered: %d", n)
 	}
 }
+
+// A child's stdin pipe is written without blocking the loop: 4 MiB through
+// cat come back whole, with pause/resume on the way (the parent's end of
+// each pipe is non-blocking; it was not, and a write larger than the pipe
+// buffer blocked the loop thread until the child read it).
+func TestSpawnStdinDoesNotBlockTheLoop(t *testing.T) {
+	l := newTestLoop(t)
+	const size = 4 << 20
+	got, paused, exited, lost := 0, 0, false, 0
+	p, err := l.Spawn(&ProcessOptions{File: "cat", Argv: []string{"cat"},
+		Stdio: [3]int{StdioPipe, StdioPipe, StdioDevNull}}, func(ev *Event) bool {
+		switch ev.Kind {
+		case DataReceived:
+			got += len(ev.Data)
+		case PauseWriting:
+			paused++
+		case ConnectionLost:
+			lost++
+		case ProcessExited:
+			exited = true
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := p.Pipe(0)
+	if fl, err := unix.FcntlInt(uintptr(in.fd), unix.F_GETFL, 0); err != nil || fl&unix.O_NONBLOCK == 0 {
+		t.Fatalf("stdin pipe flags %#x, %v: want O_NONBLOCK", fl, err)
+	}
+	start := time.Now()
+	if err := in.Write(make([]byte, size)); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("Write blocked for %v", d)
+	}
+	in.Close()
+	runUntil(t, l, 20*time.Second, func() bool { return exited && lost == 2 })
+	if got != size || paused == 0 {
+		t.Fatalf("got %d bytes of %d, paused %d times", got, size, paused)
+	}
+}

@@ -24,14 +24,18 @@ from . import _lib
 from ._lib import check
 from .asyncgens import AsyncgensMixin
 from .cfutures import CFuturesMixin
+from .datagrams import DatagramsMixin
 from .errors import ErrorsMixin
 from .executor import ExecutorMixin
 from .network import NetworkMixin
+from .pipes import PipesMixin
 from .readers import ReadersMixin
 from . import scheduling as scheduling_mod
 from .scheduling import SchedulingMixin
 from .servers import ServersMixin
+from .signals import SignalsMixin
 from .sockets import SocketsMixin
+from .subprocess import SubprocessMixin
 from .task_machine import Task as _MachineTask
 from .unsupported import UnsupportedMixin
 
@@ -76,7 +80,8 @@ def _unraisable(loop, previous, unraisable):
 
 
 class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, ServersMixin,
-                CFuturesMixin, ExecutorMixin, ErrorsMixin, AsyncgensMixin, UnsupportedMixin,
+                DatagramsMixin, PipesMixin, SubprocessMixin, SignalsMixin, CFuturesMixin,
+                ExecutorMixin, ErrorsMixin, AsyncgensMixin, UnsupportedMixin,
                 asyncio.AbstractEventLoop):
     """An asyncio event loop run by libloop (drop-in for asyncio's own).
 
@@ -115,6 +120,7 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
         self._asyncgens_shutdown_called = False
         self._coroutine_origin_tracking_enabled = False
         self._coroutine_origin_tracking_saved_depth = None
+        self._init_signals()
         self._init_readers()
         self._init_executor()
         self._init_network()
@@ -255,6 +261,8 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
         self._ts.clear()
         self._timers.clear()
         self._armed.clear()
+        if not sys.is_finalizing():
+            self._close_signals()
         self._close_readers()
         self._stop_all_serving()
         self._close_transports()

@@ -171,21 +171,25 @@ class ReadersMixin:
         if threading.current_thread() is not threading.main_thread():
             return None
         try:
-            if self._sig_socks is None:
-                r, w = socket.socketpair()
-                r.setblocking(False)
-                w.setblocking(False)
-                self._sig_socks = (r, w)
-            old = signal.set_wakeup_fd(self._sig_socks[1].fileno(),
+            old = signal.set_wakeup_fd(self._sig_wakeup_socket(),
                                        warn_on_full_buffer=False)
         except (ValueError, OSError):
             return None
         fd = self._sig_socks[0].fileno()
         self._readers[fd] = Handle(self._drain_signals, (), self, None)
         self._sig_fd = fd
-        if not self._ready:
+        if not self._ready or self._signal_handlers:
             self._sig_watch(True)
         return old
+
+    def _sig_wakeup_socket(self):
+        """The fd Python's signal trip writes to (made once per loop)."""
+        if self._sig_socks is None:
+            r, w = socket.socketpair()
+            r.setblocking(False)
+            w.setblocking(False)
+            self._sig_socks = (r, w)
+        return self._sig_socks[1].fileno()
 
     def _signals_off(self, old):
         fd = self._sig_fd
@@ -200,14 +204,24 @@ class ReadersMixin:
                 self._readers.pop(fd, None)
         if old is None:
             return
+        w = self._sig_socks[1].fileno()
+        if self._signal_handlers:
+            # add_signal_handler's handlers outlive the run (signals.py):
+            # keep the socket as the wake-up fd, restore the old one later.
+            if old != w:
+                self._sig_saved_wakeup = old
+            return
+        if old == w:   # our handlers came and went: give back what was there
+            old, self._sig_saved_wakeup = self._sig_saved_wakeup, -1
         try:
             signal.set_wakeup_fd(old)
         except (ValueError, OSError):
             pass
 
     def _sig_watch(self, on):
-        if not on and len(self._readers) + len(self._writers) > 1:
-            return   # other fds make libloop poll anyway: keep watching
+        if not on and (self._signal_handlers
+                       or len(self._readers) + len(self._writers) > 1):
+            return   # signal handlers, or other fds make libloop poll anyway: keep watching
         self._sig_on = on
         if on:
             _lib.ll_add_reader(self._id, self._sig_fd, self._c_reader, None)
@@ -215,8 +229,14 @@ class ReadersMixin:
             _lib.ll_remove_reader(self._id, self._sig_fd)
 
     def _drain_signals(self):
+        # The bytes are the numbers of the signals caught (Python's trip
+        # writes them): add_signal_handler's callbacks run from them.
         try:
-            while self._sig_socks[0].recv(4096):
-                pass
+            while True:
+                data = self._sig_socks[0].recv(4096)
+                if not data:
+                    break
+                if self._signal_handlers:
+                    self._dispatch_signals(data)
         except (BlockingIOError, InterruptedError, OSError):
             pass

@@ -27,6 +27,7 @@ MODULES = [
     'test_tasks', 'test_locks', 'test_queues', 'test_pep492', 'test_context',
     'test_runners', 'test_taskgroups', 'test_timeouts', 'test_waitfor',
     'test_threads', 'test_sock_lowlevel', 'test_streams', 'test_server',
+    'test_subprocess', 'test_unix_events',
 ]
 TEST_TIMEOUT = 30      # seconds per test (SIGALRM), then it counts as an error
 MODULE_TIMEOUT = 600   # seconds per module interpreter
@@ -34,8 +35,12 @@ MODULE_TIMEOUT = 600   # seconds per module interpreter
 # The child: runs one module with libloop as the default policy and prints
 # its counts as JSON on the last line.
 CHILD = r'''
-import asyncio, json, signal, sys, unittest
+import asyncio, json, multiprocessing, signal, sys, unittest
 import libloop
+# libloop carries a Go runtime, which does not survive fork() without exec:
+# multiprocessing's forked workers (test_events' ProcessPoolExecutor test)
+# would hang forever. Start them fresh instead.
+multiprocessing.set_start_method('spawn', force=True)
 # set_event_loop_policy(None) (every test module's tearDownModule) falls back
 # to asyncio.DefaultEventLoopPolicy: point that at libloop's too.
 asyncio.DefaultEventLoopPolicy = libloop.EventLoopPolicy

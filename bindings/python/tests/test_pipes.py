@@ -1,0 +1,129 @@
+"""connect_read_pipe / connect_write_pipe: pipes, ptys, EOF, broken pipes."""
+
+import asyncio
+import os
+import pty
+import tempfile
+
+from .base import LoopCase, twin
+
+
+class Reader(asyncio.Protocol):
+    def __init__(self, loop):
+        self.data = b''
+        self.events = []
+        self.lost = loop.create_future()
+
+    def connection_made(self, transport):
+        self.events.append('made')
+
+    def data_received(self, data):
+        self.data += data
+
+    def eof_received(self):
+        self.events.append('eof')
+
+    def connection_lost(self, exc):
+        self.events.append('lost')
+        self.lost.set_result(exc)
+
+
+class Writer(asyncio.BaseProtocol):
+    def __init__(self, loop):
+        self.lost = loop.create_future()
+
+    def connection_lost(self, exc):
+        self.lost.set_result(exc)
+
+
+class PipeTests(LoopCase):
+
+    def test_read_and_write_pipe_until_eof(self):
+        async def main():
+            r, w = os.pipe()
+            rfile, wfile = open(r, 'rb', 0), open(w, 'wb', 0)
+            rt, rp = await self.loop.connect_read_pipe(lambda: Reader(self.loop), rfile)
+            wt, wp = await self.loop.connect_write_pipe(lambda: Writer(self.loop), wfile)
+            self.assertIs(rt.get_extra_info('pipe'), rfile)
+            self.assertIs(wt.get_extra_info('pipe'), wfile)
+            self.assertTrue(wt.can_write_eof())
+            payload = os.urandom(300_000)    # more than a pipe holds
+            wt.write(payload)
+            wt.close()
+            self.assertIsNone(await rp.lost)
+            self.assertIsNone(await wp.lost)
+            self.assertEqual(rp.data, payload)
+            self.assertEqual(rp.events, ['made', 'eof', 'lost'])
+            self.assertTrue(rfile.closed and wfile.closed)   # closed after connection_lost
+        self.run_coro(main())
+
+    def test_pause_and_resume_reading(self):
+        async def main():
+            r, w = os.pipe()
+            rt, rp = await self.loop.connect_read_pipe(lambda: Reader(self.loop), open(r, 'rb', 0))
+            rt.pause_reading()   # (is_reading() is missing on older 3.11 pipes)
+            os.write(w, b'held')
+            await asyncio.sleep(0.05)
+            self.assertEqual(rp.data, b'')
+            rt.resume_reading()
+            os.close(w)
+            await rp.lost
+            self.assertEqual(rp.data, b'held')
+        self.run_coro(main())
+
+    def test_write_pipe_reader_gone_is_broken_pipe(self):
+        async def main():
+            r, w = os.pipe()
+            wt, wp = await self.loop.connect_write_pipe(lambda: Writer(self.loop), open(w, 'wb', 0))
+            os.close(r)
+            wt.write(b'x' * 100_000)
+            exc = await wp.lost
+            self.assertIsInstance(exc, BrokenPipeError)
+            self.assertTrue(wt.is_closing())
+            wt.write(b'more')   # ignored after the loss, as asyncio
+        self.run_coro(main())
+
+    def test_write_pipe_reader_closes_while_idle(self):
+        async def main():
+            r, w = os.pipe()
+            wt, wp = await self.loop.connect_write_pipe(lambda: Writer(self.loop), open(w, 'wb', 0))
+            os.close(r)
+            self.assertIsNone(await wp.lost)   # nothing was buffered: a clean close
+        self.run_coro(main())
+
+    def test_pty_read(self):
+        async def main():
+            master, slave = pty.openpty()
+            rt, rp = await self.loop.connect_read_pipe(lambda: Reader(self.loop), open(master, 'rb', 0))
+            os.write(slave, b'from the tty\n')
+            await asyncio.sleep(0.05)
+            os.close(slave)
+            exc = await rp.lost
+            self.assertIn(b'from the tty', rp.data)
+            self.assertIsInstance(exc, OSError)   # EIO: Linux's end of a pty
+        self.run_coro(main())
+
+    def test_regular_file_is_refused(self):
+        async def main():
+            with tempfile.TemporaryFile() as f:
+                with self.assertRaisesRegex(ValueError, 'Pipe transport is for pipes/sockets only.'):
+                    await self.loop.connect_read_pipe(asyncio.Protocol, f)
+                with self.assertRaisesRegex(ValueError, 'pipes, sockets and character devices'):
+                    await self.loop.connect_write_pipe(asyncio.Protocol, f)
+        self.run_coro(main())
+
+    def test_stream_reader_over_pipe(self):
+        async def main():
+            r, w = os.pipe()
+            reader = asyncio.StreamReader()
+            await self.loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), open(r, 'rb', 0))
+            os.write(w, b'line one\nline two\n')
+            os.close(w)
+            self.assertEqual(await reader.readline(), b'line one\n')
+            self.assertEqual(await reader.read(), b'line two\n')
+            self.assertTrue(reader.at_eof())
+        self.run_coro(main())
+
+
+twin(PipeTests, globals())

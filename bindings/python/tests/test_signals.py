@@ -1,0 +1,123 @@
+"""add_signal_handler / remove_signal_handler, on both loops."""
+
+import asyncio
+import os
+import signal
+import threading
+
+from .base import LoopCase, twin
+
+
+class SignalTests(LoopCase):
+
+    def tearDown(self):
+        super().tearDown()
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def test_handler_runs_once_per_delivery(self):
+        got = []
+
+        async def main():
+            self.loop.add_signal_handler(signal.SIGUSR1, got.append, 'usr1')
+            os.kill(os.getpid(), signal.SIGUSR1)
+            for _ in range(100):
+                if got:
+                    break
+                await asyncio.sleep(0.01)
+            os.kill(os.getpid(), signal.SIGUSR1)
+            await asyncio.sleep(0.05)
+        self.run_coro(main())
+        self.assertEqual(got, ['usr1', 'usr1'])
+
+    def test_delivered_while_loop_is_busy(self):
+        got = []
+
+        def spin():      # keeps the loop's ready queue non-empty
+            if not got:
+                self.loop.call_soon(spin)
+
+        async def main():
+            self.loop.add_signal_handler(signal.SIGUSR1, got.append, 1)
+            spin()
+            await asyncio.sleep(0)
+            threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGUSR1)).start()
+            deadline = self.loop.time() + 2
+            while not got and self.loop.time() < deadline:
+                await asyncio.sleep(0)     # never idle: the loop never blocks
+            return self.loop.time() < deadline
+        self.assertTrue(self.run_coro(main()), 'not delivered while the loop was busy')
+        self.assertEqual(got, [1])
+
+    def test_added_before_run(self):
+        got = []
+        self.loop.add_signal_handler(signal.SIGUSR1, got.append, 'early')
+        os.kill(os.getpid(), signal.SIGUSR1)   # the loop is not running yet
+        self.loop.run_until_complete(asyncio.sleep(0.05))
+        self.assertEqual(got, ['early'])
+
+    def test_remove_restores_python_handlers(self):
+        self.loop.add_signal_handler(signal.SIGINT, lambda: None)
+        self.assertNotEqual(signal.getsignal(signal.SIGINT), signal.default_int_handler)
+        self.assertTrue(self.loop.remove_signal_handler(signal.SIGINT))
+        self.assertFalse(self.loop.remove_signal_handler(signal.SIGINT))
+        self.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
+        self.loop.add_signal_handler(signal.SIGUSR1, lambda: None)
+        self.loop.remove_signal_handler(signal.SIGUSR1)
+        self.assertEqual(signal.getsignal(signal.SIGUSR1), signal.SIG_DFL)
+
+        async def interrupted():
+            os.kill(os.getpid(), signal.SIGINT)
+            await asyncio.sleep(5)
+        with self.assertRaises(KeyboardInterrupt):
+            self.loop.run_until_complete(interrupted())
+
+    def test_close_removes_handlers(self):
+        self.loop.add_signal_handler(signal.SIGUSR1, lambda: None)
+        self.loop.close()
+        self.assertEqual(signal.getsignal(signal.SIGUSR1), signal.SIG_DFL)
+
+    def test_errors(self):
+        async def coro():
+            pass
+        with self.assertRaisesRegex(TypeError, 'coroutines cannot be used with add_signal_handler'):
+            self.loop.add_signal_handler(signal.SIGUSR1, coro)
+        with self.assertRaisesRegex(TypeError, 'sig must be an int'):
+            self.loop.add_signal_handler('SIGUSR1', print)
+        with self.assertRaisesRegex(ValueError, 'invalid signal number'):
+            self.loop.add_signal_handler(10_000, print)
+        with self.assertRaisesRegex(RuntimeError, f'sig {signal.SIGKILL:d} cannot be caught'):
+            self.loop.add_signal_handler(signal.SIGKILL, print)
+        errors = []
+
+        def in_thread():
+            try:
+                self.loop.add_signal_handler(signal.SIGUSR1, print)
+            except RuntimeError as exc:
+                errors.append(exc)
+        t = threading.Thread(target=in_thread)
+        t.start()
+        t.join()
+        self.assertEqual(len(errors), 1)
+        self.loop.close()
+        with self.assertRaisesRegex(RuntimeError, 'Event loop is closed'):
+            self.loop.add_signal_handler(signal.SIGUSR1, print)
+
+    def test_with_runner_sigint(self):
+        got = []
+
+        async def main():
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGINT, got.append, 'mine')
+            os.kill(os.getpid(), signal.SIGINT)     # ours, not the Runner's
+            await asyncio.sleep(0.05)
+            loop.remove_signal_handler(signal.SIGINT)
+            return 'done'
+        self.loop.close()
+        with asyncio.Runner(loop_factory=self.new_loop) as runner:
+            self.assertEqual(runner.run(main()), 'done')
+        self.assertEqual(got, ['mine'])
+        self.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
+
+
+twin(SignalTests, globals())
