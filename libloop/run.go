@@ -72,23 +72,23 @@ func (l *Loop) purgeCancelledTimers() {
 	n := len(l.timers)
 	if n > minScheduledForPurge && 2*l.timerCancelled > n {
 		kept := l.timers[:0]
-		for _, h := range l.timers {
-			if h.cancelled {
-				h.inHeap = false
-				l.unref(h)
+		for _, e := range l.timers {
+			if e.h.cancelled {
+				e.h.inHeap = false
+				l.unref(e.h)
 			} else {
-				kept = append(kept, h)
+				kept = append(kept, e)
 			}
 		}
 		for i := len(kept); i < n; i++ {
-			l.timers[i] = nil
+			l.timers[i] = timerEntry{}
 		}
 		l.timers = kept
 		l.timers.heapify()
 		l.timerCancelled = 0
 		return
 	}
-	for len(l.timers) > 0 && l.timers[0].cancelled {
+	for len(l.timers) > 0 && l.timers[0].h.cancelled {
 		l.timerCancelled--
 		l.unref(l.timers.pop())
 	}
