@@ -90,3 +90,27 @@ func FuzzReadyQueueFIFO(f *testing.F) {
 		}
 	})
 }
+
+// A purge that removes every timer leaves an empty heap that still works.
+func TestPurgeOfEveryTimer(t *testing.T) {
+	l := newTestLoop(t)
+	var hs []*Handle
+	for i := 0; i < 200; i++ {
+		h, _ := l.CallLater(10, func() {})
+		hs = append(hs, h)
+	}
+	for _, h := range hs {
+		h.Cancel()
+	}
+	l.RunOnce(true)
+	if len(l.timers) != 0 {
+		t.Fatalf("%d timers left", len(l.timers))
+	}
+	ran := false
+	l.CallLater(0, func() { ran = true })
+	l.RunOnce(true)
+	l.RunOnce(true)
+	if !ran {
+		t.Fatal("timer after a full purge did not run")
+	}
+}

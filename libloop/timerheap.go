@@ -81,6 +81,9 @@ func (t timerHeap) down(i int) {
 
 // heapify restores heap order after the slice was rebuilt.
 func (t timerHeap) heapify() {
+	if len(t) < 2 {
+		return
+	}
 	for i := (len(t) - 2) / 4; i >= 0; i-- {
 		t.down(i)
 	}
