@@ -99,10 +99,16 @@ func (l *Loop) queueIO(o ioOwner, mask uint8) {
 		if io.runFn == nil {
 			io.runFn = l.runIO
 		}
-		h := l.newHandle()
-		h.gofn = io.runFn
-		l.ready.push(h)
+		l.pushGo(io.runFn)
 	}
+}
+
+// pushGo queues a Go callback made once (a method value kept in ioState,
+// so queueing it allocates nothing).
+func (l *Loop) pushGo(fn func()) {
+	h := l.newHandle()
+	h.gofn = fn
+	l.ready.push(h)
 }
 
 // runIO serves every fd reported ready this iteration, then delivers the
@@ -164,9 +170,7 @@ func (l *Loop) emit(ev Event) {
 	if io.flushFn == nil {
 		io.flushFn = l.flushEvents
 	}
-	h := l.newHandle()
-	h.gofn = io.flushFn
-	l.ready.push(h)
+	l.pushGo(io.flushFn)
 }
 
 // flushEvents delivers the queued events; events the protocols cause meanwhile
@@ -176,9 +180,7 @@ func (l *Loop) flushEvents() {
 	l.deliverQueued()
 	if len(l.io.evq) > 0 && !l.io.flushQueued && !l.closed.Load() {
 		l.io.flushQueued = true
-		h := l.newHandle()
-		h.gofn = l.io.flushFn
-		l.ready.push(h)
+		l.pushGo(l.io.flushFn)
 	}
 }
 
