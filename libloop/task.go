@@ -99,7 +99,10 @@ func (t *Task) step(woken *Future) {
 		return
 	}
 	l := t.loop
-	t.raiseCancel = t.mustCancel || (woken != nil && woken.state == Cancelled)
+	// A future that failed with ECANCELLED (a cancelled gather) throws a
+	// cancellation in as a cancelled one does: asyncio's result() raises
+	// CancelledError for both.
+	t.raiseCancel = t.mustCancel || (woken != nil && woken.endedCancelled())
 	t.mustCancel = false
 	t.waiter = nil
 	t.wokenBy = woken
