@@ -191,6 +191,8 @@ func runComposition(t *testing.T, leaf leafKind, wraps []wrapKind, k int) {
 		t.Fatal(err)
 	}
 	c := &composition{t: t, l: l, release: make(chan int, 1)}
+	var reports []string
+	l.SetExceptionHandler(func(ctx *ErrorContext) { reports = append(reports, ctx.Message) })
 	defer func() {
 		select { // let a still-blocked executor job finish
 		case c.release <- 0:
@@ -200,6 +202,11 @@ func runComposition(t *testing.T, leaf leafKind, wraps []wrapKind, k int) {
 			f.Release()
 		}
 		l.Close()
+		// gather, wait_for and await retrieve what they pass on, as
+		// asyncio's do: no "exception was never retrieved".
+		if len(reports) != 0 {
+			t.Errorf("reports %q", reports)
+		}
 	}()
 	c.leaf(leaf)
 	for _, w := range wraps {
@@ -223,6 +230,16 @@ func runComposition(t *testing.T, leaf leafKind, wraps []wrapKind, k int) {
 		}
 	} else if err != nil {
 		t.Fatalf("outermost result %v, want a result (levels: %s)", err, c.states())
+	}
+	// The levels below settle in later iterations (cancelling a wrapper
+	// cancels what it wraps), as a program goes on running.
+	for i := 0; i < 6; i++ {
+		l.RunOnce(true)
+	}
+	for i, f := range c.levels {
+		if !f.Done() {
+			t.Fatalf("level %d still pending (levels: %s)", i, c.states())
+		}
 	}
 }
 

@@ -115,10 +115,13 @@ func (g *gathering) childDone(c *Future) {
 	if last {
 		defer outer.unhold()
 	}
+	if c.state == Finished {
+		// asyncio's gather calls exception() on every finished child, in
+		// each branch (failing, collecting results, or already done), so
+		// no child's exception is reported "never retrieved".
+		c.retrieved = true
+	}
 	if outer.Done() {
-		if c.state == Finished {
-			c.retrieved = true // asyncio marks it retrieved by calling exception()
-		}
 		return
 	}
 	if !g.returnExc {
@@ -130,7 +133,6 @@ func (g *gathering) childDone(c *Future) {
 			// Any code, ECANCELLED included: a child that is itself a
 			// gather ended cancelled that way (asyncio passes the child's
 			// CancelledError on as the outer exception).
-			c.retrieved = true
 			outer.fail(c.excCode, c.excMsg, 0, nil)
 			return
 		}
@@ -185,6 +187,11 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 			timer.Cancel()
 			l.ReleaseHandle(timer)
 		}
+		if f.state == Finished && f.excCode != 0 {
+			// wait_for consumes f's outcome, even when out was cancelled
+			// first and f then failed (a cancelled gather's ECANCELLED).
+			f.retrieved = true
+		}
 		if out.Done() {
 			return
 		}
@@ -193,14 +200,10 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 		// (asyncio turns the CancelledError from result() into TimeoutError).
 		switch {
 		case f.endedCancelled() && timedOut:
-			if f.state == Finished {
-				f.retrieved = true
-			}
 			out.fail(int(ETIMEDOUT), "timed out", 0, nil)
 		case f.state == Cancelled:
 			out.cancelSelf(f.cancelMsg)
 		case f.excCode != 0:
-			f.retrieved = true
 			out.fail(f.excCode, f.excMsg, 0, nil)
 		default:
 			out.SetResult(f.result, nil)
