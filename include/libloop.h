@@ -127,9 +127,7 @@ int ll_loop_new(ll_loop *out);
 
 /**
  * Close the loop: drop every pending callback, timer and fd watcher and free
- * the selector, and drop executor work no worker has started (work already
- * running finishes; nothing of the loop's is called after it but that).
- * Idempotent. The id stays valid (ll_loop_is_closed) until released.
+ * the selector. Idempotent. The id stays valid (ll_loop_is_closed) until released.
  * @return 0, LL_ERUNNING while it runs, LL_EBADHANDLE.
  */
 int ll_loop_close(ll_loop loop);
@@ -450,11 +448,7 @@ typedef uintptr_t (*ll_work_fn)(void *arg, int *err);
  * Run fn(arg, &err) on the loop's default thread pool; the returned future
  * is resolved on the loop thread with the value, or fails with err. If the
  * future is cancelled first, the value is ignored. Closing the loop with
- * work in flight is safe: work no worker has started yet is dropped (fn is
- * never called, as asyncio's shutdown(cancel_futures=True)); work already
- * running finishes and its outcome is dropped. ll_loop_close does not wait
- * for running work: keep what it reads alive until it returns, or await
- * ll_loop_shutdown_default_executor before closing.
+ * work in flight is safe: the work finishes and its outcome is dropped.
  * @return 0, LL_EINVAL (fn or out NULL), LL_ESTATE (executor shut down), LL_ECLOSED, LL_EBADHANDLE.
  */
 int ll_run_in_executor(ll_loop loop, ll_work_fn fn, void *arg, ll_future *out);
@@ -467,9 +461,8 @@ typedef void (*ll_queue_work_fn)(void *arg);
  * then after(loop, arg) on the loop thread, batched with other callbacks.
  * No future is made, so this is the cheapest way to offload work; use
  * ll_run_in_executor when a task must await the outcome. If the loop is
- * closed before the work finishes, after is never called; work that had
- * not started is dropped (never called), work already running runs to
- * completion (ll_loop_close does not wait for it).
+ * closed before the work finishes, after is never called (work still runs
+ * to completion).
  * @return 0, LL_EINVAL (work or after NULL), LL_ESTATE (executor shut down),
  *         LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */

@@ -74,9 +74,7 @@ func (l *Loop) SetExecutorWorkers(n int) error {
 
 // RunInExecutor runs fn on a worker and returns a future resolved with its
 // outcome on the loop thread. A future cancelled meanwhile ignores the
-// outcome. Close drops the job if no worker has taken it yet (it never
-// runs); a running job finishes and its outcome is dropped. ESTATE after
-// ShutdownDefaultExecutor.
+// outcome. ESTATE after ShutdownDefaultExecutor.
 func (l *Loop) RunInExecutor(fn WorkFunc) (*Future, error) {
 	if fn == nil {
 		return nil, EINVAL
@@ -95,8 +93,7 @@ func (l *Loop) RunInExecutorForeign(call ForeignWork, fn, arg uintptr) (*Future,
 
 // QueueWorkForeign is libuv's uv_queue_work: call(fn, arg) runs on a
 // worker, then after is called on the loop thread (dropped if the loop is
-// closed first; the work too, if no worker has taken it yet). No future:
-// the host keeps the outcome in its own memory.
+// closed first). No future: the host keeps the outcome in its own memory.
 func (l *Loop) QueueWorkForeign(call ForeignWork, fn, arg uintptr, after ForeignCall) error {
 	if call == nil || fn == 0 || after.Fn == 0 {
 		return EINVAL
@@ -230,22 +227,6 @@ func (l *Loop) ShutdownDefaultExecutor() (*Future, error) {
 // once the queue is empty.
 func (e *executor) stop() {
 	e.mu.Lock()
-	e.shutdown = true
-	e.cond.Broadcast()
-	e.mu.Unlock()
-}
-
-// abandon is Close's stop: besides refusing new work, it drops the jobs not
-// yet started, so no host work function is called once Close has returned
-// (a host may free what they read). Jobs already running finish; their
-// outcomes are dropped. Without this, the queue went on running host work
-// after ll_loop_close and ll_release, reading memory the host had freed.
-func (e *executor) abandon() {
-	e.mu.Lock()
-	for i := e.head; i < len(e.jobs); i++ {
-		e.jobs[i] = execJob{}
-	}
-	e.jobs, e.head = e.jobs[:0], 0
 	e.shutdown = true
 	e.cond.Broadcast()
 	e.mu.Unlock()

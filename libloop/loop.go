@@ -122,9 +122,7 @@ func (l *Loop) Close() error {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
 	}
 	if l.executor != nil {
-		// As asyncio's shutdown(wait=False, cancel_futures=True): queued
-		// jobs never start, running ones are not waited for.
-		l.executor.abandon()
+		l.executor.stop() // as asyncio: shutdown(wait=False)
 	}
 	l.posted.closeAndTake()
 	if l.executor != nil {
