@@ -402,7 +402,7 @@ int ll_task_raise(ll_task task, int code, const char *message, uintptr_t payload
 
 /** Inside a step: *out = the future whose completion woke this step (0 on the first step or after a yield). @return 0, LL_ESTATE (not in a step), LL_EINVAL, LL_EBADHANDLE. */
 int ll_task_awaited(ll_task task, ll_future *out);
-/** Inside a step: @return 1 if the host must throw a cancellation into its coroutine now (the task was cancelled, or the awaited future ended cancelled), else 0; or LL_EBADHANDLE. */
+/** Inside a step: @return 1 if the host must throw a cancellation into its coroutine now (the task was cancelled, or the awaited future ended cancelled or failed with LL_ECANCELLED, as a cancelled gather does), else 0; or LL_EBADHANDLE. */
 int ll_task_must_raise_cancel(ll_task task);
 
 /**
@@ -445,7 +445,11 @@ int ll_sleep(ll_loop loop, double delay, ll_future *out);
  * A future that finishes when all n futures have, with the value n (read
  * each child for its outcome). Without return_exceptions it fails as soon
  * as a child fails (that child's code and message) or is cancelled
- * (LL_ECANCELLED). Cancelling it cancels the children.
+ * (LL_ECANCELLED). Cancelling it cancels the children; once they are done
+ * it fails with LL_ECANCELLED. As asyncio's gather, it never ends in the
+ * LL_CANCELLED state: a cancelled gather is LL_FINISHED with the exception
+ * LL_ECANCELLED, and a gather, wait_for or task awaiting it ends in a
+ * cancellation in turn.
  * @return 0, LL_EINVAL (futs NULL with n > 0, out NULL, a child of another loop),
  *         LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
@@ -453,8 +457,9 @@ int ll_gather(ll_loop loop, size_t n, const ll_future *futs, int return_exceptio
 
 /**
  * A future that takes fut's outcome, unless timeout seconds pass first: then
- * fut is cancelled and the returned future fails with LL_ETIMEDOUT (or takes
- * fut's result if fut finished anyway). timeout <= 0 times out at once;
+ * fut is cancelled and the returned future fails with LL_ETIMEDOUT once fut
+ * ends cancelled or fails with LL_ECANCELLED (or takes fut's result if fut
+ * finished anyway). timeout <= 0 times out at once;
  * INFINITY never. A result value stays owned by fut.
  * @return 0, LL_EINVAL (NaN, out NULL, other loop), LL_ECLOSED, LL_EBADHANDLE,
  *         LL_EWRONGTHREAD.

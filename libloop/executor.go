@@ -190,10 +190,9 @@ func execDelivered(f *Future) {
 	}
 	if !f.Done() {
 		if f.stagedCode != 0 {
-			// Unchecked: a job may fail with any non-zero code, ECANCELLED
-			// included (SetException refuses that one and would leave the
-			// future pending forever).
-			f.setException(f.stagedCode, "executor job failed", 0, nil)
+			// fail, not SetException: a job may fail with any non-zero
+			// code, ECANCELLED included.
+			f.fail(f.stagedCode, "executor job failed", 0, nil)
 		} else {
 			f.SetResult(f.stagedValue, f.free) // a free set by SetFreeFunc
 		}

@@ -137,18 +137,25 @@ func (f *Future) SetResult(value uintptr, free FreeFunc) error {
 	return nil
 }
 
-// SetException fails the future with an error code (non-zero; ECANCELLED is
-// refused, as asyncio refuses a CancelledError), a message and a payload.
+// SetException fails the future with an error code, a message and a
+// payload. It is the host's entry point and refuses code 0 and ECANCELLED
+// (a host cancels with Cancel). The core never calls it to pass one
+// future's failure on to another: see fail.
 func (f *Future) SetException(code int, msg string, payload uintptr, free FreeFunc) error {
 	if code == 0 || code == int(ECANCELLED) {
 		return EINVAL
 	}
-	return f.setException(code, msg, payload, free)
+	return f.fail(code, msg, payload, free)
 }
 
-// setException is SetException without the argument checks: gather uses it
-// to fail with ECANCELLED, as asyncio sets a CancelledError exception.
-func (f *Future) setException(code int, msg string, payload uintptr, free FreeFunc) error {
+// fail finishes the future with any non-zero code, ECANCELLED included: a
+// gather that ends cancelled, an executor job that fails with ECANCELLED,
+// or a failure carried from one future to the one waiting on it. asyncio
+// sets a CancelledError exception in all of these. Every such path inside
+// the core must come here, not to SetException: its refusal of ECANCELLED
+// (an error nobody checked) once left the waiting future pending forever,
+// so a gather of a cancelled gather, or wait_for of one, never completed.
+func (f *Future) fail(code int, msg string, payload uintptr, free FreeFunc) error {
 	if f.state != Pending {
 		return ESTATE
 	}
@@ -211,6 +218,14 @@ func (f *Future) Exception() (code int, msg string, payload uintptr, err error) 
 	}
 	f.retrieved = true
 	return f.excCode, f.excMsg, f.payload, nil
+}
+
+// endedCancelled reports whether the future ended in a cancellation: it was
+// cancelled, or failed with ECANCELLED (asyncio: its result() raises
+// CancelledError either way). Waiters decide with this, never with the
+// state alone, so a gather that ended with ECANCELLED cancels what awaits it.
+func (f *Future) endedCancelled() bool {
+	return f.state == Cancelled || (f.state == Finished && f.excCode == int(ECANCELLED))
 }
 
 // CancelMessage returns the message given to Cancel.

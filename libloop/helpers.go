@@ -70,7 +70,9 @@ func sleepFired(f *Future) {
 // the number of children; the host reads each child. Without
 // returnExceptions it fails as soon as a child fails (with that child's code
 // and message) or is cancelled (ECANCELLED). Cancelling it cancels the
-// children; it then ends cancelled once they are done.
+// children; once they are done it fails with ECANCELLED. Like asyncio's
+// _GatheringFuture it never enters the Cancelled state: waiters must treat
+// "failed with ECANCELLED" as a cancellation (endedCancelled).
 func (l *Loop) Gather(children []*Future, returnExceptions bool) (*Future, error) {
 	for _, c := range children {
 		if c == nil || c.loop != l {
@@ -113,20 +115,25 @@ func (g *gathering) childDone(c *Future) {
 	if last {
 		defer outer.unhold()
 	}
+	if c.state == Finished {
+		// asyncio's gather calls exception() on every finished child, in
+		// each branch (failing, collecting results, or already done), so
+		// no child's exception is reported "never retrieved".
+		c.retrieved = true
+	}
 	if outer.Done() {
-		if c.state == Finished {
-			c.retrieved = true // asyncio marks it retrieved by calling exception()
-		}
 		return
 	}
 	if !g.returnExc {
 		if c.state == Cancelled {
-			outer.setException(int(ECANCELLED), "a gathered future was cancelled", 0, nil)
+			outer.fail(int(ECANCELLED), "a gathered future was cancelled", 0, nil)
 			return
 		}
 		if c.excCode != 0 {
-			c.retrieved = true
-			outer.SetException(c.excCode, c.excMsg, 0, nil)
+			// Any code, ECANCELLED included: a child that is itself a
+			// gather ended cancelled that way (asyncio passes the child's
+			// CancelledError on as the outer exception).
+			outer.fail(c.excCode, c.excMsg, 0, nil)
 			return
 		}
 	}
@@ -134,7 +141,7 @@ func (g *gathering) childDone(c *Future) {
 		return
 	}
 	if g.cancelRequested {
-		outer.setException(int(ECANCELLED), "gather was cancelled", 0, nil)
+		outer.fail(int(ECANCELLED), "gather was cancelled", 0, nil)
 		return
 	}
 	outer.SetResult(uintptr(len(g.children)), nil)
@@ -180,17 +187,24 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 			timer.Cancel()
 			l.ReleaseHandle(timer)
 		}
+		if f.state == Finished && f.excCode != 0 {
+			// wait_for consumes f's outcome, even when out was cancelled
+			// first and f then failed (a cancelled gather's ECANCELLED).
+			f.retrieved = true
+		}
 		if out.Done() {
 			return
 		}
+		// endedCancelled, not the state: cancelling a gather on timeout
+		// makes it fail with ECANCELLED, which is a timeout all the same
+		// (asyncio turns the CancelledError from result() into TimeoutError).
 		switch {
-		case f.state == Cancelled && timedOut:
-			out.SetException(int(ETIMEDOUT), "timed out", 0, nil)
+		case f.endedCancelled() && timedOut:
+			out.fail(int(ETIMEDOUT), "timed out", 0, nil)
 		case f.state == Cancelled:
 			out.cancelSelf(f.cancelMsg)
 		case f.excCode != 0:
-			f.retrieved = true
-			out.SetException(f.excCode, f.excMsg, 0, nil)
+			out.fail(f.excCode, f.excMsg, 0, nil)
 		default:
 			out.SetResult(f.result, nil)
 		}

@@ -99,7 +99,14 @@ func (t *Task) step(woken *Future) {
 		return
 	}
 	l := t.loop
-	t.raiseCancel = t.mustCancel || (woken != nil && woken.state == Cancelled)
+	// A future that failed with ECANCELLED (a cancelled gather) throws a
+	// cancellation in as a cancelled one does: asyncio's result() raises
+	// CancelledError for both.
+	t.raiseCancel = t.mustCancel || (woken != nil && woken.endedCancelled())
+	if woken != nil && woken.state == Finished && woken.excCode == int(ECANCELLED) {
+		// The host throws it in without reading it: it is retrieved.
+		woken.retrieved = true
+	}
 	t.mustCancel = false
 	t.waiter = nil
 	t.wokenBy = woken

@@ -32,7 +32,9 @@ func (l *Loop) SleepSeconds(delay float64) (*Future, error) {
 // Gather returns a future that finishes with the value len(futs) once every
 // future in futs is done (read each for its outcome). Without
 // returnExceptions it fails as soon as one fails (with that code and
-// message) or is cancelled (ECANCELLED). Cancelling it cancels the children.
+// message) or is cancelled (ECANCELLED). Cancelling it cancels the children,
+// then it fails with ECANCELLED (it is never in the Cancelled state, as
+// asyncio's gather is not); a gather of it fails with ECANCELLED in turn.
 func (l *Loop) Gather(futs []*Future, returnExceptions bool) (*Future, error) {
 	ids := make([]uint64, len(futs))
 	for i, f := range futs {
