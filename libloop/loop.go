@@ -35,6 +35,7 @@ type Loop struct {
 	nWatched int // fds with a reader or writer (the wakeup fd not counted)
 	io       ioState
 	signals  signalState
+	exits    map[int]*Process // children whose exit the selector reports (kqueue)
 
 	// running and closed are atomic so that any thread may read them
 	// (ll_loop_is_running, ll_loop_is_closed, and capi's check that refuses
@@ -131,6 +132,7 @@ func (l *Loop) Close() error {
 	if l.executor != nil {
 		l.executor.dropInflight() // their deliveries will never run
 	}
+	l.reapExitWatches()
 	l.dropHolds()
 	l.freeHandles = nil
 	return l.sel.close()

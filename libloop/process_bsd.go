@@ -17,6 +17,12 @@ func childFiles(stdio [3]int) []uintptr {
 	return []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])}
 }
 
-func (p *Process) watchExit() { waitInBackground(p) }
+// watchExit has kqueue report the exit (EVFILT_PROC); a goroutine waits
+// only if that fails.
+func (p *Process) watchExit() {
+	if !p.watchExitBySelector() {
+		waitInBackground(p)
+	}
+}
 
 func (p *Process) signal(sig int) error { return unix.Kill(p.pid, unix.Signal(sig)) }

@@ -96,6 +96,10 @@ func (l *Loop) purgeCancelledTimers() {
 
 func (l *Loop) processEvents(evs []ioEvent) {
 	for _, e := range evs {
+		if e.mask == evExit {
+			l.childExited(int(e.fd))
+			continue
+		}
 		w := l.fds.get(e.fd)
 		if w == nil {
 			continue

@@ -4,7 +4,14 @@ package libloop
 const (
 	evRead  uint8 = 1
 	evWrite uint8 = 2
+	evExit  uint8 = 4 // a watched child exited (kqueue's EVFILT_PROC); ioEvent.fd is its pid
 )
+
+// exitWatcher is a selector that can report a child's exit itself
+// (kqueue: EVFILT_PROC with NOTE_EXIT), sparing a waiting goroutine.
+type exitWatcher interface {
+	watchExit(pid int) error
+}
 
 // ioEvent is one readiness report: which fd, and evRead/evWrite.
 type ioEvent struct {

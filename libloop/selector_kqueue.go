@@ -85,9 +85,20 @@ func (s *kqueueSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, 
 			evs = append(evs, ioEvent{fd: int32(e.Ident), mask: evRead})
 		case unix.EVFILT_WRITE:
 			evs = append(evs, ioEvent{fd: int32(e.Ident), mask: evWrite})
+		case unix.EVFILT_PROC:
+			evs = append(evs, ioEvent{fd: int32(e.Ident), mask: evExit})
 		}
 	}
 	return evs, woke, nil
+}
+
+// watchExit reports pid's exit once, as an evExit event (EVFILT_PROC).
+func (s *kqueueSelector) watchExit(pid int) error {
+	var ev unix.Kevent_t
+	unix.SetKevent(&ev, pid, unix.EVFILT_PROC, unix.EV_ADD|unix.EV_ONESHOT)
+	ev.Fflags = unix.NOTE_EXIT
+	_, err := unix.Kevent(s.kq, []unix.Kevent_t{ev}, nil, nil)
+	return err
 }
 
 func (s *kqueueSelector) wake() error {
