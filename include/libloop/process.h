@@ -47,8 +47,9 @@ typedef struct ll_process_options {
  *    ev->fd the child's fd and ev->transport the pipe's id (ll_process_pipe);
  *  - LL_PROCESS_EXITED once, ev->code the return code (exit status, or
  *    -signal as asyncio's returncode), ev->transport the process id.
- * The exit is watched without SIGCHLD (a pidfd on Linux; a waiting thread
- * elsewhere) and the child is always reaped: no zombie is left, also when
+ * The exit is watched without SIGCHLD (a pidfd on Linux, kqueue's
+ * EVFILT_PROC on macOS/BSD; a waiting thread where neither works) and the
+ * child is always reaped: no zombie is left, also when
  * the loop closes first.
  * @return 0; -ENOENT, -EACCES, -ENOTDIR for a program (or cwd) that cannot
  *         be run — an error here, never a child that exits 127; LL_EINVAL
