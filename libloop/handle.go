@@ -34,7 +34,7 @@ type Handle struct {
 	foreign   ForeignCall
 	when      int64  // deadline in loop nanoseconds; timers only
 	seq       uint64 // scheduling order: breaks ties between equal deadlines
-	pos       int32  // index in the timer heap, or in the dispatch batch; -1 if neither
+	pos       int32  // index in the dispatch batch while in one, else -1
 	refs      int32
 	cancelled bool
 	timer     bool // scheduled by CallAt/CallLater

@@ -116,9 +116,9 @@ func (l *Loop) Close() error {
 	for l.ready.len() > 0 {
 		l.unref(l.ready.pop())
 	}
-	for _, e := range l.timers {
-		e.h.inHeap = false
-		l.unref(e.h)
+	for _, h := range l.timers {
+		h.inHeap = false
+		l.unref(h)
 	}
 	l.timers = nil
 	l.fds.each(l.dropWatch)

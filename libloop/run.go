@@ -72,23 +72,23 @@ func (l *Loop) purgeCancelledTimers() {
 	n := len(l.timers)
 	if n > minScheduledForPurge && 2*l.timerCancelled > n {
 		kept := l.timers[:0]
-		for _, e := range l.timers {
-			if e.h.cancelled {
-				e.h.inHeap = false
-				l.unref(e.h)
+		for _, h := range l.timers {
+			if h.cancelled {
+				h.inHeap = false
+				l.unref(h)
 			} else {
-				kept = append(kept, e)
+				kept = append(kept, h)
 			}
 		}
 		for i := len(kept); i < n; i++ {
-			l.timers[i] = timerEntry{}
+			l.timers[i] = nil
 		}
 		l.timers = kept
 		l.timers.heapify()
 		l.timerCancelled = 0
 		return
 	}
-	for len(l.timers) > 0 && l.timers[0].h.cancelled {
+	for len(l.timers) > 0 && l.timers[0].cancelled {
 		l.timerCancelled--
 		l.unref(l.timers.pop())
 	}
