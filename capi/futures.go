@@ -112,11 +112,21 @@ func makeFuture(loop C.uint64_t, out *C.uint64_t, build func(*loopState) (*liblo
 	if out == nil {
 		return C.int(libloop.EINVAL)
 	}
+	// The id first: a call refused for want of ids has done nothing (no
+	// job started, no timer set, no host callback run).
+	id := ids.reserveID()
+	if id == 0 {
+		return C.int(libloop.ENOMEM)
+	}
 	f, err := build(s)
 	if err != nil {
+		ids.remove(id)
 		return errCode(err)
 	}
-	return registerFuture(s, f, nil, out)
+	ids.fill(id, kindFuture, f)
+	f.Tag = id
+	*out = C.uint64_t(id)
+	return 0
 }
 
 //export ll_future_new

@@ -166,6 +166,24 @@ func (t *idTable) idsOf(k kind, match func(obj any) bool) []uint64 {
 	return out
 }
 
+// kindReserved marks an id taken before its object exists (reserveID): no
+// lookup of a real kind matches it.
+const kindReserved kind = 255
+
+// reserveID takes an id for an object about to be made, so that a constructor
+// can fail for want of ids before it has done anything; fill or remove it.
+// 0 when the table is full.
+func (t *idTable) reserveID() uint64 { return t.add(kindReserved, kindReserved) }
+
+// fill gives a reserved id its object and kind.
+func (t *idTable) fill(id uint64, k kind, obj any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.find(id); s != nil && s.kind == kindReserved {
+		s.kind, s.obj = k, obj
+	}
+}
+
 // remove frees id's slot; it reports whether id was live.
 func (t *idTable) remove(id uint64) bool {
 	t.mu.Lock()

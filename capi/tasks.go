@@ -29,11 +29,20 @@ func ll_task_new(loop C.uint64_t, step C.ll_step_fn, arg unsafe.Pointer, out *C.
 	if out == nil {
 		return C.int(libloop.EINVAL)
 	}
+	// The id first: a task refused for want of ids never runs its step.
+	id := ids.reserveID()
+	if id == 0 {
+		return C.int(libloop.ENOMEM)
+	}
 	t, err := s.loop.NewTaskForeign(uintptr(unsafe.Pointer(step)), uintptr(arg))
 	if err != nil {
+		ids.remove(id)
 		return errCode(err)
 	}
-	return registerFuture(s, &t.Future, t, out)
+	ids.fill(id, kindTask, &t.Future)
+	t.Tag = id
+	*out = C.uint64_t(id)
+	return 0
 }
 
 //export ll_task_await

@@ -221,7 +221,9 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 		}
 	}
 	switch {
-	case math.IsInf(timeout, 1):
+	case math.IsInf(timeout, 1) || timeout > maxDelay:
+		// No timer: a timeout past ~100 years never fires (and CallLater
+		// would refuse it after out and its callbacks were made).
 	case timeout <= 0:
 		expire()
 	default:
