@@ -114,3 +114,21 @@ func TestPurgeOfEveryTimer(t *testing.T) {
 		t.Fatal("timer after a full purge did not run")
 	}
 }
+
+// wait_for with a huge finite timeout is accepted (it never fires) and
+// passes the result on, as asyncio's does.
+func TestWaitForHugeTimeout(t *testing.T) {
+	l := newTestLoop(t)
+	f, _ := l.NewFuture()
+	out, err := l.WaitFor(f, 1e10)
+	if err != nil {
+		t.Fatalf("WaitFor(1e10): %v", err)
+	}
+	f.SetResult(7, nil)
+	for i := 0; i < 3 && !out.Done(); i++ {
+		l.RunOnce(true)
+	}
+	if v, err := out.Result(); err != nil || v != 7 {
+		t.Fatalf("result %v, %v", v, err)
+	}
+}
