@@ -459,10 +459,10 @@ int ll_gather(ll_loop loop, size_t n, const ll_future *futs, int return_exceptio
  * A future that takes fut's outcome, unless timeout seconds pass first: then
  * fut is cancelled and the returned future fails with LL_ETIMEDOUT once fut
  * ends cancelled or fails with LL_ECANCELLED (or takes fut's result if fut
- * finished anyway). timeout <= 0 times out at once;
- * INFINITY never. A result value stays owned by fut.
+ * finished anyway). timeout <= 0 times out at once; INFINITY, or any
+ * timeout past about 100 years, never. A result value stays owned by fut.
  * @return 0, LL_EINVAL (NaN, out NULL, other loop), LL_ECLOSED, LL_EBADHANDLE,
- *         LL_EWRONGTHREAD.
+ *         LL_EWRONGTHREAD, LL_ENOMEM (no id left: nothing was done).
  */
 int ll_wait_for(ll_loop loop, ll_future fut, double timeout, ll_future *out);
 
