@@ -1,5 +1,7 @@
 package libloop
 
+import "math"
+
 // ForeignKind says which C signature a ForeignCall has.
 type ForeignKind int32
 
@@ -49,6 +51,9 @@ func (h *Handle) Cancelled() bool { return h.cancelled }
 func (h *Handle) When() float64 {
 	if !h.timer {
 		return 0
+	}
+	if h.when == math.MinInt64 {
+		return math.Inf(-1)
 	}
 	return float64(h.when) / 1e9
 }

@@ -1,6 +1,7 @@
 package libloop
 
 import (
+	"math"
 	"math/rand"
 	"sort"
 	"testing"
@@ -130,5 +131,30 @@ func TestWaitForHugeTimeout(t *testing.T) {
 	}
 	if v, err := out.Result(); err != nil || v != 7 {
 		t.Fatalf("result %v, %v", v, err)
+	}
+}
+
+// Deadlines in the distant past keep asyncio's order: -inf before every
+// finite one, and call_later(-1e300) ties with call_at(-1e300) (scheduling
+// order decides).
+func TestDistantPastOrderAsAsyncio(t *testing.T) {
+	l := newTestLoop(t)
+	var got []string
+	l.CallAt(-1e300, func() { got = append(got, "at-1e300") })
+	l.CallLater(-1e300, func() { got = append(got, "later-1e300") })
+	h, _ := l.CallLater(math.Inf(-1), func() { got = append(got, "later-inf") })
+	l.CallAt(-1, func() { got = append(got, "at-1") })
+	if !math.IsInf(h.When(), -1) {
+		t.Fatalf("When() = %v, want -Inf", h.When())
+	}
+	l.RunOnce(true)
+	want := []string{"later-inf", "at-1e300", "later-1e300", "at-1"}
+	if len(got) != len(want) {
+		t.Fatalf("ran %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("order %v, want %v", got, want)
+		}
 	}
 }

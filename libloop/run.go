@@ -21,8 +21,11 @@ func (l *Loop) runOnce(nowait bool) error {
 	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
 		timeout = 0
 	} else if len(l.timers) > 0 {
-		timeout = l.timers[0].when - monoNow()
-		if timeout < 0 {
+		// Compared first: a deadline of -Inf is math.MinInt64, and the
+		// subtraction would overflow.
+		if when, now := l.timers[0].when, monoNow(); when > now {
+			timeout = when - now
+		} else {
 			timeout = 0
 		}
 	}

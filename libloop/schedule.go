@@ -42,8 +42,11 @@ func deadline(when float64) (int64, error) {
 	if math.IsNaN(when) || when > maxDelay {
 		return 0, EINVAL
 	}
+	if math.IsInf(when, -1) {
+		return math.MinInt64, nil // before every finite deadline, as asyncio's -inf
+	}
 	if when < -maxDelay {
-		when = -maxDelay // any time in the distant past, -Inf included, is simply due
+		when = -maxDelay // any finite time in the distant past is simply due
 	}
 	return int64(math.Ceil(when * 1e9)), nil
 }
@@ -90,7 +93,13 @@ func (l *Loop) scheduleAfter(delay float64, fn func(), fc ForeignCall) (*Handle,
 	if err != nil {
 		return nil, err
 	}
-	return l.scheduleNs(monoNow()+d, fn, fc), nil
+	// asyncio computes now + delay: for -inf that is -inf, and for a delay
+	// past -100 years "now" vanishes into it, so those are absolute
+	// deadlines here too (call_later(-1e300) ties with call_at(-1e300)).
+	if delay >= -maxDelay {
+		d += monoNow()
+	}
+	return l.scheduleNs(d, fn, fc), nil
 }
 
 func (l *Loop) schedule(when float64, fn func(), fc ForeignCall) (*Handle, error) {
