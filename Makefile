@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net clean
+.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net clean
 
 all: lib examples
 
@@ -24,7 +24,10 @@ lib: $(LIB)
 # The cgo-generated header is an internal detail: drop it, ours is include/libloop.h.
 # Only the ll_* functions are exported (capi/exports.map); -trimpath keeps
 # build paths out of the library.
-SO_LDFLAGS := -extldflags '-Wl,--version-script=$(abspath capi/exports.map)'
+# The map's hash rides along as a string (-X) so that go's build cache,
+# which does not read the map, relinks when it changes.
+EXPORTS_HASH := $(shell cksum capi/exports.map | cut -d' ' -f1)
+SO_LDFLAGS := -X main.exportsMap=$(EXPORTS_HASH) -extldflags '-Wl,--version-script=$(abspath capi/exports.map)'
 
 $(LIB): $(GO_SRC) capi/exports.map
 	@mkdir -p $(BUILD)
@@ -118,6 +121,37 @@ bench-python: lib
 
 bench-net: lib
 	bash bench/run_net.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the library, the headers
+# and libloop.pc (pkg-config --cflags --libs libloop).
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+VERSION := $(shell sed -n 's/^\#define LL_VERSION_[A-Z]* \([0-9]*\)$$/\1/p' include/libloop.h | paste -sd. -)
+
+install: lib
+	install -d "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(INCLUDEDIR)/libloop"
+	install -m 755 $(LIB) "$(DESTDIR)$(LIBDIR)/libloop.so"
+	install -m 644 include/libloop.h "$(DESTDIR)$(INCLUDEDIR)/libloop.h"
+	install -m 644 include/libloop/*.h "$(DESTDIR)$(INCLUDEDIR)/libloop/"
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' libloop.pc.in > "$(DESTDIR)$(LIBDIR)/pkgconfig/libloop.pc"
+
+# Install into a scratch DESTDIR and build an example with pkg-config alone.
+test-install: lib
+	@command -v pkg-config >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkg-config >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkg-config >/dev/null; }; \
+	  else echo "pkg-config is required (apt-get install pkg-config)"; exit 1; fi; }
+	@d=$$(mktemp -d) && $(MAKE) -s install DESTDIR=$$d PREFIX=/usr && \
+	  flags=$$(PKG_CONFIG_SYSROOT_DIR=$$d PKG_CONFIG_LIBDIR=$$d/usr/lib/pkgconfig pkg-config --cflags --libs libloop) && \
+	  echo "pkg-config --cflags --libs libloop: $$flags" && \
+	  $(CC) $(CFLAGS) examples/echo_server.c $$flags -Wl,-rpath,$$d/usr/lib -o $$d/echo_server && \
+	  $$d/echo_server | tail -1 && rm -rf $$d && echo "install: 1 passed, 0 failed"
+
+test-exports: lib
+	@bash tests/check_exports.sh $(LIB)
 
 clean:
 	rm -rf $(BUILD)

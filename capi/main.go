@@ -11,3 +11,7 @@ package main
 import "C"
 
 func main() {}
+
+// exportsMap is set by the Makefile to a hash of exports.map (-X), so that
+// the build cache relinks the library when the export list changes.
+var exportsMap string
