@@ -9,10 +9,12 @@
 from ._lib import LibloopError, PATH as LIBRARY_PATH
 from ._lib import ll_version_string as _ll_version_string
 from .loop import EventLoop
+
+Loop = EventLoop  # uvloop's name
 from .policy import EventLoopPolicy, install, new_event_loop, run
 from .task_machine import Task, task_factory
 
-__all__ = ["EventLoop", "EventLoopPolicy", "LibloopError", "install",
+__all__ = ["EventLoop", "Loop", "EventLoopPolicy", "LibloopError", "install",
            "new_event_loop", "run", "LIBRARY_PATH", "Task", "task_factory"]
 
 __version__ = _ll_version_string().decode()

@@ -10,12 +10,18 @@ the GIL so executor threads can run while the loop waits in poll.
 
 import asyncio
 import ctypes
+import ctypes.util
 import errno as _errno
 import os
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_size_t,
                     c_uint64, c_void_p)
 
 __all__ = ["LIB", "PYLIB", "LibloopError", "check", "describe"]
+
+
+# The C ABI this package was written for: a library of another major
+# version, or an older minor one, lacks what it calls.
+ABI_MAJOR, ABI_MINOR = 0, 1
 
 
 def _candidates():
@@ -27,22 +33,43 @@ def _candidates():
     paths.append(os.path.join(here, "libloop.so"))
     paths.append(os.path.normpath(
         os.path.join(here, "..", "..", "..", "build", "libloop.so")))
+    found = ctypes.util.find_library("loop")  # an installed library (make install)
+    if found:
+        paths.append(found)
     return paths
+
+
+def _check_version(lib, path):
+    """Refuse a library whose ABI this package does not match."""
+    ver = lib.ll_version
+    ver.restype, ver.argtypes = c_int, []
+    v = ver()
+    major, minor = v // 10000, v // 100 % 100
+    if major != ABI_MAJOR or minor < ABI_MINOR:
+        raise ImportError(
+            f"libloop: {path} is version {major}.{minor}.{v % 100}, this package "
+            f"needs {ABI_MAJOR}.{ABI_MINOR} or a later {ABI_MAJOR}.x; rebuild it "
+            f"with `make lib` or point LIBLOOP_LIBRARY at a matching one")
 
 
 def _load():
     tried = []
     for path in _candidates():
-        if not os.path.exists(path):
+        if os.sep in path and not os.path.exists(path):
             tried.append(f"{path} (not found)")
             continue
         try:
-            return ctypes.CDLL(path), ctypes.PyDLL(path), path
+            lib = ctypes.CDLL(path)
         except OSError as exc:
             tried.append(f"{path} ({exc})")
-    raise OSError(
+            continue
+        _check_version(lib, path)
+        return lib, ctypes.PyDLL(path), path
+    # ImportError, so that `try: import libloop / except ImportError:`
+    # can fall back to asyncio's own loop.
+    raise ImportError(
         "libloop: cannot load libloop.so; tried: " + "; ".join(tried)
-        + ". Build it with `make lib` or set LIBLOOP_LIBRARY.")
+        + ". Build it with `make lib` (or `make install`), or set LIBLOOP_LIBRARY.")
 
 
 LIB, PYLIB, PATH = _load()
