@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net clean
+.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
 
 all: lib examples
 
@@ -110,8 +110,9 @@ test-python: lib
 # Benchmarks are not tests: C against libuv/libev, then Python against
 # asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python),
 # then the network workloads W4, W5, W10 from C against libuv/libev
-# (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing).
-bench: bench-c bench-python bench-net
+# (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing),
+# then the subprocess workloads W8, W8-1g (bench/run_spawn.sh, same needs).
+bench: bench-c bench-python bench-net bench-spawn
 
 bench-c: lib
 	bash bench/run.sh
@@ -152,6 +153,9 @@ test-install: lib
 
 test-exports: lib
 	@bash tests/check_exports.sh $(LIB)
+
+bench-spawn: lib
+	bash bench/run_spawn.sh
 
 clean:
 	rm -rf $(BUILD)

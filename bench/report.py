@@ -8,6 +8,8 @@ usage: report.py RAW_FILE HEADER_FILE OUT_MD
        report.py --net RAW_FILE HEADER_FILE OUT_MD   (bench/run_net.sh: W4, W5, W10;
            every implementation found in the raw lines, and each libloop* one
            against the best rival of each row)
+       report.py --spawn RAW_FILE HEADER_FILE OUT_MD (bench/run_spawn.sh: W8, W8-1g;
+           the same table, then each implementation's W8-1g rate ÷ its W8 rate)
 Standard library only.
 """
 import re
@@ -111,10 +113,60 @@ NET_ROWS = [
     ("W10", "connect_s", "setting up + echoing every connection, s", "{:.2f}", "low"),
 ]
 # Known implementations in display order; others follow alphabetically.
-NET_ORDER = ["libuv", "libev", "asyncio", "uvloop", "libloop", "libloop-py"]
+NET_ORDER = ["libuv", "libev", "libev-posix_spawn", "asyncio", "uvloop", "libloop", "libloop-py"]
+
+NET_NOTE = ("Medians of the runs counted in the last column (each run its own server / "
+            "program process, implementations interleaved within every repetition). "
+            "\"÷ best rival\" divides libloop's median by the best rival's median of that row "
+            "(the highest for rates, the lowest otherwise; the rival is named): above 1 is "
+            "better for libloop in the rates (round trips/s), below 1 is better everywhere "
+            "else. — : not run.")
+
+# Subprocess workloads (bench/run_spawn.sh), as NET_ROWS.
+SPAWN_ROWS = []
+for _wl, _what in (("W8", ""), ("W8-1g", ", parent holding the ballast")):
+    SPAWN_ROWS += [
+        (_wl, "per_s", "spawns/s{} (higher is better)".format(_what), "{:.0f}", "high"),
+        (_wl, "us_per_spawn", "µs per spawn (wall ÷ N)", "{:.0f}", "low"),
+        (_wl, "cpu_s", "parent CPU s (user+sys)", "{:.3f}", "low"),
+        (_wl, "child_cpu_s", "children's CPU s (user+sys)", "{:.3f}", "low"),
+        (_wl, "rss_mib", "parent peak RSS MiB", "{:.1f}", "low"),
+    ]
+SPAWN_ROWS.insert(5, ("W8-1g", "ballast_mib", "ballast MiB (allocated and memset before the region)", "{:.0f}", "none"))
+
+SPAWN_NOTE = ("Medians of the runs counted in the last column (each run its own process, "
+              "implementations interleaved within every repetition). \"÷ best rival\" divides "
+              "libloop's median by the best rival's median of that row (the highest for rates, "
+              "the lowest otherwise; the rival is named): above 1 is better for libloop in the "
+              "spawns/s rows, below 1 is better everywhere else. libuv 1.44 and libev start "
+              "children with fork(), libev-posix_spawn and libloop with a vfork-style "
+              "clone(CLONE_VM|CLONE_VFORK). — : not run.")
 
 
-def net_main(raw, header, out):
+def spawn_moves(data, impls):
+    """Each implementation's W8-1g spawns/s ÷ its W8 spawns/s (medians)."""
+    lines = []
+    for i in impls:
+        a = data.get((i, "W8"), {}).get("per_s")
+        b = data.get((i, "W8-1g"), {}).get("per_s")
+        if not a or not b:
+            continue
+        ma, mb = statistics.median(a), statistics.median(b)
+        pc = data.get((i, "W8-1g"), {}).get("cpu_s")
+        pa = data.get((i, "W8"), {}).get("cpu_s")
+        lines.append("| {} | {:.0f} | {:.0f} | {:.2f}× | {} |".format(
+            i, ma, mb, mb / ma,
+            "{:.3f} → {:.3f}".format(statistics.median(pa), statistics.median(pc)) if pa and pc else "—"))
+    if not lines:
+        return []
+    big = [v for i in impls for v in data.get((i, "W8-1g"), {}).get("ballast_mib", [])]
+    return ["", "How the rate moves when the parent holds {:.0f} MiB (W8-1g ÷ W8, medians; "
+            "below 1: slower with a large parent):".format(max(big) if big else 0), "",
+            "| implementation | W8 spawns/s | W8-1g spawns/s | W8-1g ÷ W8 | parent CPU s, W8 → W8-1g |",
+            "|---|---:|---:|---:|---:|"] + lines
+
+
+def net_main(raw, header, out, rows=NET_ROWS, note=NET_NOTE, extra=None):
     data = parse(raw)
     found = {impl for impl, _ in data}
     impls = [i for i in NET_ORDER if i in found] + sorted(found - set(NET_ORDER))
@@ -124,7 +176,7 @@ def net_main(raw, header, out):
     cols = impls + ["{} ÷ best rival".format(o) for o in ours] + ["{} min–max".format(o) for o in ours] + ["runs"]
     lines.append("| workload | metric | " + " | ".join(cols) + " |")
     lines.append("|---|---|" + "---:|" * len(cols))
-    for wl, key, label, fmt, better in NET_ROWS:
+    for wl, key, label, fmt, better in rows:
         vals = {i: data.get((i, wl), {}).get(key) for i in impls}
         med = {i: statistics.median(v) for i, v in vals.items() if v}
         if not med:
@@ -134,7 +186,7 @@ def net_main(raw, header, out):
         have = [r for r in rivals if r in med]
         best = pick(have, key=lambda r: med[r]) if have else None
         for o in ours:
-            if o in med and best is not None and med[best]:
+            if o in med and best is not None and med[best] and better != "none":
                 cells.append("{:.2f}× ({})".format(med[o] / med[best], best))
             else:
                 cells.append("—")
@@ -144,12 +196,9 @@ def net_main(raw, header, out):
         cells.append(str(min(len(v) for v in vals.values() if v)))
         lines.append("| {} | {} | {} |".format(wl, label, " | ".join(cells)))
     lines.append("")
-    lines.append("Medians of the runs counted in the last column (each run its own server / "
-                 "program process, implementations interleaved within every repetition). "
-                 "\"÷ best rival\" divides libloop's median by the best rival's median of that row "
-                 "(the highest for rates, the lowest otherwise; the rival is named): above 1 is "
-                 "better for libloop in the rates (round trips/s), below 1 is better everywhere "
-                 "else. — : not run.")
+    lines.append(note)
+    if extra is not None:
+        lines.extend(extra(data, impls))
     text = "\n".join(lines) + "\n"
     with open(out, "w") as f:
         f.write(text)
@@ -159,6 +208,9 @@ def net_main(raw, header, out):
 def main():
     if sys.argv[1] == "--net":
         net_main(*sys.argv[2:5])
+        return
+    if sys.argv[1] == "--spawn":
+        net_main(*sys.argv[2:5], rows=SPAWN_ROWS, note=SPAWN_NOTE, extra=spawn_moves)
         return
     raw, header, out = sys.argv[1:4]
     data = parse(raw)

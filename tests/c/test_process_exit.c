@@ -1,5 +1,5 @@
 /* Processes: the exit (LL_PROCESS_EXITED once, return codes as asyncio's,
- * ll_process_returncode, ll_process_wait, ll_process_pid), signalling a
+ * every exit status 0..255 reported exactly, ll_process_returncode, ll_process_wait, ll_process_pid), signalling a
  * child (and -ESRCH once it has exited), and reaping: no zombie is left,
  * also when the process id or the loop is released while the child runs. */
 #include <errno.h>
@@ -61,6 +61,72 @@ static void test_exit_status(void) {
     ll_release(before);
     ll_release(after);
     ll_release(p);
+    ll_release(loop);
+}
+
+/* Every exit status 0..255 comes back exactly, in LL_PROCESS_EXITED and
+ * from ll_process_returncode (32 children at a time). */
+struct code_rec { int exited, code; };
+
+static int code_fn(ll_loop loop, const ll_event *ev, void *arg) {
+    (void)loop;
+    struct code_rec *r = arg;
+    if (ev->kind == LL_PROCESS_EXITED) {
+        r->exited++;
+        r->code = ev->code;
+    }
+    return 0;
+}
+
+struct batch { struct code_rec *recs; int n; };
+static int batch_exited(void *arg) {
+    struct batch *b = arg;
+    for (int i = 0; i < b->n; i++)
+        if (!b->recs[i].exited)
+            return 0;
+    return 1;
+}
+
+static void test_every_exit_code(void) {
+    ll_loop loop = new_loop();
+    enum { CODES = 256, AT_ONCE = 32 };
+    static struct code_rec recs[CODES];
+    memset(recs, 0, sizeof recs);
+    int wrong = 0, wrong_rc = 0, spawn_failed = 0;
+    for (int base = 0; base < CODES; base += AT_ONCE) {
+        ll_process ps[AT_ONCE];
+        for (int i = 0; i < AT_ONCE; i++) {
+            char script[32];
+            snprintf(script, sizeof script, "exit %d", base + i);
+            const char *const argv[] = {"sh", "-c", script, NULL};
+            ll_process_options o = {.file = "sh", .argv = argv,
+                                    .stdio = {LL_STDIO_DEVNULL, LL_STDIO_DEVNULL, LL_STDIO_INHERIT}};
+            ps[i] = 0;
+            if (ll_spawn(loop, &o, code_fn, &recs[base + i], &ps[i]) != 0) {
+                spawn_failed++;
+                recs[base + i].exited = -1; /* never comes: do not wait for it */
+            }
+        }
+        struct batch b = {recs + base, AT_ONCE};
+        RUN_UNTIL(loop, batch_exited, &b, 10);
+        for (int i = 0; i < AT_ONCE; i++) {
+            int rc = -1000;
+            if (recs[base + i].exited != 1 || recs[base + i].code != base + i) {
+                if (wrong++ < 5)
+                    fprintf(stderr, "exit %d: exited %d times, code %d\n", base + i, recs[base + i].exited,
+                            recs[base + i].code);
+            }
+            if (ps[i] != 0 && (ll_process_returncode(ps[i], &rc) != 0 || rc != base + i))
+                wrong_rc++;
+            ll_release(ps[i]);
+        }
+    }
+    CHECK_EQ_INT(spawn_failed, 0);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(wrong_rc, 0);
+    errno = 0;
+    CHECK_EQ_INT(waitpid(-1, NULL, WNOHANG), -1); /* every one reaped */
+    CHECK_EQ_INT(errno, ECHILD);
     ll_release(loop);
 }
 
@@ -252,6 +318,7 @@ static void test_closed_loop(void) {
 int main(void) {
     alarm(60); /* a hang is a failure, never a stuck suite */
     RUN_TEST(test_exit_status);
+    RUN_TEST(test_every_exit_code);
     RUN_TEST(test_killed_by_signal);
     RUN_TEST(test_signal_reaches_child);
     RUN_TEST(test_esrch_after_exit);

@@ -1,6 +1,8 @@
 /* Processes under load: 8 MiB through `cat` (stdin written with
  * back-pressure, stdout read back and checksummed, closing stdin gives
- * cat its EOF), and 1,000 spawn/kill cycles with no fd or zombie left. */
+ * cat its EOF), a child that closes its stdout early and goes on running,
+ * 8 MiB written to a child that never reads (paused, then killed: nothing
+ * hangs), and 1,000 spawn/kill cycles with no fd or zombie left. */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -164,6 +166,100 @@ static double now(void) {
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A child that closes its stdout and goes on running: the stdout pipe gets
+ * LL_EOF_RECEIVED and LL_CONNECTION_LOST while the child still runs; its
+ * exit comes later (when the host closes its stdin, its `read` ends). */
+static int lost1(void *arg) { return ((struct plog *)arg)->lost[1] > 0; }
+
+static void test_stdout_closed_early(void) {
+    ll_loop loop = new_loop();
+    static struct plog l;
+    memset(&l, 0, sizeof l);
+    const char *const argv[] = {"sh", "-c", "echo before; exec 1>&-; read x; exit 7", NULL};
+    ll_process p = 0;
+    CHECK_EQ_INT(spawn3(loop, argv, LL_STDIO_PIPE, LL_STDIO_PIPE, LL_STDIO_INHERIT, &l, &p), 0);
+    RUN_UNTIL(loop, lost1, &l, 10);
+    CHECK_EQ_INT(l.lost[1], 1);
+    CHECK_EQ_STR(l.out[1], "before\n");
+    CHECK_EQ_INT(l.eof[1], 1);
+    CHECK_EQ_INT(l.lost_code[1], 0);
+    CHECK_EQ_INT(l.exited, 0); /* still running: it waits on its stdin */
+    int rc = 0;
+    CHECK_EQ_INT(ll_process_returncode(p, &rc), LL_ESTATE);
+    ll_transport t = 0;
+    CHECK_EQ_INT(ll_process_pipe(p, 1, &t), LL_ECLOSED);
+    /* A little later it is still running. */
+    for (int i = 0; i < 5; i++)
+        ll_loop_run_once(loop, LL_RUN_NOWAIT);
+    CHECK_EQ_INT(l.exited, 0);
+    CHECK_EQ_INT(ll_process_send_signal(p, 0), 0);
+    /* Now let it go: its read sees EOF, it exits 7. */
+    ll_transport in = 0;
+    CHECK_EQ_INT(ll_process_pipe(p, 0, &in), 0);
+    CHECK_EQ_INT(ll_transport_close(in), 0);
+    struct plog_done d = {&l, 3};
+    RUN_UNTIL(loop, plog_all_done, &d, 10);
+    CHECK_EQ_INT(l.exited, 1);
+    CHECK_EQ_INT(l.code, 7);
+    CHECK_EQ_INT(l.lost[1], 1); /* once */
+    CHECK_EQ_INT(l.made[1], 1);
+    CHECK_EQ_INT(l.bad_fd, 0);
+    ll_release(p);
+    ll_release(loop);
+}
+
+/* 8 MiB written to a child that never reads its stdin: every write is
+ * taken (buffered) without blocking, LL_PAUSE_WRITING comes, nothing
+ * resumes; killing the child ends the pipe (-EPIPE: the reader is gone)
+ * and brings the exit; the loop goes on. */
+static int paused0(void *arg) { return ((struct plog *)arg)->pause[0] > 0; }
+
+static void test_never_reading_child(void) {
+    ll_loop loop = new_loop();
+    static struct plog l;
+    memset(&l, 0, sizeof l);
+    const char *const argv[] = {"sleep", "30", NULL};
+    ll_process p = 0;
+    CHECK_EQ_INT(spawn3(loop, argv, LL_STDIO_PIPE, LL_STDIO_DEVNULL, LL_STDIO_INHERIT, &l, &p), 0);
+    ll_transport in = 0;
+    CHECK_EQ_INT(ll_process_pipe(p, 0, &in), 0);
+    unsigned char *chunk = calloc(1, CHUNK);
+    CHECK(chunk != NULL);
+    double t0 = now();
+    int bad_writes = 0;
+    for (size_t sent = 0; sent < TOTAL; sent += CHUNK)
+        if (ll_transport_write(in, chunk, CHUNK) != 0)
+            bad_writes++;
+    CHECK_EQ_INT(bad_writes, 0);
+    CHECK(now() - t0 < 5.0); /* never blocked on the full pipe */
+    size_t buffered = 0;
+    CHECK_EQ_INT(ll_transport_get_write_buffer_size(in, &buffered), 0);
+    /* At most a pipe's worth (64 KiB here, 1 MiB at most) went to the kernel. */
+    CHECK(buffered >= TOTAL - (1u << 20));
+    RUN_UNTIL(loop, paused0, &l, 10);
+    CHECK_EQ_INT(l.pause[0], 1);
+    /* Nothing moves while the child does not read. */
+    for (int i = 0; i < 5; i++)
+        ll_loop_run_once(loop, LL_RUN_NOWAIT);
+    CHECK_EQ_INT(l.resume[0], 0);
+    CHECK_EQ_INT(l.lost[0], 0);
+    CHECK_EQ_INT(l.exited, 0);
+
+    CHECK_EQ_INT(ll_process_kill(p), 0);
+    struct plog_done d = {&l, 1};
+    RUN_UNTIL(loop, plog_all_done, &d, 10);
+    CHECK_EQ_INT(l.exited, 1);
+    CHECK_EQ_INT(l.code, -SIGKILL);
+    CHECK_EQ_INT(l.lost[0], 1);
+    CHECK_EQ_INT(l.lost_code[0], -EPIPE);
+    CHECK_EQ_INT(l.resume[0], 0);
+    CHECK_EQ_INT(ll_transport_write(in, "x", 1), LL_EBADHANDLE); /* after LL_CONNECTION_LOST */
+    check_still_runs(loop);
+    free(chunk);
+    ll_release(p);
+    ll_release(loop);
+}
+
 #define CYCLES 1000
 
 static void test_spawn_kill_cycles(void) {
@@ -208,6 +304,8 @@ int main(void) {
     RUN_TEST(test_cat_8mib_with_back_pressure);
     RUN_TEST(test_close_stdin_gives_eof);
     RUN_TEST(test_write_to_exited_reader);
+    RUN_TEST(test_stdout_closed_early);
+    RUN_TEST(test_never_reading_child);
     RUN_TEST(test_spawn_kill_cycles);
     return CHECK_REPORT();
 }
