@@ -149,7 +149,16 @@ test-install: lib
 	  flags=$$(PKG_CONFIG_SYSROOT_DIR=$$d PKG_CONFIG_LIBDIR=$$d/usr/lib/pkgconfig pkg-config --cflags --libs libloop) && \
 	  echo "pkg-config --cflags --libs libloop: $$flags" && \
 	  $(CC) $(CFLAGS) examples/echo_server.c $$flags -Wl,-rpath,$$d/usr/lib -o $$d/echo_server && \
-	  $$d/echo_server | tail -1 && rm -rf $$d && echo "install: 1 passed, 0 failed"
+	  $$d/echo_server | tail -1 && rm -rf $$d && echo "install (C, pkg-config): ok"
+	@/usr/bin/python3 -c 'import setuptools, wheel' 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-setuptools python3-wheel python3-pip >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-setuptools python3-wheel python3-pip >/dev/null; }; \
+	  else echo "the Python install check needs python3-setuptools, python3-wheel and python3-pip"; exit 1; fi; }
+	@d=$$(mktemp -d) && LIBLOOP_LIBRARY=$(abspath $(LIB)) /usr/bin/python3 -m pip install -q --no-build-isolation \
+	    --no-deps --target $$d bindings/python >/dev/null 2>&1 && rm -rf bindings/python/build bindings/python/*.egg-info && \
+	  (cd $$d && env -u LIBLOOP_LIBRARY PYTHONPATH=$$d /usr/bin/python3 -m libloop) && rm -rf $$d && \
+	  echo "install: 1 passed, 0 failed"
 
 test-exports: lib
 	@bash tests/check_exports.sh $(LIB)
