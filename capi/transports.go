@@ -165,7 +165,17 @@ func ll_transport_write(id C.uint64_t, data *C.ll__cvoid, n C.size_t) C.int {
 	if rc != 0 {
 		return rc
 	}
-	return withTransport(id, func(t *libloop.Transport) error { return t.Write(b) })
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	if err := t.Write(b); err != nil {
+		return errCode(err)
+	}
+	// 1: over the high-water mark now. The LL_PAUSE_WRITING event comes
+	// only after the caller returns; asyncio's pause_writing runs inside
+	// write(), and a writer awaiting drain() must not outrun the buffer.
+	return boolInt(t.WritePaused())
 }
 
 //export ll_transport_write_eof

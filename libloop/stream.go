@@ -177,6 +177,12 @@ func (t *Transport) SetWriteBufferLimits(high, low int) error {
 	return nil
 }
 
+// WritePaused reports whether the buffer went above the high-water mark
+// and has not drained to the low one since: the state PauseWriting and
+// ResumeWriting announce, known here at once (asyncio's protocol hears of
+// it inside write(); a host that gets events later asks this instead).
+func (t *Transport) WritePaused() bool { return t.writePaused }
+
 // WriteBufferLimits returns the water marks.
 func (t *Transport) WriteBufferLimits() (high, low int) { return t.high, t.low }
 

@@ -146,11 +146,14 @@ func TestFlowControlPauseResumeOnce(t *testing.T) {
 	if pauses != 1 || c.WriteBufferSize() <= DefaultHighWater {
 		t.Fatalf("pauses %d, buffered %d", pauses, c.WriteBufferSize())
 	}
+	if !c.WritePaused() {
+		t.Fatalf("WritePaused false with %d buffered", c.WriteBufferSize())
+	}
 	peer.ResumeReading()
 	runUntil(t, l, 10*time.Second, func() bool { return resumes == 1 })
 	runUntil(t, l, 10*time.Second, func() bool { return c.WriteBufferSize() == 0 })
-	if pauses != 1 || resumes != 1 {
-		t.Fatalf("pauses %d resumes %d", pauses, resumes)
+	if pauses != 1 || resumes != 1 || c.WritePaused() {
+		t.Fatalf("pauses %d resumes %d paused %v", pauses, resumes, c.WritePaused())
 	}
 	c.Close()
 	peer.Close()
