@@ -5,7 +5,6 @@ _MISSING = {
     'create_datagram_endpoint': 'transports (UDP)',
     'connect_read_pipe': 'pipe transports',
     'connect_write_pipe': 'pipe transports',
-    'sock_sendfile': 'sock_sendfile',
     'sock_sendto': 'sock_sendto',
     'sock_recvfrom_into': 'sock_recvfrom_into',
     'subprocess_exec': 'subprocesses',
