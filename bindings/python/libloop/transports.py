@@ -129,6 +129,9 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
 
     def _set_write_buffer_limits(self, high=None, low=None):
         super()._set_write_buffer_limits(high, low)  # asyncio's defaults and checks
+        if getattr(self, '_protocol', None) is None and (
+                self._high_water, self._low_water) == (_HIGH, _LOW):
+            return  # __init__ with the defaults: libloop has them already
         if not self._lost:
             # libloop decides pause/resume (it sees the buffer) and tells
             # us by events, later; asyncio pauses at once when the new
