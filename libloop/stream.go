@@ -50,6 +50,11 @@ type Transport struct {
 	iov         [][]byte // writev scratch
 	high, low   int
 	writePaused bool // PauseWriting sent, ResumeWriting not yet
+	// closeAfterResume: Close drained the buffer of a paused transport; the
+	// fd stays open until the ResumeWriting event is delivered, because
+	// asyncio's resume_writing runs before the close and may still write
+	// (sslproto sends its close_notify there).
+	closeAfterResume bool
 	eofPending  bool // WriteEOF waits for the buffer to drain
 	eofWritten  bool
 	dgq         []datagram // datagram transports: sends the kernel refused

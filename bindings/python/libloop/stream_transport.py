@@ -173,21 +173,22 @@ class StreamTransport(_CTransport):
             raise RuntimeError('Cannot call write() after write_eof()')
         if not data:
             return
-        if self._closing:
-            if self._lost or not self._closing_writes_ok():
-                self._warn_lost_write()
-                return
+        if self._lost:
+            self._warn_lost_write()
+            return
+        # Closing: libloop takes the bytes while close() still flushes (as
+        # asyncio's transport does; sslproto's close_notify comes that
+        # way) and refuses them (LL_ECLOSED) once the fd is closed.
         if type(data) is not bytes:
             data = bytes(data)
         rc = _net.ll_transport_write(self._tid, data, len(data))
         if rc:
             if rc == 1:  # over the high-water mark: pause now, as asyncio
                 self._pause_writing_event()
-            elif rc != _lib.LL_ECLOSED:
+            elif rc == _lib.LL_ECLOSED:
+                self._warn_lost_write()
+            else:
                 check(rc, 'write')
-
-    def _closing_writes_ok(self):
-        return False  # asyncio: nothing is written once close() was called
 
     def _warn_lost_write(self):
         self._conn_lost_writes = getattr(self, '_conn_lost_writes', 0) + 1

@@ -42,7 +42,8 @@ class TransportTests(LoopCase):
     def tearDown(self):
         if not self.loop.is_closed():
             for t in self.opened:
-                t.abort()
+                if not t.is_closing():
+                    t.abort()
             self.run_coro(asyncio.sleep(0.01))
         self.opened = None
         super().tearDown()
@@ -114,6 +115,33 @@ class TransportTests(LoopCase):
             self.run_coro(p.lost)
             t.write(b'dropped')
             self.assertEqual(peer.recv(10), b'')
+
+    def test_writes_while_close_flushes_are_sent(self):
+        # asyncio: close() with a full buffer still takes writes, and runs
+        # resume_writing before connection_lost; what it writes is sent
+        # (sslproto sends close_notify that way).
+        class Tail(Recorder):
+            def resume_writing(self):
+                super().resume_writing()
+                self.transport.write(b'<from resume>')
+        t, p, peer = self.pair(lambda: Tail(self.loop))
+        while 'pause' not in p.calls:
+            t.write(b'b' * 65536)
+        t.close()
+        t.write(b'<after close>')
+        peer.setblocking(False)
+
+        async def read_all():
+            buf = bytearray()
+            while True:
+                chunk = await self.loop.sock_recv(peer, 1 << 20)
+                if not chunk:
+                    return bytes(buf)
+                buf += chunk
+        data = self.run_coro(read_all())
+        self.assertTrue(data.endswith(b'<after close><from resume>'), data[-40:])
+        self.run_coro(p.lost)
+        self.assertEqual(p.calls, ['made', 'pause', 'resume', 'lost'])
 
     def test_abort(self):
         t, p, peer = self.pair()
