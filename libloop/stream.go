@@ -55,10 +55,10 @@ type Transport struct {
 	// asyncio's resume_writing runs before the close and may still write
 	// (sslproto sends its close_notify there).
 	closeAfterResume bool
-	eofPending  bool // WriteEOF waits for the buffer to drain
-	eofWritten  bool
-	dgq         []datagram // datagram transports: sends the kernel refused
-	sendfile    *sendfileOp
+	eofPending       bool // WriteEOF waits for the buffer to drain
+	eofWritten       bool
+	dgq              []datagram // datagram transports: sends the kernel refused
+	sendfile         *sendfileOp
 
 	proto Protocol
 
