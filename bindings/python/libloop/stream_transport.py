@@ -186,6 +186,10 @@ class StreamTransport(_CTransport):
             if rc == 1:  # over the high-water mark: pause now, as asyncio
                 self._pause_writing_event()
             elif rc == _lib.LL_ECLOSED:
+                # libloop ended it (an earlier write failed: reset, EPIPE)
+                # and its CONNECTION_LOST is on the way: closing now, as
+                # asyncio's _force_close, so drain() yields and sees it.
+                self._closing = True
                 self._warn_lost_write()
             else:
                 check(rc, 'write')

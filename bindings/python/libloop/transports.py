@@ -41,6 +41,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
                  context=None):
         self._tid = tid
         self._lost = False
+        self._lost_scheduled = False
         self._closing = False
         # asyncio runs protocol callbacks in (a copy of) the context of the
         # code that made the transport; so do we (Context.run per event).
@@ -89,10 +90,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
                 'transport': self, 'protocol': self._protocol})
         elif self._loop.get_debug():
             logger.debug("%r: %s", self, message, exc_info=True)
-        if not self._lost:
-            self._fatal_exc = exc
-            self._closing = True
-            _net.ll_transport_abort(self._tid)
+        self._force_close(exc)
 
     # ---- lifetime -----------------------------------------------------------
 
@@ -104,20 +102,31 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
             return
         self._closing = True
         _net.ll_transport_close(self._tid)
+        if _net.ll_transport_fd(self._tid) == _lib.LL_ECLOSED:
+            self._closed_now()  # nothing to flush: closed already
 
     def abort(self):
-        if self._lost:
-            return
-        self._closing = True
-        _net.ll_transport_abort(self._tid)
+        self._force_close(None)
 
     def _force_close(self, exc):
         """asyncio's name for a fatal close (sslproto calls it)."""
-        if self._lost:
+        if self._lost or self._lost_scheduled:
             return
-        self._fatal_exc = exc
+        if exc is not None:
+            self._fatal_exc = exc
         self._closing = True
         _net.ll_transport_abort(self._tid)
+        self._closed_now()
+
+    def _closed_now(self):
+        """libloop closed the fd inside this call; its CONNECTION_LOST is
+        delivered by a libloop ready callback, which runs after the Python
+        callbacks of the next iteration. asyncio's connection_lost is a
+        call_soon made here, so it runs before a task woken later (drain()
+        after close() relies on it): schedule it so, and the C event finds
+        the transport gone."""
+        self._lost_scheduled = True
+        self._loop.call_soon(self._connection_lost, 0, context=self._context)
 
     def get_write_buffer_size(self):
         if self._lost:
@@ -167,6 +176,8 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
             futures._set_result_unless_cancelled(waiter, None)
 
     def _connection_lost(self, code):
+        if self._lost:
+            return  # the call_soon of _closed_now, or the C event, came first
         self._lost = self._closing = True
         exc = self._fatal_exc if self._fatal_exc is not None else _lost_exc(code)
         self._fatal_exc = None

@@ -96,6 +96,43 @@ class StreamsTests(LoopCase):
             await p.lost
         self.run_coro(main())
 
+    def test_drain_raises_when_the_peer_is_gone(self):
+        # write/drain in a loop must end with a connection error once the
+        # peer closed, not spin (bpo-25441).
+        listener = listening_socket()
+        self.addCleanup(listener.close)
+
+        async def main():
+            conn_task = asyncio.ensure_future(self.loop.sock_accept(listener))
+            r, w = await asyncio.open_connection(*listener.getsockname())
+            conn, _ = await conn_task
+            conn.close()
+            with self.assertRaises((ConnectionResetError, BrokenPipeError)):
+                for _ in range(100_000):
+                    w.write(b'foo\n')
+                    await w.drain()
+            w.close()
+        self.run_coro(main())
+
+    def test_drain_after_close_raises(self):
+        # close() then write()+drain(): connection_lost runs before the
+        # task resumes, so drain() raises ConnectionResetError.
+        async def handle(r, w):
+            w.write(b'bye')
+            w.close()
+
+        async def main():
+            srv = await asyncio.start_server(handle, '127.0.0.1', 0)
+            r, w = await asyncio.open_connection(*srv.sockets[0].getsockname())
+            self.assertEqual(await r.read(), b'bye')
+            w.close()
+            with self.assertRaises(ConnectionResetError):
+                w.write(b'data')
+                await w.drain()
+            srv.close()
+            await srv.wait_closed()
+        self.run_coro(main())
+
     def test_stream_server_unix(self):
         d = tempfile.mkdtemp()
         path = os.path.join(d, 'streams.sock')
