@@ -121,6 +121,9 @@ func ll_transport_open(loop C.uint64_t, fd C.int, kind C.int, fn C.ll_protocol_f
 	if out == nil {
 		return C.int(libloop.EINVAL)
 	}
+	if kind < C.LL_STREAM || kind > C.LL_DATAGRAM {
+		return C.int(libloop.EINVAL)
+	}
 	t, err := s.loop.OpenTransport(int(fd), libloop.TransportKind(kind), nil)
 	if err != nil {
 		return errCode(err)
@@ -168,7 +171,17 @@ func ll__transport_write_go(id C.uint64_t, data unsafe.Pointer, n C.size_t) C.in
 	if rc != 0 {
 		return rc
 	}
-	return withTransport(id, func(t *libloop.Transport) error { return t.Write(b) })
+	t, _, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	if err := t.Write(b); err != nil {
+		return errCode(err)
+	}
+	// 1: over the high-water mark now. The LL_PAUSE_WRITING event comes
+	// only after the caller returns; asyncio's pause_writing runs inside
+	// write(), and a writer awaiting drain() must not outrun the buffer.
+	return boolInt(t.WritePaused())
 }
 
 //export ll_transport_write_eof

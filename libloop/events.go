@@ -214,6 +214,9 @@ func (l *Loop) deliverQueued() {
 		if evs[i].Kind == EOFReceived {
 			evs[i].T.eofAnswered(evs[i].Result != 0)
 		}
+		if evs[i].Kind == ResumeWriting && evs[i].T.closeAfterResume {
+			evs[i].T.resumedClosing()
+		}
 		evs[i] = Event{}
 	}
 	io.evqSpare = evs[:0]

@@ -4,7 +4,7 @@ import "golang.org/x/sys/unix"
 
 // TransportKind says what a transport's fd is; values match the C ABI's
 // LL_STREAM, LL_PIPE_READ, LL_PIPE_WRITE, LL_DATAGRAM.
-type TransportKind int32
+type TransportKind uint8
 
 // Transport kinds.
 const (
@@ -45,11 +45,12 @@ type Transport struct {
 	Tag  uint64
 	Data any
 
-	kind TransportKind
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
+	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 96 bytes, a size
-	// class that a server with tens of thousands of connections notices.
+	// Flags, packed at the end: with them the struct is 88 bytes (the
+	// 96-byte size class), which a server with tens of thousands of
+	// connections notices.
 	socket      bool
 	state       transportState
 	interest    uint8
@@ -58,6 +59,11 @@ type Transport struct {
 	writePaused bool // PauseWriting sent, ResumeWriting not yet
 	eofPending  bool // WriteEOF waits for the buffer to drain
 	eofWritten  bool
+	// closeAfterResume: Close drained the buffer of a paused transport; the
+	// fd stays open until the ResumeWriting event is delivered, because
+	// asyncio's resume_writing runs before the close and may still write
+	// (sslproto sends its close_notify there).
+	closeAfterResume bool
 }
 
 // pendingWrites is what waits to be written: made when the kernel first
@@ -208,6 +214,12 @@ func (t *Transport) SetWriteBufferLimits(high, low int) error {
 	t.maybeResume()
 	return nil
 }
+
+// WritePaused reports whether the buffer went above the high-water mark
+// and has not drained to the low one since: the state PauseWriting and
+// ResumeWriting announce, known here at once (asyncio's protocol hears of
+// it inside write(); a host that gets events later asks this instead).
+func (t *Transport) WritePaused() bool { return t.writePaused }
 
 // WriteBufferLimits returns the water marks.
 func (t *Transport) WriteBufferLimits() (high, low int) { return t.high, t.low }

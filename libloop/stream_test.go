@@ -146,11 +146,14 @@ func TestFlowControlPauseResumeOnce(t *testing.T) {
 	if pauses != 1 || c.WriteBufferSize() <= DefaultHighWater {
 		t.Fatalf("pauses %d, buffered %d", pauses, c.WriteBufferSize())
 	}
+	if !c.WritePaused() {
+		t.Fatalf("WritePaused false with %d buffered", c.WriteBufferSize())
+	}
 	peer.ResumeReading()
 	runUntil(t, l, 10*time.Second, func() bool { return resumes == 1 })
 	runUntil(t, l, 10*time.Second, func() bool { return c.WriteBufferSize() == 0 })
-	if pauses != 1 || resumes != 1 {
-		t.Fatalf("pauses %d resumes %d", pauses, resumes)
+	if pauses != 1 || resumes != 1 || c.WritePaused() {
+		t.Fatalf("pauses %d resumes %d paused %v", pauses, resumes, c.WritePaused())
 	}
 	c.Close()
 	peer.Close()
@@ -256,4 +259,63 @@ func TestUDPEchoAndConnectedRefused(t *testing.T) {
 	cli.SendTo([]byte("again"), nil)
 	runUntil(t, l, 5*time.Second, func() bool { return errs > 0 })
 	cli.Close()
+}
+
+// A paused transport that Close drains stays open until its ResumeWriting
+// is delivered; what the protocol writes there, and writes made while Close
+// flushes, reach the peer before the close (asyncio's order).
+func TestCloseWhilePausedDeliversResumeWrites(t *testing.T) {
+	l := newTestLoop(t)
+	var peer *Transport
+	var got []byte
+	peerEOF := false
+	srv, err := l.ListenTCP("127.0.0.1", 0, 0, 0, func(ev *Event) bool {
+		switch ev.Kind {
+		case ConnectionMade:
+			peer = ev.T
+			peer.PauseReading()
+		case DataReceived:
+			got = append(got, ev.Data...)
+		case EOFReceived:
+			peerEOF = true
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	port, _ := srv.Port()
+	var c *Transport
+	var kinds []EventKind
+	l.DialTCP("127.0.0.1", port, func(ev *Event) bool {
+		kinds = append(kinds, ev.Kind)
+		if ev.Kind == ResumeWriting {
+			if err := ev.T.Write([]byte("<resume>")); err != nil {
+				t.Errorf("write in ResumeWriting of a closing transport: %v", err)
+			}
+		}
+		return true
+	}, func(tr *Transport, err error) { c = tr })
+	runUntil(t, l, 5*time.Second, func() bool { return c != nil && peer != nil })
+	chunk := make([]byte, 64<<10)
+	sent := 0
+	for i := 0; i < 200 && !c.WritePaused(); i++ {
+		c.Write(chunk)
+		sent += len(chunk)
+	}
+	c.Close()
+	if err := c.Write([]byte("<closing>")); err != nil {
+		t.Fatalf("write while Close flushes: %v", err)
+	}
+	peer.ResumeReading()
+	runUntil(t, l, 10*time.Second, func() bool { return peerEOF })
+	want := "<closing><resume>"
+	if len(got) != sent+len(want) || string(got[sent:]) != want {
+		t.Fatalf("peer got %d bytes ending %q, want %d ending %q", len(got), got[max(0, len(got)-20):], sent+len(want), want)
+	}
+	if err := c.Write([]byte("x")); err != ECLOSED {
+		t.Fatalf("write after the close finished: %v, want ECLOSED", err)
+	}
+	peer.Close()
 }

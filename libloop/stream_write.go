@@ -12,10 +12,12 @@ const minChunk = 4096
 // Write sends p now if nothing is queued, and copies what the kernel did
 // not take into the transport's buffer; it never blocks. A write error ends
 // the transport (ConnectionLost with the code) and is not returned, as in
-// asyncio. Writing after Close or Abort is ECLOSED, after WriteEOF ESTATE.
+// asyncio. Writing after Abort, or after Close once the buffer is flushed,
+// is ECLOSED; while Close flushes, writes join the buffer (asyncio's
+// transports take them too). After WriteEOF: ESTATE.
 func (t *Transport) Write(p []byte) error {
 	switch {
-	case t.state != tOpen:
+	case t.state == tClosed, t.state == tClosing && t.kind == Datagram:
 		return ECLOSED
 	case t.kind == Datagram:
 		return t.SendTo(p, nil)
@@ -152,10 +154,24 @@ func (t *Transport) writeReady() {
 	t.drained()
 }
 
+// resumedClosing: the ResumeWriting of a closing transport was delivered;
+// finish now, or once what its protocol wrote meanwhile is flushed.
+func (t *Transport) resumedClosing() {
+	t.closeAfterResume = false
+	if t.state == tClosing && t.wsize == 0 && t.sendfileOp() == nil {
+		t.finish(0)
+	}
+}
+
 // drained runs when nothing is left to write.
 func (t *Transport) drained() {
+	wasPaused := t.writePaused
 	t.maybeResume()
 	switch {
+	case t.state == tClosing && wasPaused && !t.writePaused:
+		t.closeAfterResume = true // finished once ResumeWriting is delivered
+		t.updateInterest()
+		return
 	case t.state == tClosing:
 		t.finish(0)
 		return

@@ -175,9 +175,16 @@ int ll_transport_set_protocol(ll_transport t, ll_protocol_fn fn, void *arg);
  * blocks. A write error (reset, EPIPE) ends the transport with
  * LL_CONNECTION_LOST and its code; it is not returned here. On a datagram
  * transport, the same as ll_transport_sendto with no address.
- * @return 0, LL_ECLOSED (after close or abort), LL_ESTATE (after
- *         write_eof), LL_EINVAL (NULL data with len > 0; a read pipe),
- *         LL_EBADHANDLE.
+ * @return 0; 1 when, after this write, the buffer is above the
+ *         high-water mark (paused for writing: LL_PAUSE_WRITING is, or
+ *         was, delivered as an event, but only after this call returns;
+ *         asyncio's protocols hear of it inside write()); LL_ECLOSED
+ *         (after abort, or after close once the buffer is flushed: while
+ *         close flushes, writes join the buffer, as asyncio's transports
+ *         take them; a paused transport that close drained stays open
+ *         until its LL_RESUME_WRITING callback returns, which may still
+ *         write), LL_ESTATE (after write_eof), LL_EINVAL
+ *         (NULL data with len > 0; a read pipe), LL_EBADHANDLE.
  */
 int ll_transport_write(ll_transport t, const void *data, size_t len);
 

@@ -37,7 +37,6 @@ from .signals import SignalsMixin
 from .sockets import SocketsMixin
 from .subprocess import SubprocessMixin
 from .task_machine import Task as _MachineTask
-from .unsupported import UnsupportedMixin
 
 _monotonic = time.monotonic
 _CLOCK_OFFSET = None
@@ -81,7 +80,7 @@ def _unraisable(loop, previous, unraisable):
 
 class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, ServersMixin,
                 DatagramsMixin, PipesMixin, SubprocessMixin, SignalsMixin, CFuturesMixin,
-                ExecutorMixin, ErrorsMixin, AsyncgensMixin, UnsupportedMixin,
+                ExecutorMixin, ErrorsMixin, AsyncgensMixin,
                 asyncio.AbstractEventLoop):
     """An asyncio event loop run by libloop (drop-in for asyncio's own).
 

@@ -10,11 +10,14 @@ hand the fd to libloop. So the loop behaves as asyncio's does and the bytes
 move through libloop's C transports.
 """
 
+import io
+import os
 from asyncio import base_events, exceptions, sslproto, unix_events
 
 from . import _netlib as _net
 from ._lib import check
-from .transports import StreamTransport, event_dispatch
+from .stream_transport import StreamTransport
+from .transports import event_dispatch
 
 _Base = base_events.BaseEventLoop
 _Unix = unix_events._UnixSelectorEventLoop
@@ -42,7 +45,7 @@ class NetworkMixin:
                         t = self._accepted(ev.transport, ev.arg)
                     if t is None:
                         continue
-                if event_dispatch(t, ev):
+                if t._context.run(event_dispatch, t, ev):
                     ev.result = 1
         except (SystemExit, KeyboardInterrupt) as exc:
             self._stash(exc)
@@ -87,7 +90,7 @@ class NetworkMixin:
     def _close_transports(self):
         """close(): abort what is still open (libloop closes the fds)."""
         for t in list(self._transports.values()):
-            t._closing = t._lost = True
+            t._lost = True  # (not _closing: an unclosed one still warns)
             if t._sock is not None:
                 t._sock.detach()
                 t._sock = None
@@ -109,22 +112,28 @@ class NetworkMixin:
     create_unix_server = _Unix.create_unix_server
 
     async def _sendfile_native(self, transp, file, offset, count):
-        """sendfile(): zero-copy through ll_transport_sendfile when the
-        transport is ours and the file has an fd."""
-        tid = getattr(transp, '_tid', None)
-        if tid is None or not isinstance(transp, StreamTransport):
+        """sendfile(): zero-copy through ll_transport_sendfile (libloop
+        sends after what is buffered). asyncio's checks and its rule: a file
+        with no fd is SendfileNotAvailableError (sendfile() falls back)."""
+        if not isinstance(transp, StreamTransport) or transp._lost:
             raise _sendfile_not_available(f"transport {transp!r} is not supported by sendfile")
+        sock = transp._socket()
+        if sock is None:
+            raise _sendfile_not_available(f"transport {transp!r} has no socket")
+        self._check_sendfile_params(sock, file, offset, count)
         try:
             fileno = file.fileno()
-        except (AttributeError, OSError) as err:
+            fsize = os.fstat(fileno).st_size
+        except (AttributeError, io.UnsupportedOperation, OSError) as err:
             raise _sendfile_not_available("not a regular file") from err
+        if not (count or fsize):
+            return 0  # empty file
         out = _net.u64()
-        rc = _net.ll_transport_sendfile(tid, fileno, offset, count or 0, out)
-        if rc < 0:
-            check(rc, 'sendfile')
+        check(_net.ll_transport_sendfile(transp._tid, fileno, offset, count or 0, out),
+              'sendfile')
         sent = await self._await_c_future(out.value)
         if sent > 0:
-            file.seek(offset + sent)
+            os.lseek(fileno, offset + sent, os.SEEK_SET)
         return sent
 
 

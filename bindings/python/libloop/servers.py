@@ -3,6 +3,7 @@ loop._start_serving / _stop_serving; libloop accepts (accept4 until EAGAIN,
 EMFILE handled as asyncio does) and each new connection's first event tells
 Python which server it belongs to (ev.arg, a token)."""
 
+import contextvars
 import itertools
 import os
 from asyncio import sslproto
@@ -11,14 +12,14 @@ from asyncio.log import logger
 from . import _lib
 from . import _netlib as _net
 from ._lib import check
-from .transports import StreamTransport
+from .stream_transport import StreamTransport
 
 
 class _Serving:
     """One listening socket served by libloop."""
 
     __slots__ = ('sid', 'token', 'factory', 'sslcontext', 'server',
-                 'handshake_timeout', 'shutdown_timeout')
+                 'handshake_timeout', 'shutdown_timeout', 'context')
 
 
 class ServersMixin:
@@ -40,6 +41,7 @@ class ServersMixin:
         s.token = next(self._tokens)
         s.factory, s.sslcontext, s.server = protocol_factory, sslcontext, server
         s.handshake_timeout, s.shutdown_timeout = ssl_handshake_timeout, ssl_shutdown_timeout
+        s.context = contextvars.copy_context()  # each connection runs in a copy
         # libloop closes what it serves; the Server keeps (and closes) sock.
         dup = os.dup(fd)
         out = _net.u64()
@@ -71,8 +73,9 @@ class ServersMixin:
         if s is None:  # the server closed meanwhile
             _net.ll_transport_abort(tid)
             return None
+        context = s.context.copy()
         try:
-            protocol = s.factory()
+            protocol = context.run(s.factory)
             waiter = None
             if s.sslcontext:
                 waiter = self.create_future()
@@ -80,14 +83,15 @@ class ServersMixin:
                     self, protocol, s.sslcontext, waiter, server_side=True,
                     ssl_handshake_timeout=s.handshake_timeout,
                     ssl_shutdown_timeout=s.shutdown_timeout)
-            t = StreamTransport(self, tid, protocol, None, s.server)
+            t = StreamTransport(self, tid, protocol, None, s.server, context=context)
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
             _net.ll_transport_abort(tid)
-            self.call_exception_handler({
-                'message': 'Error on transport creation for incoming connection',
-                'exception': exc})
+            if self._debug:  # as asyncio: reported in debug mode only
+                self.call_exception_handler({
+                    'message': 'Error on transport creation for incoming connection',
+                    'exception': exc})
             return None
         if waiter is not None:
             waiter.add_done_callback(_log_handshake_failure(self))

@@ -6,11 +6,24 @@ the fd and retry from the reader/writer callback until a future completes.
 
 import functools
 import socket
-from asyncio import base_events
+from asyncio import base_events, unix_events
+
+_Base = base_events.BaseEventLoop
+_Unix = unix_events._UnixSelectorEventLoop
 
 
 class SocketsMixin:
     """Low-level socket coroutines of libloop.EventLoop."""
+
+    # sock_sendfile: asyncio's own (os.sendfile driven by add_writer, and
+    # its read-and-sock_sendall fallback), by reference.
+    sock_sendfile = _Base.sock_sendfile
+    _sock_sendfile_fallback = _Base._sock_sendfile_fallback
+    _check_sendfile_params = _Base._check_sendfile_params
+    _sock_sendfile_native = _Unix._sock_sendfile_native
+    _sock_sendfile_native_impl = _Unix._sock_sendfile_native_impl
+    _sock_sendfile_update_filepos = _Unix._sock_sendfile_update_filepos
+    _sock_add_cancellation_callback = _Unix._sock_add_cancellation_callback
 
     def _sock_check(self, sock):
         base_events._check_ssl_socket(sock)

@@ -15,6 +15,7 @@ and every pipe has closed.
 """
 
 import collections
+import contextvars
 import errno
 import os
 import subprocess
@@ -77,6 +78,8 @@ class SubprocessTransport(transports.SubprocessTransport):
         self._loop = loop
         self._pid_id = pid_id
         self._protocol = protocol
+        # The batch sink runs every registered object's events in its context.
+        self._context = contextvars.copy_context()
         self._waiter = waiter
         self._closed = self._closing = self._lost = False
         self._finished = False

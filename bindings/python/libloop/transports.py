@@ -1,19 +1,18 @@
-"""Stream transports on libloop's C transports (asyncio's Transport API).
+"""libloop's C transports as asyncio Transports: the base every kind shares.
 
 libloop owns the fd: it reads, writes, buffers and closes it. Every
 transport is opened with a NULL protocol fn, so its events reach Python
 through the loop's batch sink: one ctypes callback per batch of events,
-however many transports they concern (TransportsMixin._on_events). A write
-goes straight to ll_transport_write, which sends at once and buffers only
-what the kernel refused: one ctypes call, no Python-side buffer.
+however many transports they concern (NetworkMixin._on_events). Stream
+transports are in stream_transport.py.
 """
 
+import contextvars
 import ctypes
 import errno
 import os
-import socket
 import warnings
-from asyncio import constants, futures, protocols, transports, trsock
+from asyncio import events, futures, protocols, transports
 from asyncio.log import logger
 
 from . import _lib
@@ -38,10 +37,15 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
 
     _start_tls_compatible = True
 
-    def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None):
+    def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None,
+                 context=None):
         self._tid = tid
         self._lost = False
+        self._lost_scheduled = False
         self._closing = False
+        # asyncio runs protocol callbacks in (a copy of) the context of the
+        # code that made the transport; so do we (Context.run per event).
+        self._context = contextvars.copy_context() if context is None else context
         super().__init__(extra, loop)  # sets the write-buffer limits: needs _tid
         self._protocol = None
         self._sock = sock          # the host's socket object, if any (shares the fd)
@@ -60,12 +64,13 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         return f'<{self.__class__.__name__} id={self._tid:#x} {state}>'
 
     def __del__(self, _warn=warnings.warn):
-        if not self._lost and not self._closing:
+        if not self._closing:  # neither closed by the host nor lost
             _warn(f"unclosed transport {self!r}", ResourceWarning, source=self)
-            try:
-                _net.ll_transport_abort(self._tid)
-            except Exception:
-                pass
+            if not self._lost:  # (the loop's close() let go of the fd)
+                try:
+                    _net.ll_transport_abort(self._tid)
+                except Exception:
+                    pass
 
     # ---- the protocol -----------------------------------------------------
 
@@ -85,10 +90,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
                 'transport': self, 'protocol': self._protocol})
         elif self._loop.get_debug():
             logger.debug("%r: %s", self, message, exc_info=True)
-        if not self._lost:
-            self._fatal_exc = exc
-            self._closing = True
-            _net.ll_transport_abort(self._tid)
+        self._force_close(exc)
 
     # ---- lifetime -----------------------------------------------------------
 
@@ -100,20 +102,31 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
             return
         self._closing = True
         _net.ll_transport_close(self._tid)
+        if _net.ll_transport_fd(self._tid) == _lib.LL_ECLOSED:
+            self._closed_now()  # nothing to flush: closed already
 
     def abort(self):
-        if self._lost:
-            return
-        self._closing = True
-        _net.ll_transport_abort(self._tid)
+        self._force_close(None)
 
     def _force_close(self, exc):
         """asyncio's name for a fatal close (sslproto calls it)."""
-        if self._lost:
+        if self._lost or self._lost_scheduled:
             return
-        self._fatal_exc = exc
+        if exc is not None:
+            self._fatal_exc = exc
         self._closing = True
         _net.ll_transport_abort(self._tid)
+        self._closed_now()
+
+    def _closed_now(self):
+        """libloop closed the fd inside this call; its CONNECTION_LOST is
+        delivered by a libloop ready callback, which runs after the Python
+        callbacks of the next iteration. asyncio's connection_lost is a
+        call_soon made here, so it runs before a task woken later (drain()
+        after close() relies on it): schedule it so, and the C event finds
+        the transport gone."""
+        self._lost_scheduled = True
+        self._loop.call_soon(self._connection_lost, 0, context=self._context)
 
     def get_write_buffer_size(self):
         if self._lost:
@@ -125,16 +138,31 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
 
     def _set_write_buffer_limits(self, high=None, low=None):
         super()._set_write_buffer_limits(high, low)  # asyncio's defaults and checks
+        if getattr(self, '_protocol', None) is None and (
+                self._high_water, self._low_water) == (_HIGH, _LOW):
+            return  # __init__ with the defaults: libloop has them already
         if not self._lost:
-            # The pause/resume decision is libloop's (it sees the buffer).
+            # libloop decides pause/resume (it sees the buffer) and tells
+            # us by events, later; asyncio pauses at once when the new
+            # high-water mark is below the buffer, so check that here.
             check(_net.ll_transport_set_write_buffer_limits(
                 self._tid, self._high_water, self._low_water),
                 'set_write_buffer_limits')
+            if not self._protocol_paused and self.get_write_buffer_size() > self._high_water:
+                self._pause_writing_event()
 
     def set_write_buffer_limits(self, high=None, low=None):
         self._set_write_buffer_limits(high=high, low=low)
 
     # ---- events (called by TransportsMixin._on_events) -------------------------
+
+    def _report_callback_error(self, exc, callback, *args):
+        """asyncio calls connection_made/connection_lost with call_soon: an
+        exception goes to the handler as a callback's, nothing else."""
+        handle = events.Handle(callback, args, self._loop, self._context)
+        self._loop.call_exception_handler({
+            'message': f'Exception in callback {handle!r}',
+            'exception': exc, 'handle': handle})
 
     def _made(self):
         try:
@@ -142,12 +170,14 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
-            self._fatal_error(exc, 'Fatal error: protocol.connection_made() call failed.')
+            self._report_callback_error(exc, self._protocol.connection_made, self)
         waiter, self._waiter = self._waiter, None
         if waiter is not None:
             futures._set_result_unless_cancelled(waiter, None)
 
     def _connection_lost(self, code):
+        if self._lost:
+            return  # the call_soon of _closed_now, or the C event, came first
         self._lost = self._closing = True
         exc = self._fatal_exc if self._fatal_exc is not None else _lost_exc(code)
         self._fatal_exc = None
@@ -158,6 +188,10 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         try:
             if self._protocol is not None:
                 self._protocol.connection_lost(exc)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as err:
+            self._report_callback_error(err, self._protocol.connection_lost, exc)
         finally:
             if self._sock is not None:
                 self._sock.detach()  # libloop has closed the fd
@@ -168,7 +202,11 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
                 server._detach()
 
     def _pause_writing_event(self):
-        self._protocol_paused = True  # libloop decided (it sees the buffer)
+        # From an event, or at once from write() (ll_transport_write said
+        # "over the mark"): the later event then finds us paused already.
+        if self._protocol_paused or self._protocol is None:
+            return
+        self._protocol_paused = True
         try:
             self._protocol.pause_writing()
         except (SystemExit, KeyboardInterrupt):
@@ -179,6 +217,8 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
                 'exception': exc, 'transport': self, 'protocol': self._protocol})
 
     def _resume_writing_event(self):
+        if not self._protocol_paused or self._protocol is None:
+            return
         self._protocol_paused = False
         try:
             self._protocol.resume_writing()
@@ -188,188 +228,6 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
             self._loop.call_exception_handler({
                 'message': 'protocol.resume_writing() failed',
                 'exception': exc, 'transport': self, 'protocol': self._protocol})
-
-
-class StreamTransport(_CTransport):
-    """A TCP, Unix-socket or other stream transport (selector_events'
-    _SelectorSocketTransport, on libloop)."""
-
-    def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None):
-        super().__init__(loop, tid, protocol, extra, server, sock)
-        self._eof = False
-        if sock is not None:
-            self._fill_names(sock)
-
-    def _made(self):
-        if self._sock is None:  # accepted by libloop: asyncio gives its names
-            sock = self._socket()
-            if sock is not None:
-                self._fill_names(sock)
-        super()._made()
-
-    def _fill_names(self, sock):
-        """asyncio's transports know their names from the start (and
-        after close)."""
-        self._extra['socket'] = trsock.TransportSocket(sock)
-        try:
-            self._extra['sockname'] = sock.getsockname()
-        except OSError:
-            self._extra['sockname'] = None
-        if 'peername' not in self._extra:
-            try:
-                self._extra['peername'] = sock.getpeername()
-            except socket.error:
-                self._extra['peername'] = None
-
-    # ---- extra info: computed on demand from the fd -----------------------------
-
-    def get_extra_info(self, name, default=None):
-        if name in self._extra:
-            return self._extra[name]
-        sock = self._socket()
-        if sock is None:
-            return default
-        if name == 'socket':
-            self._extra['socket'] = trsock.TransportSocket(sock)
-        elif name == 'sockname':
-            try:
-                self._extra['sockname'] = sock.getsockname()
-            except OSError:
-                return default
-        elif name == 'peername':
-            try:
-                self._extra['peername'] = sock.getpeername()
-            except OSError:
-                return default
-        else:
-            return default
-        return self._extra[name]
-
-    def _socket(self):
-        """The socket object over the fd (made once, for accepted ones)."""
-        if self._sock is None and not self._lost:
-            fd = _net.ll_transport_fd(self._tid)
-            if fd < 0:
-                return None
-            try:
-                self._sock = socket.socket(fileno=fd)
-            except OSError:
-                return None
-        return self._sock
-
-    # ---- reading ----------------------------------------------------------------
-
-    def is_reading(self):
-        return not self._paused and not self._closing
-
-    def pause_reading(self):
-        if self._closing or self._paused:
-            return
-        self._paused = True
-        _net.ll_transport_pause_reading(self._tid)
-        if self._loop.get_debug():
-            logger.debug("%r pauses reading", self)
-
-    def resume_reading(self):
-        if self._closing or not self._paused:
-            return
-        self._paused = False
-        _net.ll_transport_resume_reading(self._tid)
-        if self._loop.get_debug():
-            logger.debug("%r resumes reading", self)
-
-    def _data(self, ev):
-        if self._buffered_protocol:
-            self._data_buffered(ev)
-            return
-        try:
-            self._protocol.data_received(_net.data_at(ev))
-        except (SystemExit, KeyboardInterrupt):
-            raise
-        except BaseException as exc:
-            self._fatal_error(exc, 'Fatal error: protocol.data_received() call failed.')
-
-    def _data_buffered(self, ev):
-        """BufferedProtocol: copy into the protocol's buffers, as many
-        rounds as the data needs."""
-        src, left = ev.data, ev.len
-        while left > 0 and not self._lost:
-            try:
-                buf = self._protocol.get_buffer(left)
-                if not len(buf):
-                    raise RuntimeError('get_buffer() returned an empty buffer')
-            except (SystemExit, KeyboardInterrupt):
-                raise
-            except BaseException as exc:
-                self._fatal_error(exc, 'Fatal error: protocol.get_buffer() call failed.')
-                return
-            view = memoryview(buf).cast('B')
-            n = min(len(view), left)
-            ctypes.memmove((ctypes.c_char * n).from_buffer(view), src, n)
-            src += n
-            left -= n
-            try:
-                self._protocol.buffer_updated(n)
-            except (SystemExit, KeyboardInterrupt):
-                raise
-            except BaseException as exc:
-                self._fatal_error(exc, 'Fatal error: protocol.buffer_updated() call failed.')
-                return
-
-    def _eof_received(self):
-        """The peer's EOF: 1 keeps the transport open (libloop closes on 0)."""
-        if self._loop.get_debug():
-            logger.debug("%r received EOF", self)
-        try:
-            keep_open = self._protocol.eof_received()
-        except (SystemExit, KeyboardInterrupt):
-            raise
-        except BaseException as exc:
-            self._fatal_error(exc, 'Fatal error: protocol.eof_received() call failed.')
-            return 1
-        if not keep_open:
-            self._closing = True
-        return 1 if keep_open else 0
-
-    # ---- writing -----------------------------------------------------------------
-
-    def write(self, data):
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f'data argument must be a bytes-like object, '
-                            f'not {type(data).__name__!r}')
-        if self._eof:
-            raise RuntimeError('Cannot call write() after write_eof()')
-        if not data:
-            return
-        if self._closing:
-            if self._lost or not self._closing_writes_ok():
-                self._warn_lost_write()
-                return
-        if type(data) is not bytes:
-            data = bytes(data)
-        rc = _net.ll_transport_write(self._tid, data, len(data))
-        if rc < 0 and rc != _lib.LL_ECLOSED:
-            check(rc, 'write')
-
-    def _closing_writes_ok(self):
-        return False  # asyncio: nothing is written once close() was called
-
-    def _warn_lost_write(self):
-        self._conn_lost_writes = getattr(self, '_conn_lost_writes', 0) + 1
-        if self._conn_lost_writes >= constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES:
-            logger.warning('socket.send() raised exception.')
-
-    def writelines(self, list_of_data):
-        self.write(b''.join(list_of_data))
-
-    def write_eof(self):
-        if self._closing or self._eof:
-            return
-        self._eof = True
-        check(_net.ll_transport_write_eof(self._tid), 'write_eof')
-
-    def can_write_eof(self):
-        return True
 
 
 def event_dispatch(transport, ev):
@@ -395,3 +253,4 @@ def event_dispatch(transport, ev):
 def errno_of(exc):
     """The errno of an exception, or EIO."""
     return getattr(exc, 'errno', None) or errno.EIO
+

@@ -60,16 +60,6 @@ class EntryPointTests(unittest.TestCase):
         finally:
             asyncio.set_event_loop_policy(old)
 
-    def test_not_implemented_names_what_is_missing(self):
-        loop = libloop.new_event_loop()
-        try:
-            from libloop.unsupported import _MISSING
-            for name in _MISSING:
-                with self.assertRaisesRegex(NotImplementedError, name):
-                    getattr(loop, name)(None)
-        finally:
-            loop.close()
-
     def test_non_callable_rejected_without_debug(self):
         loop = libloop.new_event_loop()
         try:

@@ -1,0 +1,125 @@
+"""Helpers of the network twin tests: a protocol that records what it is
+told, an echo protocol, and a blocking peer socket for the other side."""
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+
+
+class Recorder(asyncio.Protocol):
+    """Records every protocol call in self.calls, data in self.data."""
+
+    def __init__(self, loop, keep_open_on_eof=False):
+        self.loop = loop
+        self.calls = []
+        self.data = bytearray()
+        self.transport = None
+        self.exc = 'not lost'
+        self.keep_open_on_eof = keep_open_on_eof
+        self.lost = loop.create_future()
+        self.got_eof = loop.create_future()
+        self.got_data = asyncio.Event()
+
+    def connection_made(self, transport):
+        self.calls.append('made')
+        self.transport = transport
+
+    def data_received(self, data):
+        if not self.calls or self.calls[-1] != 'data':
+            self.calls.append('data')
+        self.data += data
+        self.got_data.set()
+
+    def eof_received(self):
+        self.calls.append('eof')
+        if not self.got_eof.done():
+            self.got_eof.set_result(None)
+        return self.keep_open_on_eof
+
+    def pause_writing(self):
+        self.calls.append('pause')
+
+    def resume_writing(self):
+        self.calls.append('resume')
+
+    def connection_lost(self, exc):
+        self.calls.append('lost')
+        self.exc = exc
+        if not self.lost.done():
+            self.lost.set_result(exc)
+
+    async def wait_for_bytes(self, n):
+        while len(self.data) < n:
+            self.got_data.clear()
+            if self.lost.done():
+                break
+            await self.got_data.wait()
+
+
+class Echo(asyncio.Protocol):
+    """Echoes everything back; closes on EOF (asyncio's default)."""
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def data_received(self, data):
+        self.transport.write(data)
+
+
+def listening_socket(family=socket.AF_INET, host='127.0.0.1'):
+    """A bound, listening, non-blocking TCP socket on a free port."""
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.bind((host, 0))
+    s.listen(10)
+    s.setblocking(False)
+    return s
+
+
+def free_port():
+    """A port nothing listens on (bound then closed)."""
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def has_ipv6():
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(('::1', 0))
+        return True
+    except OSError:
+        return False
+
+
+def tempdir(case):
+    """A temporary directory removed after the test."""
+    d = tempfile.mkdtemp(prefix='libloop-net-')
+    case.addCleanup(shutil.rmtree, d, True)
+    return d
+
+
+_CERT = None
+
+
+def self_signed_cert():
+    """(certfile, keyfile) of a self-signed certificate for 'localhost',
+    made once with the openssl command; None when openssl is missing."""
+    global _CERT
+    if _CERT is not None:
+        return _CERT or None
+    openssl = shutil.which('openssl')
+    if openssl is None:
+        _CERT = ()
+        return None
+    d = tempfile.mkdtemp(prefix='libloop-cert-')
+    cert, key = os.path.join(d, 'cert.pem'), os.path.join(d, 'key.pem')
+    r = subprocess.run([openssl, 'req', '-x509', '-newkey', 'rsa:2048', '-nodes',
+                        '-keyout', key, '-out', cert, '-days', '2',
+                        '-subj', '/CN=localhost',
+                        '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+                       capture_output=True)
+    _CERT = (cert, key) if r.returncode == 0 else ()
+    return _CERT or None
