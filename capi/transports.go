@@ -163,7 +163,9 @@ func cBytes(p unsafe.Pointer, n C.size_t) ([]byte, C.int) {
 	return unsafe.Slice((*byte)(p), int(n)), 0
 }
 
-// ll_transport_write is in hotpath.c (its fast path sends from C).
+// ll_transport_write is in hotpath.c (its fast path sends from C); its Go
+// side keeps SPEC's contract: 0 or an error, LL_ECLOSED once close or abort
+// was called.
 //
 //export ll__transport_write_go
 func ll__transport_write_go(id C.uint64_t, data unsafe.Pointer, n C.size_t) C.int {
@@ -171,16 +173,35 @@ func ll__transport_write_go(id C.uint64_t, data unsafe.Pointer, n C.size_t) C.in
 	if rc != 0 {
 		return rc
 	}
+	return withTransport(id, func(t *libloop.Transport) error {
+		if t.IsClosing() {
+			return libloop.ECLOSED
+		}
+		return t.Write(b)
+	})
+}
+
+// ll_transport_write_async is asyncio's transport.write for bindings: a
+// write while close() flushes joins the buffer (asyncio's transports take
+// it; sslproto sends close_notify that way), and the result is 1 when the
+// buffer is now over the high-water mark, so pause_writing can run inside
+// write() as asyncio's does (LL_PAUSE_WRITING only comes after the call).
+//
+//export ll_transport_write_async
+func ll_transport_write_async(id C.uint64_t, data *C.ll__cvoid, n C.size_t) C.int {
+	b, rc := cBytes(unsafe.Pointer(data), n)
+	if rc != 0 {
+		return rc
+	}
 	t, _, rc := getTransport(id)
 	if rc != 0 {
 		return rc
 	}
-	if err := t.Write(b); err != nil {
+	err := t.Write(b)
+	refreshDirect(t)
+	if err != nil {
 		return errCode(err)
 	}
-	// 1: over the high-water mark now. The LL_PAUSE_WRITING event comes
-	// only after the caller returns; asyncio's pause_writing runs inside
-	// write(), and a writer awaiting drain() must not outrun the buffer.
 	return boolInt(t.WritePaused())
 }
 

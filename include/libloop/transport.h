@@ -15,8 +15,8 @@
  * call: an event a call causes (LL_PAUSE_WRITING from ll_transport_write,
  * LL_CONNECTION_LOST from ll_transport_close) arrives in a later callback,
  * as libuv's callbacks do. (asyncio calls pause_writing from inside
- * write(); a binding that needs to know at once compares
- * ll_transport_get_write_buffer_size with the high-water mark.)
+ * write(); a binding that needs to know at once uses
+ * ll_transport_write_async, whose result says so.)
  *
  * Lifetime: a transport id is valid from its LL_CONNECTION_MADE (or from
  * the call that returned it) until its LL_CONNECTION_LOST callback returns;
@@ -174,19 +174,28 @@ int ll_transport_set_protocol(ll_transport t, ll_protocol_fn fn, void *arg);
  * copied into the transport's buffer and sent as the socket drains. Never
  * blocks. A write error (reset, EPIPE) ends the transport with
  * LL_CONNECTION_LOST and its code; it is not returned here. On a datagram
- * transport, the same as ll_transport_sendto with no address.
- * @return 0; 1 when, after this write, the buffer is above the
- *         high-water mark (paused for writing: LL_PAUSE_WRITING is, or
- *         was, delivered as an event, but only after this call returns;
- *         asyncio's protocols hear of it inside write()); LL_ECLOSED
- *         (after abort, or after close once the buffer is flushed: while
- *         close flushes, writes join the buffer, as asyncio's transports
- *         take them; a paused transport that close drained stays open
- *         until its LL_RESUME_WRITING callback returns, which may still
- *         write), LL_ESTATE (after write_eof), LL_EINVAL
- *         (NULL data with len > 0; a read pipe), LL_EBADHANDLE.
+ * transport, the same as ll_transport_sendto with no address. Called from
+ * the callback of the transport's own event with nothing buffered, it
+ * sends without entering the Go runtime (an echo's write is one send()).
+ * @return 0, LL_ECLOSED (after close or abort), LL_ESTATE (after
+ *         write_eof), LL_EINVAL (NULL data with len > 0; a read pipe),
+ *         LL_EBADHANDLE.
  */
 int ll_transport_write(ll_transport t, const void *data, size_t len);
+
+/**
+ * asyncio's transport.write(), for language bindings: as ll_transport_write,
+ * but while close flushes the buffer a write joins it (asyncio's
+ * transports take it; sslproto sends its close_notify so, and a paused
+ * transport that close drained stays open until its LL_RESUME_WRITING
+ * callback returns), and the result says whether the buffer is now above
+ * the high-water mark, so a binding can call pause_writing inside write()
+ * as asyncio does (LL_PAUSE_WRITING, the event, only comes after the call).
+ * @return 0; 1 when paused for writing; LL_ECLOSED (after abort, or after
+ *         close once the buffer is flushed), LL_ESTATE, LL_EINVAL,
+ *         LL_EBADHANDLE.
+ */
+int ll_transport_write_async(ll_transport t, const void *data, size_t len);
 
 /**
  * Shut down the write side once the buffer is flushed (shutdown(SHUT_WR);
