@@ -18,7 +18,7 @@ from asyncio.log import logger
 from . import _lib
 from . import _netlib as _net
 from ._lib import check
-from .transports import _CTransport
+from .transports import ReadingMixin, _CTransport
 
 
 class _PipeTransport(_CTransport):
@@ -55,29 +55,10 @@ class _PipeTransport(_CTransport):
         super()._fatal_error(exc, message)
 
 
-class ReadPipeTransport(_PipeTransport, transports.ReadTransport):
+class ReadPipeTransport(ReadingMixin, _PipeTransport, transports.ReadTransport):
     """The read end of a pipe, a socket or a character device (a pty)."""
 
     _MODE = 'rb'
-
-    def is_reading(self):
-        return not self._paused and not self._closing
-
-    def pause_reading(self):
-        if self._closing or self._paused:
-            return
-        self._paused = True
-        _net.ll_transport_pause_reading(self._tid)
-        if self._loop.get_debug():
-            logger.debug("%r pauses reading", self)
-
-    def resume_reading(self):
-        if self._closing or not self._paused:
-            return
-        self._paused = False
-        _net.ll_transport_resume_reading(self._tid)
-        if self._loop.get_debug():
-            logger.debug("%r resumes reading", self)
 
     def _data(self, ev):
         try:

@@ -16,10 +16,10 @@ from asyncio.log import logger
 from . import _lib
 from . import _netlib as _net
 from ._lib import check
-from .transports import _CTransport
+from .transports import ReadingMixin, _CTransport
 
 
-class StreamTransport(_CTransport):
+class StreamTransport(ReadingMixin, _CTransport):
     """A TCP, Unix-socket or other stream transport (selector_events'
     _SelectorSocketTransport, on libloop)."""
 
@@ -90,25 +90,6 @@ class StreamTransport(_CTransport):
         return self._sock
 
     # ---- reading ----------------------------------------------------------------
-
-    def is_reading(self):
-        return not self._paused and not self._closing
-
-    def pause_reading(self):
-        if self._closing or self._paused:
-            return
-        self._paused = True
-        _net.ll_transport_pause_reading(self._tid)
-        if self._loop.get_debug():
-            logger.debug("%r pauses reading", self)
-
-    def resume_reading(self):
-        if self._closing or not self._paused:
-            return
-        self._paused = False
-        _net.ll_transport_resume_reading(self._tid)
-        if self._loop.get_debug():
-            logger.debug("%r resumes reading", self)
 
     def _data(self, ev):
         if self._buffered_protocol:

@@ -254,3 +254,26 @@ def errno_of(exc):
     """The errno of an exception, or EIO."""
     return getattr(exc, 'errno', None) or errno.EIO
 
+
+class ReadingMixin:
+    """pause_reading / resume_reading / is_reading of the transports that
+    read (streams, read pipes): libloop stops and starts watching the fd."""
+
+    def is_reading(self):
+        return not self._paused and not self._closing
+
+    def pause_reading(self):
+        if self._closing or self._paused:
+            return
+        self._paused = True
+        _net.ll_transport_pause_reading(self._tid)
+        if self._loop.get_debug():
+            logger.debug("%r pauses reading", self)
+
+    def resume_reading(self):
+        if self._closing or not self._paused:
+            return
+        self._paused = False
+        _net.ll_transport_resume_reading(self._tid)
+        if self._loop.get_debug():
+            logger.debug("%r resumes reading", self)
