@@ -2,6 +2,7 @@ package libloop
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -159,6 +160,7 @@ func checkExecutable(path string) error {
 
 // stdioFDs makes the child's fds 0..2 and the parent's pipe ends.
 func stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
+	devnull := -1
 	parent = [3]int{-1, -1, -1}
 	child = [3]int{-1, -1, -1}
 	for i, s := range stdio {
@@ -168,11 +170,11 @@ func stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 		case s == StdioInherit:
 			child[i] = i
 		case s == StdioDevNull:
-			mode := unix.O_RDONLY
-			if i > 0 {
-				mode = unix.O_WRONLY
+			// One /dev/null, read-write, for every stdio that wants it.
+			if devnull < 0 {
+				devnull, err = unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
 			}
-			child[i], err = unix.Open("/dev/null", mode|unix.O_CLOEXEC, 0)
+			child[i] = devnull
 		case s == StdioPipe:
 			var p [2]int
 			if err = cloexecPipe(p[:]); err == nil {
@@ -199,10 +201,14 @@ func stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 }
 
 // closeAll closes the fds the library opened (not the host's, not the
-// inherited ones, not a duplicate of stdout).
+// inherited ones, not a duplicate of stdout), each once (/dev/null may
+// serve several).
 func closeAll(fds []int, stdio [3]int) {
 	for i, fd := range fds {
 		if fd < 0 || stdio[i] >= 0 || stdio[i] == StdioInherit || stdio[i] == StdioStdout {
+			continue
+		}
+		if slices.Contains(fds[:i], fd) {
 			continue
 		}
 		unix.Close(fd)
