@@ -26,6 +26,14 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+# Start from fds 0-2 only. An fd inherited from whatever launched us (a CI
+# runner's pipe at fd 251, say) is closed by libloop in every child, as
+# close_fds demands, while fork/posix_spawn children keep it: one stray
+# high fd costs libloop ~250 close() calls per spawn and the rivals nothing.
+for fd in $(ls /proc/$$/fd); do
+    if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+done
+
 REPS="${BENCH_REPS:-5}"
 WORKLOADS="${BENCH_SPAWN_WORKLOADS:-W8 W8-1g}"
 IMPLS="${BENCH_SPAWN_IMPLS:-uv ev evps ll}"
