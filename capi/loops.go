@@ -146,6 +146,7 @@ func ll_loop_new(out *C.uint64_t) C.int {
 	s.messages = make(map[uint64]*C.char)
 	l.SetDispatcher(s)
 	l.SetEventSink(s)
+	l.SetSpawner(posixSpawn)
 	l.SetDisposeHook(s.futureDisposed)
 	*out = C.uint64_t(s.id)
 	return 0

@@ -3,6 +3,7 @@ package main
 /*
 #include <stdlib.h>
 #include "hotpath.h"
+#include "procspawn.h"
 
 extern char **environ;
 // The host's environment as it is now (setenv included): the Go runtime's
@@ -12,6 +13,7 @@ static const ll__cchar *const *ll__environ(void) { return (const ll__cchar *cons
 import "C"
 
 import (
+	"syscall"
 	"unsafe"
 
 	"github.com/libloop/libloop/libloop"
@@ -86,6 +88,42 @@ type procRef struct {
 	id                  uint64
 	proto               *C.ll__proto
 	released, delivered bool // the host released the id / the exit was delivered
+}
+
+// posixSpawn is the loops' Spawner (libloop.Loop.SetSpawner): posix_spawn
+// from C, whose child closes the other fds with one close_range and gets
+// SIGPIPE and SIGXFSZ back at their defaults.
+func posixSpawn(path string, argv, env []string, dir string, stdio [3]int, flags int) (int, int, error) {
+	cpath, cdir := C.CString(path), C.CString(dir)
+	defer C.free(unsafe.Pointer(cpath))
+	defer C.free(unsafe.Pointer(cdir))
+	cargv, cenv := cStringArray(argv), cStringArray(env)
+	defer freeStringArray(cargv, len(argv))
+	defer freeStringArray(cenv, len(env))
+	var pid, pidfd C.int
+	rc := C.ll__posix_spawn(cpath, cargv, cenv, cdir, C.int(stdio[0]), C.int(stdio[1]), C.int(stdio[2]),
+		C.int(flags), &pid, &pidfd)
+	if rc != 0 {
+		return -1, -1, syscall.Errno(-rc)
+	}
+	return int(pid), int(pidfd), nil
+}
+
+// cStringArray makes a NULL-terminated C array of C strings.
+func cStringArray(ss []string) **C.char {
+	arr := (**C.char)(C.calloc(C.size_t(len(ss)+1), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	items := unsafe.Slice(arr, len(ss)+1)
+	for i, s := range ss {
+		items[i] = C.CString(s)
+	}
+	return arr
+}
+
+func freeStringArray(arr **C.char, n int) {
+	for _, p := range unsafe.Slice(arr, n) {
+		C.free(unsafe.Pointer(p))
+	}
+	C.free(unsafe.Pointer(arr))
 }
 
 // registerProcess gives p an id and a protocol slot (for LL_PROCESS_EXITED).

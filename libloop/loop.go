@@ -36,6 +36,7 @@ type Loop struct {
 	io       ioState
 	signals  signalState
 	exits    map[int]*Process // children whose exit the selector reports (kqueue)
+	spawner  Spawner          // how Spawn starts children (nil: ForkExec)
 
 	// running and closed are atomic so that any thread may read them
 	// (ll_loop_is_running, ll_loop_is_closed, and capi's check that refuses

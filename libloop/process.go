@@ -85,12 +85,17 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	attr := &syscall.ProcAttr{Dir: o.Dir, Env: env, Files: childFiles(child), Sys: &syscall.SysProcAttr{
-		Setsid:  o.Flags&ProcessNewSession != 0,
-		Setpgid: o.Flags&ProcessNewGroup != 0 && o.Flags&ProcessNewSession == 0,
-	}}
-	setPidFD(attr.Sys, &p.pidfd)
-	pid, err := syscall.ForkExec(path, o.Argv, attr)
+	var pid int
+	if l.spawner != nil && !stdioCrossed(child) {
+		pid, p.pidfd, err = l.spawner(path, o.Argv, env, o.Dir, child, o.Flags)
+	} else {
+		attr := &syscall.ProcAttr{Dir: o.Dir, Env: env, Files: childFiles(child), Sys: &syscall.SysProcAttr{
+			Setsid:  o.Flags&ProcessNewSession != 0,
+			Setpgid: o.Flags&ProcessNewGroup != 0 && o.Flags&ProcessNewSession == 0,
+		}}
+		setPidFD(attr.Sys, &p.pidfd)
+		pid, err = syscall.ForkExec(path, o.Argv, attr)
+	}
 	if err != nil {
 		closeAll(parent[:], [3]int{})
 		return nil, err
@@ -114,6 +119,30 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	}
 	p.watchExit()
 	return p, nil
+}
+
+// Spawner starts a program the way a host does it best (capi: posix_spawn,
+// whose child closes the other fds with one close_range and resets SIGPIPE
+// and SIGXFSZ). It gets the resolved path, the child's fds 0..2 and the
+// Process flags, and returns the pid and a pidfd (-1 if none). The child
+// must get stdio[i] as fd i and no other fd.
+type Spawner func(path string, argv, env []string, dir string, stdio [3]int, flags int) (pid, pidfd int, err error)
+
+// SetSpawner makes Spawn start children with s (nil: Go's ForkExec).
+func (l *Loop) SetSpawner(s Spawner) { l.spawner = s }
+
+// stdioCrossed reports whether a child fd's source is another's target
+// (e.g. stdin from fd 1): a spawner that dup2s in order would clobber it,
+// so ForkExec, which reorders, starts those.
+func stdioCrossed(child [3]int) bool {
+	for i := range child {
+		for j := i + 1; j < 3; j++ {
+			if child[j] == i {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lookPath finds file in the PATH of env (or the parent's), as execvp.

@@ -40,10 +40,12 @@ typedef struct ll_process_options {
  * Start a child (asyncio's subprocess_exec). It is started vfork-style and
  * goes straight to exec, so a process carrying the Go runtime is safe. The
  * child inherits its stdio and nothing else: every other fd is closed in it
- * (Python's close_fds=True) on Linux — one close() in the child per fd
- * number up to the parent's highest open fd, so a parent holding tens of
- * thousands of connections pays for it on every spawn; on the BSDs fds the
- * host opened without CLOEXEC are inherited. Events reach fn with arg:
+ * (Python's close_fds=True), with one close_range (glibc's posix_spawn,
+ * which the C ABI uses on Linux; a child whose stdio sources cross, e.g.
+ * stdin from fd 1, goes through Go's ForkExec, one close() per fd number);
+ * on the BSDs fds the host opened without CLOEXEC are inherited. The child
+ * starts with no blocked signal and with SIGPIPE and SIGXFSZ at their
+ * defaults even if the host ignores them (Python's restore_signals). Events reach fn with arg:
  *  - each LL_STDIO_PIPE is a transport: LL_CONNECTION_MADE, then
  *    LL_DATA_RECEIVED (fd 1, 2), LL_EOF_RECEIVED and LL_CONNECTION_LOST with
  *    ev->fd the child's fd and ev->transport the pipe's id (ll_process_pipe);
