@@ -286,7 +286,7 @@ def spawn_options(args, shell, stdin, stdout, stderr, kwargs):
     if kwargs.pop('start_new_session', False):
         flags |= _net.PROCESS_NEW_SESSION
     group = kwargs.pop('process_group', None)
-    kwargs.pop('restore_signals', None)   # see the README: SIGPIPE is default, SIGXFSZ not
+    kwargs.pop('restore_signals', None)   # ll_spawn always restores SIGPIPE and SIGXFSZ
     # close_fds=False is accepted (asyncio's callers pass it for speed), but
     # ll_spawn closes every fd but stdio in the child whatever it says: fds
     # made inheritable on purpose are not inherited (pass_fds is refused).
