@@ -1,10 +1,14 @@
 /* Faults that end one transport alone: refused, a name that does not
  * resolve, peer reset, writing to a vanished peer (EPIPE, the process
  * survives), ll_release from inside a callback, and EMFILE while accepting
- * (in a re-executed child with a low RLIMIT_NOFILE). Each leaves the loop
- * running and no fd behind. */
+ * (in a re-executed child with a low RLIMIT_NOFILE), and an unreachable
+ * network (in a re-executed child in a network namespace of its own, whose
+ * loopback is down: no packet leaves it). Each leaves the loop running and
+ * no fd behind. */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -230,6 +234,8 @@ static int emfile_child(void) {
 static int run_child(const char *mode, rlim_t nofile) {
     pid_t pid = fork();
     if (pid == 0) {
+        if (strcmp(mode, "unreach-child") == 0 && unshare(CLONE_NEWNET) != 0)
+            _exit(77); /* no CAP_SYS_ADMIN: the caller says it skipped */
         if (nofile) {
             struct rlimit rl;
             getrlimit(RLIMIT_NOFILE, &rl);
@@ -283,16 +289,42 @@ static void test_pipe_epipe_no_sigpipe_death(void) {
     CHECK_EQ_INT(WEXITSTATUS(status), 0);
 }
 
+/* In a network namespace of its own the loopback is down: connecting to
+ * 127.0.0.1 fails with -ENETUNREACH, the future alone, the loop goes on. */
+static int unreach_child(void) {
+    ll_loop loop = new_loop();
+    struct conn c;
+    conn_init(&c);
+    CHECK_EQ_INT(connect_tcp(loop, "127.0.0.1", 80, &c), -ENETUNREACH);
+    CHECK_EQ_INT(c.nev, 0);
+    STILL_RUNS(loop);
+    ll_release(loop);
+    return CHECK_REPORT();
+}
+
+static void test_unreachable(void) {
+    int status = run_child("unreach-child", 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+        printf("test_unreachable: skipped (unshare(CLONE_NEWNET) needs root)\n");
+        return;
+    }
+    CHECK(WIFEXITED(status));
+    CHECK_EQ_INT(WEXITSTATUS(status), 0);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "emfile-child") == 0)
         return emfile_child();
     if (argc > 1 && strcmp(argv[1], "sigpipe-child") == 0)
         return sigpipe_child();
+    if (argc > 1 && strcmp(argv[1], "unreach-child") == 0)
+        return unreach_child();
     RUN_TEST(test_refused_and_noname);
     RUN_TEST(test_peer_reset);
     RUN_TEST(test_write_to_vanished_peer);
     RUN_TEST(test_release_from_callback);
     RUN_TEST(test_emfile_on_accept);
     RUN_TEST(test_pipe_epipe_no_sigpipe_death);
+    RUN_TEST(test_unreachable);
     return CHECK_REPORT();
 }
