@@ -21,6 +21,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 REPS="${BENCH_REPS:-7}"
 N="${BENCH_N:-1000000}"
@@ -84,11 +86,7 @@ for k in $(seq 1 "$REPS"); do
 done
 load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
 
-commit="commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git status --porcelain -- libloop capi include 2>/dev/null)" ]; then
-    commit="$commit (+ uncommitted changes in libloop/ capi/ include/)"
-fi
-commit="${LIBLOOP_LABEL:-$commit}"
+commit="$(commit_label)"
 {
     echo "# libloop vs libuv vs libev: W1, W2, W3, W7 and task steps (from C)"
     echo

@@ -25,6 +25,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 REPS="${BENCH_REPS:-5}"
 WORKLOADS="${BENCH_NET_WORKLOADS:-W4 W5 W10}"
@@ -299,11 +301,7 @@ for k in $(seq 1 "$REPS"); do
 done
 load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
 
-commit="commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git status --porcelain -- libloop capi include 2>/dev/null)" ]; then
-    commit="$commit (+ uncommitted changes in libloop/ capi/ include/)"
-fi
-commit="${LIBLOOP_LABEL:-$commit}"
+commit="$(commit_label)"
 ver() { [ -x "$BIN/net_$1" ] && "$BIN/net_$1" version || echo "not run"; }
 {
     echo "# libloop vs libuv vs libev: network workloads W4, W5, W10 (from C)"

@@ -25,6 +25,8 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+# shellcheck source=bench/common.sh
+. bench/common.sh
 
 # Start from fds 0-2 only. An fd inherited from whatever launched us (a CI
 # runner's pipe at fd 251, say) is closed by libloop in every child, as
@@ -124,11 +126,7 @@ for k in $(seq 1 "$REPS"); do
 done
 load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
 
-commit="commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [ -n "$(git status --porcelain -- libloop capi include 2>/dev/null)" ]; then
-    commit="$commit (+ uncommitted changes in libloop/ capi/ include/)"
-fi
-commit="${LIBLOOP_LABEL:-$commit}"
+commit="$(commit_label)"
 ver() { [ -x "$BIN/spawn_$1" ] && "$BIN/spawn_$1" version || echo "not run"; }
 thp="$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)"
 {

@@ -104,16 +104,7 @@ func (w exitWatch) ioReady(mask uint8) {
 func (w exitWatch) loopClosing() {
 	unix.Close(w.p.pidfd)
 	w.p.pidfd = -1
-	p := w.p
-	go func() {
-		var ws unix.WaitStatus
-		for {
-			if _, err := unix.Wait4(p.pid, &ws, 0, nil); err != unix.EINTR {
-				p.reaped.Store(true) // from now on its pid may be another process's
-				return
-			}
-		}
-	}()
+	waitInBackground(w.p) // its report to the closed loop is simply refused
 }
 
 // signal uses the pidfd when there is one, so a recycled pid is never hit.
