@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
+.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-spawn clean
 
 all: lib examples
 
@@ -108,17 +108,24 @@ test-python: lib
 	else echo "no Python suite yet"; fi
 
 # Benchmarks are not tests: C against libuv/libev, then Python against
-# asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python),
+# asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python)
+# and the Python network workloads (bench/python/run_net.sh),
 # then the network workloads W4, W5, W10 from C against libuv/libev
 # (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing),
 # then the subprocess workloads W8, W8-1g (bench/run_spawn.sh, same needs).
-bench: bench-c bench-python bench-net bench-spawn
+bench: bench-c bench-python bench-python-net bench-net bench-spawn
 
 bench-c: lib
 	bash bench/run.sh
 
 bench-python: lib
 	bash bench/python/run.sh
+
+# The Python loops' network and process workloads (W4, W5, W9, W10, W8):
+# asyncio vs uvloop vs libloop, a few minutes; needs python3-uvloop,
+# python3-aiohttp and wrk (bench/python/run_net.sh says what is missing).
+bench-python-net: lib
+	bash bench/python/run_net.sh
 
 bench-net: lib
 	bash bench/run_net.sh
