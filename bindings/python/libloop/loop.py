@@ -198,6 +198,7 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
             # interrupted step never skips the next (a skipped
             # _set_running_loop(None) would refuse every later run).
             self._stopping = False
+            self._gather = False  # writes outside the loop go at once
             self._thread_id = None
             self._pending_exc = None
             sys.unraisablehook = old_unraisable

@@ -186,6 +186,7 @@ class SchedulingMixin:
     def _host_run(self, _loop_id, _arg):
         ready = self._ready
         self._signalled = True
+        self._gather = True  # small writes wait for the end of this batch
         try:
             if self._debug:
                 n = len(ready)
@@ -198,6 +199,9 @@ class SchedulingMixin:
                 self._run_ready(ready)
         except BaseException as exc:
             self._stash(exc)
+        self._gather = False
+        if self._wq:
+            self._flush_writes()
         more = len(ready) > 0
         self._signalled = more
         if more is self._sig_on and self._sig_fd >= 0:
@@ -310,6 +314,9 @@ class SchedulingMixin:
         while ts:
             ready.append(ts.popleft())
         self._signalled = False     # libloop may have dropped the request
+        self._gather = False        # (an interrupted trampoline left it on)
+        if self._wq:
+            self._flush_writes()
         if ready:
             self._signal()
         # Deadlines already past: their libloop timer fired (its trampoline

@@ -2,10 +2,22 @@
 asyncio's selector_events._SelectorSocketTransport API, with the fd, the
 reads, the write buffer and the close owned by libloop.
 
-A write goes straight to ll_transport_write: one ctypes call, which sends
-at once and buffers only what the kernel refused; its return value says
-when the buffer went over the high-water mark, so pause_writing runs inside
-write() as in asyncio (the event that follows finds the protocol paused).
+Writes of one batch are gathered (as uvloop does): inside the loop's
+callbacks (the host-queue and event-batch trampolines, which set
+loop._gather), a small write to a transport whose C buffer is empty is kept
+in _wpend and the loop sends each transport's gathered bytes with one
+ll_transport_write_async_size when the trampoline ends, before libloop
+polls again: an HTTP response written as headers + body is one crossing
+and one send(), not two. A write that would take the gathered bytes over
+_gather_max (at most the high-water mark), a write while the C buffer
+holds bytes, and every write outside those callbacks go at once, after
+what is gathered. Because gathering happens only while the C buffer is
+empty and stays under the high-water mark, asyncio would not pause there
+either: pause_writing still runs inside write() exactly when asyncio's
+does. close, write_eof, get_write_buffer_size, set_write_buffer_limits and
+sendfile send the gathered bytes first; so does abort (it drops the C
+buffer, as asyncio drops its own, but asyncio's write would have handed
+the gathered bytes to the kernel already).
 """
 
 import ctypes
@@ -18,6 +30,8 @@ from . import _netlib as _net
 from ._lib import check
 from .transports import ReadingMixin, _CTransport
 
+_GATHER_MAX = 64 * 1024  # most bytes one transport gathers in a batch
+
 
 class StreamTransport(ReadingMixin, _CTransport):
     """A TCP, Unix-socket or other stream transport (selector_events'
@@ -27,6 +41,8 @@ class StreamTransport(ReadingMixin, _CTransport):
 
     def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None,
                  context=None):
+        self._wpend = None  # bytes gathered in this batch (see the module doc)
+        self._cbuf = 0      # C buffer size after our last write (0: empty)
         super().__init__(loop, tid, protocol, extra, server, sock, context)
         self._eof = False
         if sock is not None:
@@ -94,9 +110,12 @@ class StreamTransport(ReadingMixin, _CTransport):
     def _data(self, ev):
         if self._buffered_protocol:
             self._data_buffered(ev)
-            return
+        else:
+            self._data_bytes(_net.data_at(ev))
+
+    def _data_bytes(self, data):
         try:
-            self._protocol.data_received(_net.data_at(ev))
+            self._protocol.data_received(data)
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
@@ -157,12 +176,41 @@ class StreamTransport(ReadingMixin, _CTransport):
         if self._lost:
             self._warn_lost_write()
             return
-        # Closing: libloop takes the bytes while close() still flushes (as
-        # asyncio's transport does; sslproto's close_notify comes that
-        # way) and refuses them (LL_ECLOSED) once the fd is closed.
         if type(data) is not bytes:
             data = bytes(data)
-        rc = _net.ll_transport_write(self._tid, data, len(data))
+        pend = self._wpend
+        if self._loop._gather and not self._cbuf and not self._closing:
+            if pend is None:
+                if len(data) <= self._gather_max:
+                    self._wpend = data
+                    self._wpend_n = len(data)
+                    self._loop._wq.append(self)
+                    return
+            else:
+                n = self._wpend_n + len(data)
+                if n <= self._gather_max:
+                    if type(pend) is list:
+                        pend.append(data)
+                    else:
+                        self._wpend = [pend, data]
+                    self._wpend_n = n
+                    return
+        if pend is not None:
+            self._wpend = None
+            data = b''.join(pend + [data] if type(pend) is list else (pend, data))
+        self._send(data)
+
+    def _send(self, data):
+        """One ll_transport_write_async_size: sends at once, buffers what
+        the kernel refused; its result says when the buffer went over the
+        high-water mark, so pause_writing runs inside write() as in asyncio
+        (the event that follows finds the protocol paused). Closing:
+        libloop takes the bytes while close() still flushes (as asyncio's
+        transport does; sslproto's close_notify comes that way) and refuses
+        them (LL_ECLOSED) once the fd is closed."""
+        size = self._loop._wsize  # the loop's out-parameter (one thread per loop)
+        rc = _net.ll_transport_write_async_size(self._tid, data, len(data), size)
+        self._cbuf = size.value
         if rc:
             if rc == 1:  # over the high-water mark: pause now, as asyncio
                 self._pause_writing_event()
@@ -175,6 +223,14 @@ class StreamTransport(ReadingMixin, _CTransport):
             else:
                 check(rc, 'write')
 
+    def _send_gathered(self):
+        """Send what this batch gathered (the loop's flush; before close,
+        write_eof, ...)."""
+        pend = self._wpend
+        if pend is not None:
+            self._wpend = None
+            self._send(b''.join(pend) if type(pend) is list else pend)
+
     def _warn_lost_write(self):
         self._conn_lost_writes = getattr(self, '_conn_lost_writes', 0) + 1
         if self._conn_lost_writes >= constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES:
@@ -186,8 +242,37 @@ class StreamTransport(ReadingMixin, _CTransport):
     def write_eof(self):
         if self._closing or self._eof:
             return
+        self._send_gathered()
         self._eof = True
         check(_net.ll_transport_write_eof(self._tid), 'write_eof')
+
+    def close(self):
+        if not self._closing:
+            self._send_gathered()
+        super().close()
+
+    def _force_close(self, exc):
+        # abort drops the buffer; asyncio's write would already have given
+        # the gathered bytes to the kernel, so they go first.
+        if self._wpend is not None and not self._lost:
+            self._send_gathered()
+        super()._force_close(exc)
+
+    def get_write_buffer_size(self):
+        self._send_gathered()
+        n = super().get_write_buffer_size()
+        self._cbuf = n
+        return n
+
+    def _set_write_buffer_limits(self, high=None, low=None):
+        if self._wpend is not None:
+            self._send_gathered()
+        super()._set_write_buffer_limits(high, low)
+        self._gather_max = min(_GATHER_MAX, self._high_water)
+
+    def _connection_lost(self, code):
+        self._wpend = None
+        super()._connection_lost(code)
 
     def can_write_eof(self):
         return True

@@ -71,6 +71,8 @@ class _PipeProto(protocols.Protocol):
 class SubprocessTransport(transports.SubprocessTransport):
     """A child started by ll_spawn; its id routes LL_PROCESS_EXITED here."""
 
+    _fast_data = False  # (the batch sink's data path: never data here)
+
     _sock = None   # loop.close() treats every registered id alike
 
     def __init__(self, loop, pid_id, protocol, pipe_fds, waiter, extra=None):

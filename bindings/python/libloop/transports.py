@@ -36,6 +36,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
     lifetime and the events common to all kinds."""
 
     _start_tls_compatible = True
+    _fast_data = False  # see set_protocol
 
     def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None,
                  context=None):
@@ -77,6 +78,9 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
     def set_protocol(self, protocol):
         self._protocol = protocol
         self._buffered_protocol = isinstance(protocol, protocols.BufferedProtocol)
+        # The batch sink hands data to _data_bytes (bytes, no ctypes
+        # struct) when the transport has one and the protocol takes bytes.
+        self._fast_data = not self._buffered_protocol and hasattr(self, '_data_bytes')
 
     def get_protocol(self):
         return self._protocol
