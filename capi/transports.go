@@ -193,14 +193,15 @@ func ll_transport_write_async(id C.uint64_t, data *C.ll__cvoid, n C.size_t) C.in
 	return rc
 }
 
-// ll_transport_write_async_size is ll_transport_write_async that also
-// stores the write buffer's size after the call in *buffered (when not
-// NULL): 0 says the kernel holds every byte written so far, so a binding
-// that gathers a batch's small writes knows the buffer is empty without
-// a second call.
+// ll_transport_write_async_size is in hotpath.c (its fast path sends from
+// C during the batch sink's call); its Go side is ll_transport_write_async
+// that also stores the write buffer's size after the call in *buffered
+// (when not NULL): 0 says the kernel holds every byte written so far, so a
+// binding that gathers a batch's small writes knows the buffer is empty
+// without a second call.
 //
-//export ll_transport_write_async_size
-func ll_transport_write_async_size(id C.uint64_t, data *C.ll__cvoid, n C.size_t, buffered *C.size_t) C.int {
+//export ll__transport_write_async_size_go
+func ll__transport_write_async_size_go(id C.uint64_t, data *C.ll__cvoid, n C.size_t, buffered *C.size_t) C.int {
 	rc, t := writeAsync(id, data, n)
 	if buffered != nil {
 		*buffered = 0

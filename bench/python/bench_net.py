@@ -14,8 +14,9 @@ LOOP: asyncio (SelectorEventLoop) | uvloop | libloop.
 KIND: proto (Protocol echo: data_received writes the data back; W5 and W10),
 streams (asyncio.start_server echo: read, write, drain; W5),
 http (aiohttp hello-world, web.Response(text=...); W9).
-w4 and w8 print one line:
-    RESULT loop=.. workload=W4 n=.. wall_s=.. per_s=..
+w4 and w8 print one line (cpu_us: this process's CPU per round trip or
+per spawn, children excluded):
+    RESULT loop=.. workload=W4 n=.. wall_s=.. per_s=.. cpu_us=..
 """
 
 import asyncio
@@ -159,13 +160,19 @@ def main():
         serve(loop, kind, float(sys.argv[4]) if len(sys.argv) > 4 else 600)
     elif cmd == 'w4':
         n = int(sys.argv[3]) if len(sys.argv) > 3 else 50_000
+        c0 = time.process_time()
         dt = w4(loop, n)
-        print(f'RESULT loop={name} workload=W4 n={n} wall_s={dt:.4f} per_s={n / dt:.0f}')
+        cpu = (time.process_time() - c0) * 1e6 / n
+        print(f'RESULT loop={name} workload=W4 n={n} wall_s={dt:.4f} per_s={n / dt:.0f} '
+              f'cpu_us={cpu:.2f}')
     elif cmd == 'w8':
         n = int(sys.argv[3]) if len(sys.argv) > 3 else 500
         par = int(sys.argv[4]) if len(sys.argv) > 4 else 16
+        c0 = time.process_time()
         dt = w8(loop, n, par)
-        print(f'RESULT loop={name} workload=W8 n={n} par={par} wall_s={dt:.4f} per_s={n / dt:.0f}')
+        cpu = (time.process_time() - c0) * 1e6 / n
+        print(f'RESULT loop={name} workload=W8 n={n} par={par} wall_s={dt:.4f} per_s={n / dt:.0f} '
+              f'cpu_us={cpu:.2f}')
     else:
         raise SystemExit(__doc__)
     loop.close()

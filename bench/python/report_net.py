@@ -7,7 +7,9 @@ against asyncio, both from the same run.
 Throughput workloads (W4, W5p, W5s, W9, W8) compare per_s: a ratio above
 1.00x means libloop did more per second. W10 compares per_conn_b (server
 RSS growth per idle connection): there a ratio below 1.00x means libloop
-used less memory.
+used less memory. CPU per operation (below the table) is what a busy,
+shared machine disturbs least: throughput there also depends on how the
+scheduler shares the cores between the server and its load generator.
 """
 
 import statistics
@@ -23,9 +25,11 @@ WHAT = {
     'W8': ('spawns/s', 'per_s'),
 }
 EXTRA = {  # a second figure shown per loop, where the run has it
+    'W4': ('cpu_us', 'process CPU us per round trip (both ends)'),
     'W5p': ('srv_cpu_us', 'server CPU us per round trip'),
     'W5s': ('srv_cpu_us', 'server CPU us per round trip'),
     'W9': ('srv_cpu_us', 'server CPU us per request'),
+    'W8': ('cpu_us', 'parent CPU us per spawn'),
 }
 LOOPS = ['asyncio', 'uvloop', 'libloop']
 

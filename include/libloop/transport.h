@@ -204,7 +204,10 @@ int ll_transport_write_async(ll_transport t, const void *data, size_t len);
  * send (as uvloop does) learns with the same call whether the buffer is
  * empty, i.e. whether its next small write may wait for the batch's end
  * without changing when pause_writing runs. *buffered is 0 when the result
- * is LL_EINVAL or LL_EBADHANDLE. @return as ll_transport_write_async.
+ * is LL_EINVAL or LL_EBADHANDLE. Called from a batch sink (see
+ * ll_loop_set_event_batch) for a transport with an event in that call and
+ * nothing buffered, it sends without entering the Go runtime.
+ * @return as ll_transport_write_async.
  */
 int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, size_t *buffered);
 

@@ -87,10 +87,12 @@ class NetworkMixin:
         wq = self._wq
         self._gather = False
         for t in wq:
-            if t._wpend is None:
-                continue  # sent early (close, a big write) or dropped (abort)
+            pend = t._wpend
+            if pend is None:
+                continue  # sent early (close, a big write) or lost meanwhile
+            t._wpend = None
             try:
-                t._send_gathered()
+                t._send(pend if type(pend) is bytes else b''.join(pend))
             except (SystemExit, KeyboardInterrupt) as exc:
                 self._stash(exc)
             except BaseException as exc:

@@ -166,7 +166,7 @@ class StreamTransport(ReadingMixin, _CTransport):
     # ---- writing -----------------------------------------------------------------
 
     def write(self, data):
-        if not isinstance(data, (bytes, bytearray, memoryview)):
+        if type(data) is not bytes and not isinstance(data, (bytearray, memoryview)):
             raise TypeError(f'data argument must be a bytes-like object, '
                             f'not {type(data).__name__!r}')
         if self._eof:
