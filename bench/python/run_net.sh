@@ -29,6 +29,9 @@
 #   BENCH_W9_SECS         wrk duration (default 5)
 #   BENCH_W10_CONNS       W10 connections (default 10000, 2 load generators)
 #   BENCH_N_W8            W8 children (default 500)
+#   LIBLOOP_LIBRARY, LIBLOOP_PYTHON  the libloop.so and the binding's
+#                         directory measured (default: this tree's; e.g. an
+#                         older build's for a before/after comparison)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -51,7 +54,8 @@ SERVER_MAX_S=300
 HOST=127.0.0.1
 BIN="$ROOT/build/bench"
 RES="$ROOT/bench/results"
-export PYTHONPATH="$ROOT/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
+LIBLOOP_PYTHON="${LIBLOOP_PYTHON:-$ROOT/bindings/python}"
+export PYTHONPATH="$LIBLOOP_PYTHON${PYTHONPATH:+:$PYTHONPATH}"
 export LIBLOOP_LIBRARY="${LIBLOOP_LIBRARY:-$ROOT/build/libloop.so}"
 
 die() {
@@ -244,7 +248,11 @@ load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC'); host: $(uname -srm), $(nproc) CPUs"
     echo "- python: $("$PY" -V 2>&1) ($PY); uvloop $("$PY" -c 'import uvloop; print(uvloop.__version__)' 2>/dev/null || echo missing); aiohttp $("$PY" -c 'import aiohttp; print(aiohttp.__version__)' 2>/dev/null || echo missing); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
-    echo "- libloop: $LIBLOOP_LIBRARY, $(commit_label) (bindings/python: $(git status --porcelain -- bindings/python | grep -q . && echo 'with uncommitted changes' || echo 'as committed'))"
+    if [ "$LIBLOOP_PYTHON" = "$ROOT/bindings/python" ]; then
+        echo "- libloop: $LIBLOOP_LIBRARY, $(commit_label) (bindings/python: $(git status --porcelain -- bindings/python | grep -q . && echo 'with uncommitted changes' || echo 'as committed'))"
+    else
+        echo "- libloop: $LIBLOOP_LIBRARY with the binding in $LIBLOOP_PYTHON (LIBLOOP_PYTHON)"
+    fi
     echo "- W4 $N4 round trips; W5 100 conns x 1 KiB, $W5_TOTAL round trips; W9 wrk -t1 -c50 -d${W9_SECS}s; W10 $W10_CONNS conns; W8 $N8 x /bin/true, 16 at a time"
     echo "- $REPS interleaved repetitions, one process per run; load average (1/5/15 min) at start: $load_start; at end: $load_end"
 } >"$TMP/header.md"

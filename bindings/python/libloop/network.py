@@ -138,9 +138,7 @@ class NetworkMixin:
         """close(): abort what is still open (libloop closes the fds)."""
         for t in list(self._transports.values()):
             t._lost = True  # (not _closing: an unclosed one still warns)
-            if t._sock is not None:
-                t._sock.detach()
-                t._sock = None
+            t._release_socket()
         self._transports.clear()
 
     # ---- asyncio's own high-level methods -----------------------------------------------

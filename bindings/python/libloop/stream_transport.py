@@ -22,6 +22,8 @@ the gathered bytes to the kernel already).
 
 import ctypes
 import socket
+import sys
+import types
 from asyncio import constants, trsock
 from asyncio.log import logger
 
@@ -31,6 +33,16 @@ from ._lib import check
 from .transports import ReadingMixin, _CTransport
 
 _GATHER_MAX = 64 * 1024  # most bytes one transport gathers in a batch
+_UNKNOWN = object()      # a name not read yet
+_NO_EXTRA = types.MappingProxyType({})
+
+
+def _shared(addr):
+    """An address with its host string interned: the connections from one
+    host share one string instead of holding a copy each."""
+    if type(addr) is tuple and addr and type(addr[0]) is str:
+        return (sys.intern(addr[0]),) + addr[1:]
+    return addr
 
 
 class StreamTransport(ReadingMixin, _CTransport):
@@ -38,12 +50,18 @@ class StreamTransport(ReadingMixin, _CTransport):
     _SelectorSocketTransport, on libloop)."""
 
     _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
+    __slots__ = ('_eof', '_wpend', '_wpend_n', '_cbuf', '_gather_max', '_conn_lost_writes',
+                 '_sockname', '_peername', '_xsock')
 
     def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None,
                  context=None):
         self._wpend = None  # bytes gathered in this batch (see the module doc)
         self._cbuf = 0      # C buffer size after our last write (0: empty)
+        self._sockname = self._peername = _UNKNOWN
+        self._xsock = None  # get_extra_info('socket'), made when asked
         super().__init__(loop, tid, protocol, extra, server, sock, context)
+        if not extra:
+            self._extra = _NO_EXTRA  # (no dict per connection: W10's memory)
         self._eof = False
         if sock is not None:
             self._fill_names(sock)
@@ -58,40 +76,48 @@ class StreamTransport(ReadingMixin, _CTransport):
     def _fill_names(self, sock):
         """asyncio's transports know their names from the start (and
         after close)."""
-        self._extra['socket'] = trsock.TransportSocket(sock)
         try:
-            self._extra['sockname'] = sock.getsockname()
+            self._sockname = _shared(sock.getsockname())
         except OSError:
-            self._extra['sockname'] = None
-        if 'peername' not in self._extra:
-            try:
-                self._extra['peername'] = sock.getpeername()
-            except socket.error:
-                self._extra['peername'] = None
+            self._sockname = None
+        try:
+            self._peername = _shared(sock.getpeername())
+        except OSError:
+            self._peername = None
 
-    # ---- extra info: computed on demand from the fd -----------------------------
+    # ---- extra info: names kept in slots, the socket wrapped when asked ---------
 
     def get_extra_info(self, name, default=None):
-        if name in self._extra:
-            return self._extra[name]
-        sock = self._socket()
-        if sock is None:
-            return default
+        extra = self._extra
+        if extra and name in extra:
+            return extra[name]
+        if name == 'peername' or name == 'sockname':
+            value = self._peername if name == 'peername' else self._sockname
+            if value is _UNKNOWN:
+                sock = self._socket()
+                if sock is None:
+                    return default
+                self._fill_names(sock)
+                value = self._peername if name == 'peername' else self._sockname
+            return value
         if name == 'socket':
-            self._extra['socket'] = trsock.TransportSocket(sock)
-        elif name == 'sockname':
-            try:
-                self._extra['sockname'] = sock.getsockname()
-            except OSError:
-                return default
-        elif name == 'peername':
-            try:
-                self._extra['peername'] = sock.getpeername()
-            except OSError:
-                return default
-        else:
-            return default
-        return self._extra[name]
+            if self._xsock is None:
+                sock = self._socket()
+                if sock is None:
+                    return default
+                self._xsock = trsock.TransportSocket(sock)
+            return self._xsock
+        return default
+
+    def _release_socket(self):
+        """libloop closed the fd: let go of the socket object (its
+        TransportSocket stays, as asyncio's does after close)."""
+        sock = self._sock
+        if sock is not None:
+            if self._xsock is None:
+                self._xsock = trsock.TransportSocket(sock)
+            sock.detach()
+            self._sock = None
 
     def _socket(self):
         """The socket object over the fd (made once, for accepted ones)."""

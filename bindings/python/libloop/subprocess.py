@@ -73,7 +73,8 @@ class SubprocessTransport(transports.SubprocessTransport):
 
     _fast_data = False  # (the batch sink's data path: never data here)
 
-    _sock = None   # loop.close() treats every registered id alike
+    def _release_socket(self):
+        """loop.close() treats every registered id alike: no socket here."""
 
     def __init__(self, loop, pid_id, protocol, pipe_fds, waiter, extra=None):
         super().__init__(extra)
