@@ -25,6 +25,7 @@ type Dispatcher interface {
 type Loop struct {
 	ready          readyQueue
 	timers         timerHeap
+	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -122,6 +123,7 @@ func (l *Loop) Close() error {
 		l.unref(h)
 	}
 	l.timers = nil
+	l.hostTimers = hostTimerHeap{}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
