@@ -57,6 +57,19 @@ func (s *loopState) Call(l *libloop.Loop, fc libloop.ForeignCall) {
 	s.flushPending()
 }
 
+// beginRun closes the C-side queue to calls from outside a batch (the loop
+// now runs: those go through Go and its thread check) and moves what the
+// idle loop collected to the ready queue. The returned func reopens it.
+func (s *loopState) beginRun() func() {
+	C.ll__pending_set_open(s.pending, 0)
+	s.flushPending()
+	return func() {
+		if !s.loop.IsClosed() {
+			C.ll__pending_set_open(s.pending, 1)
+		}
+	}
+}
+
 // flushPending moves call_soon requests queued in C to the core's ready
 // queue, in order. Every entry point that touches the loop calls it first,
 // so C-queued and Go-queued callbacks keep one FIFO order.
@@ -74,9 +87,7 @@ func (s *loopState) flushPending() {
 			}
 			continue
 		}
-		s.loop.CallSoonForeign(libloop.ForeignCall{
-			Fn: uintptr(items[i].fn), Arg: uintptr(items[i].arg), ID: s.id,
-		})
+		s.loop.CallSoonHost(uintptr(items[i].fn), uintptr(items[i].arg)) // called with the loop's Tag, s.id
 	}
 	p.len = 0
 }
@@ -85,7 +96,7 @@ func (s *loopState) free() {
 	s.freeNet()
 	C.free(unsafe.Pointer(s.calls))
 	C.free(unsafe.Pointer(s.one))
-	C.ll__pending_free(s.pending)
+	C.ll__pending_retire(s.pending)
 	s.calls, s.one, s.pending = nil, nil, nil
 }
 
@@ -141,6 +152,7 @@ func ll_loop_new(out *C.uint64_t) C.int {
 		}
 		return C.int(libloop.ENOMEM)
 	}
+	C.ll__pending_register(s.pending, C.uint64_t(s.id))
 	l.Tag = s.id
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)
@@ -194,6 +206,7 @@ func ll__loop_run_go(id C.uint64_t, mode C.int, tok C.uintptr_t) C.int {
 		return C.int(rc)
 	}
 	defer s.gate.exitRun()
+	defer s.beginRun()()
 	switch mode {
 	case -1:
 		return errCode(s.loop.RunForever())

@@ -4,8 +4,8 @@ package libloop
 // (ll_call_later with out == NULL): no Handle record, just the deadline, the
 // scheduling order and the call, by value. A million of them are one
 // pointer-free array (32 MB) that the GC never scans, and a pop compares
-// neighbouring entries instead of following a pointer per child. The call
-// gets a pooled Handle only when it falls due.
+// neighbouring entries instead of following a pointer per child. Due, it
+// joins the ready queue by value too (readyItem).
 type hostTimer struct {
 	when int64
 	seq  uint64
@@ -164,10 +164,7 @@ func (l *Loop) queueDueTimers(end int64) {
 			l.ready.push(h)
 		case vDue:
 			e := l.hostTimers.pop()
-			h := l.newHandle()
-			h.foreign = ForeignCall{Fn: e.fn, Arg: e.arg, ID: l.Tag}
-			h.timer, h.when, h.seq = true, e.when, e.seq
-			l.ready.push(h)
+			l.ready.pushHost(e.fn, e.arg)
 		default:
 			return
 		}

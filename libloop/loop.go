@@ -116,7 +116,9 @@ func (l *Loop) Close() error {
 	}
 	l.closed.Store(true)
 	for l.ready.len() > 0 {
-		l.unref(l.ready.pop())
+		if h := l.ready.pop().h; h != nil {
+			l.unref(h)
+		}
 	}
 	for _, h := range l.timers {
 		h.inHeap = false
