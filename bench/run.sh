@@ -51,6 +51,7 @@ mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
 $CC $CFLAGS bench/bench_uv.c -o "$BIN/bench_uv" -luv
 $CC $CFLAGS bench/bench_ev.c -o "$BIN/bench_ev" -lev
+soname_link "$LIBDIR"
 $CC $CFLAGS bench/bench_ll.c -o "$BIN/bench_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR"
 
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"

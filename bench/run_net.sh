@@ -85,7 +85,7 @@ for impl in $IMPLS; do
     case "$impl" in
     uv) $CC $CFLAGS bench/net_uv.c -o "$BIN/net_uv" -luv ;;
     ev) $CC $CFLAGS bench/net_ev.c -o "$BIN/net_ev" -lev ;;
-    ll) $CC $CFLAGS bench/net_ll.c -o "$BIN/net_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
+    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/net_ll.c -o "$BIN/net_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
     esac
 done
 

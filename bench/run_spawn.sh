@@ -89,7 +89,7 @@ for impl in $IMPLS; do
     uv) $CC $CFLAGS bench/spawn_uv.c -o "$BIN/spawn_uv" -luv ;;
     ev) $CC $CFLAGS bench/spawn_ev.c -o "$BIN/spawn_ev" -lev ;;
     evps) $CC $CFLAGS -DW8_POSIX_SPAWN bench/spawn_ev.c -o "$BIN/spawn_evps" -lev ;;
-    ll) $CC $CFLAGS bench/spawn_ll.c -o "$BIN/spawn_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
+    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/spawn_ll.c -o "$BIN/spawn_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
     esac
 done
 
