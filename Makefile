@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libloop build. `make` builds the library and examples, `make test` runs
 # every suite, `make demo` runs the examples, `make bench` the benchmarks.
 GO      ?= go
@@ -15,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
+.PHONY: install test-install test-exports test-spdx all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
 
 all: lib examples
 
@@ -167,6 +168,10 @@ test-install: lib
 
 test-exports: lib
 	@bash tests/check_exports.sh $(LIB)
+
+# Every source file carries SPDX-License-Identifier: MIT (tests/check_spdx.sh).
+test-spdx:
+	@bash tests/check_spdx.sh
 
 bench-spawn: lib
 	bash bench/run_spawn.sh

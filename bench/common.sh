@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/common.sh — sourced by the bench runners (run.sh, run_net.sh,
 # run_spawn.sh): what every report header says about the build measured.
 

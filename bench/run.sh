@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh — build the benchmark programs (W1, W2, W3, W7 and libloop's
 # task workloads) and run them against libuv and libev, interleaved, then write
 # bench/results/latest.md (medians and ratios; also printed). Run through

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run_net.sh — the network workloads W4 (ping-pong in one loop), W5
 # (echo server under an external load generator) and W10 (~20,000 idle
 # connections: server RSS per connection), libloop from C against libuv and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run_spawn.sh — the subprocess workload W8 (500 x /bin/true, at most
 # 16 running at a time: spawns per second) and W8-1g (the same from a parent
 # that first allocates and touches 1 GiB), libloop from C against libuv and

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // readyQueue is a FIFO ring of handles that grows by doubling and never

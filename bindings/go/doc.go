@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 // Package libloop is the Go binding of libloop, an asyncio-style event loop
 // shipped as a C shared library (libloop.so). It loads the library at run
 // time with purego, so Go programs use it without cgo.

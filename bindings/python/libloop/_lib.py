@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Low-level ctypes layer over libloop's C ABI (include/libloop.h).
 
 Loading order: $LIBLOOP_LIBRARY, then libloop.so next to this package, then
