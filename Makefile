@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports test-spdx all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
+.PHONY: install test-install test-exports test-spdx test-abi all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
 
 all: lib examples
 
@@ -168,6 +168,11 @@ test-install: lib
 
 test-exports: lib
 	@bash tests/check_exports.sh $(LIB)
+
+# The headers against the Python and Go bindings: every function (with its
+# arity) and constant bound, or omitted on purpose (tests/check_abi.py).
+test-abi:
+	@$(PYTHON) tests/check_abi.py && $(PYTHON) tests/check_abi.py --self-test
 
 # Every source file carries SPDX-License-Identifier: MIT (tests/check_spdx.sh).
 test-spdx:
