@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports test-spdx test-abi all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
+.PHONY: install test-install test-exports test-spdx test-abi test-types all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
 
 all: lib examples
 
@@ -173,6 +173,11 @@ test-exports: lib
 # arity) and constant bound, or omitted on purpose (tests/check_abi.py).
 test-abi:
 	@$(PYTHON) tests/check_abi.py && $(PYTHON) tests/check_abi.py --self-test
+
+# The Python stubs under mypy --strict (tests/check_types.sh; installs
+# python3-mypy with apt-get when missing and root).
+test-types:
+	@bash tests/check_types.sh
 
 # Every source file carries SPDX-License-Identifier: MIT (tests/check_spdx.sh).
 test-spdx:
