@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports test-spdx test-abi test-types all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
+.PHONY: install test-install test-exports test-spdx test-abi test-types all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn bench-chart clean
 
 all: lib examples
 
@@ -124,7 +124,8 @@ test-python: lib
 # then the network workloads W4, W5, W10 from C against libuv/libev
 # (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing),
 # then the subprocess workloads W8, W8-1g (bench/run_spawn.sh, same needs).
-bench: bench-c bench-python bench-net bench-spawn
+# Last, bench-chart draws bench/results/chart.png from the raw results.
+bench: bench-c bench-python bench-net bench-spawn bench-chart
 
 bench-c: lib
 	bash bench/run.sh
@@ -185,6 +186,17 @@ test-spdx:
 
 bench-spawn: lib
 	bash bench/run_spawn.sh
+
+# libloop against each peer, from whichever latest raw results exist (a
+# PNG; bench/chart.py). Needs matplotlib (apt-get install python3-matplotlib):
+# without it, or on any error, it says so and the bench still succeeds.
+CHART_RAW = $(wildcard bench/results/latest-raw.txt bench/results/net-latest-raw.txt \
+    bench/results/spawn-latest-raw.txt bench/results/python-raw.txt)
+bench-chart:
+	@py=$$(for p in $(PYTHON) /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done); \
+	if [ -z "$$py" ]; then echo "bench chart skipped: matplotlib is missing (apt-get install python3-matplotlib)"; \
+	elif [ -z "$(CHART_RAW)" ]; then echo "bench chart skipped: no raw results in bench/results"; \
+	else $$py bench/chart.py bench/results/chart.png $(CHART_RAW) || echo "bench chart failed (the tables stand)"; fi
 
 clean:
 	rm -rf $(BUILD)
