@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C side of the hot paths: running a batch of host callbacks in one
  * crossing, and call_soon from a callback without entering Go. The Go side
  * decides what runs; this file only calls and queues. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the C side of libloop's hot paths. Not installed. */
 #ifndef LIBLOOP_HOTPATH_H
 #define LIBLOOP_HOTPATH_H

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // readyItem is one entry of the ready queue: a handle, or (h == nil) a host
