@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 package libloop
 
 // hostTimer is a timer for a host callback that nobody holds a handle to
