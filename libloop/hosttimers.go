@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+
 package libloop
 
 // hostTimer is a timer for a host callback that nobody holds a handle to
