@@ -44,6 +44,21 @@ void ll__run_batch(uint64_t loop, uintptr_t calls_addr, int n, uintptr_t pending
     tls_pending = saved_pending;
 }
 
+/* A detached call_soon queue (a HostBatch): every entry in order, with this
+ * thread marked as running the loop's batch so that their own handle-less
+ * call_soon calls queue in C too. */
+void ll__run_soon_array(uint64_t loop, uintptr_t items_addr, int64_t n, uintptr_t pending_addr) {
+    const ll__soon *items = (const ll__soon *)items_addr;
+    uint64_t saved_loop = tls_batch_loop;
+    ll__pending *saved_pending = tls_pending;
+    tls_batch_loop = loop;
+    tls_pending = (ll__pending *)pending_addr;
+    for (int64_t i = 0; i < n; i++)
+        ((ll_callback)items[i].fn)(loop, (void *)items[i].arg);
+    tls_batch_loop = saved_loop;
+    tls_pending = saved_pending;
+}
+
 ll__call *ll__alloc_calls(int n) { return calloc((size_t)n, sizeof(ll__call)); }
 
 /* The idle loops' queues by loop id: direct-mapped on the id's low bits

@@ -67,6 +67,7 @@ void ll__set_thread_loop(uint64_t loop);
 /* Pointers travel as uintptr_t: they are C memory, and this spares the
  * cgo pointer checks on the hottest call. */
 void ll__run_batch(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
+void ll__run_soon_array(uint64_t loop, uintptr_t items, int64_t n, uintptr_t pending);
 ll__call *ll__alloc_calls(int n);
 ll__pending *ll__pending_new(void);
 /* Register p as loop's idle queue / open or close it / retire it (the

@@ -26,6 +26,7 @@ type Dispatcher interface {
 // used from one thread at a time.
 type Loop struct {
 	ready          readyQueue
+	batches        hostBatches // host batches whose marks are in ready
 	timers         timerHeap
 	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
 	timerCancelled int
@@ -122,6 +123,7 @@ func (l *Loop) Close() error {
 			l.unref(h)
 		}
 	}
+	l.dropBatches()
 	for _, h := range l.timers {
 		h.inHeap = false
 		l.unref(h)

@@ -5,7 +5,8 @@ package libloop
 // readyItem is one entry of the ready queue: a handle, or (h == nil) a host
 // callback nobody holds a handle to, kept by value: its function and
 // argument, called with the loop's Tag as its id (ForeignPlain). A million
-// ll_call_soon(..., NULL) then cost no Handle record each.
+// ll_call_soon(..., NULL) then cost no Handle record each. An entry with
+// neither (fn == 0) stands for the next HostBatch.
 type readyItem struct {
 	h   *Handle
 	fn  uintptr
@@ -46,6 +47,12 @@ func (q *readyQueue) pop() readyItem {
 	q.n--
 	return it
 }
+
+// pushBatchMark queues the place of a HostBatch.
+func (q *readyQueue) pushBatchMark() { q.pushHost(0, 0) }
+
+// isBatchMark reports whether it stands for a HostBatch.
+func (it *readyItem) isBatchMark() bool { return it.h == nil && it.fn == 0 }
 
 // peek returns the head entry without removing it (q.len() > 0).
 func (q *readyQueue) peek() *readyItem { return &q.buf[q.head] }

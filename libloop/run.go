@@ -120,6 +120,10 @@ func (l *Loop) processEvents(evs []ioEvent) {
 // dispatcher as one batch (one per handle in debug mode, to time each).
 func (l *Loop) runSome(max int) int {
 	it := l.ready.pop()
+	if it.isBatchMark() {
+		l.runBatch()
+		return 1
+	}
 	h := it.h
 	if h == nil && (l.debug || l.dispatcher == nil) {
 		h = l.hostHandle(it) // debug mode times and reports it as a handle
@@ -162,7 +166,7 @@ func (l *Loop) runSome(max int) int {
 		if n == max || len(batch) == limit || l.ready.len() == 0 {
 			break
 		}
-		if next := l.ready.peek().h; next != nil && next.isGo() && !next.cancelled {
+		if next := l.ready.peek(); next.isBatchMark() || next.h != nil && next.h.isGo() && !next.h.cancelled {
 			break
 		}
 		it = l.ready.pop()

@@ -146,11 +146,73 @@ static void test_many_loops(void) {
         ll_release(loops[i]);
 }
 
+/* Long runs of handle-less calls are handed over as one batch: the order
+ * with calls that have a handle, a cancelled one, and what the batch's
+ * own callbacks schedule (next iteration, in the order they asked) holds. */
+static ll_handle cancel_me;
+
+static void schedule_more_cb(ll_loop loop, void *arg) {
+    log_cb(loop, arg);
+    int v = (int)(intptr_t)arg;
+    if (v % 100 == 0) { /* a few of them schedule more, both ways */
+        ll_handle h = 0;
+        CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)(intptr_t)(10000 + v), NULL), 0);
+        CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)(intptr_t)(10001 + v), &h), 0);
+        CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)(intptr_t)(10002 + v), NULL), 0);
+        ll_release(h);
+    }
+}
+
+static void test_batches_keep_order(void) {
+    ll_loop loop = new_loop();
+    norder = 0;
+    int want[LOG_MAX], nwant = 0;
+    for (int i = 0; i < 1000; i++) {
+        if (i == 300 || i == 650) {
+            ll_handle h = 0;
+            CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)(intptr_t)(5000 + i), &h), 0);
+            ll_release(h);
+            want[nwant++] = 5000 + i;
+        }
+        if (i == 400)
+            CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)(intptr_t)7777, &cancel_me), 0);
+        CHECK_EQ_INT(ll_call_soon(loop, schedule_more_cb, (void *)(intptr_t)i, NULL), 0);
+        want[nwant++] = i;
+    }
+    CHECK_EQ_INT(ll_handle_cancel(cancel_me), 0);
+    for (int i = 0; i < 1000; i += 100) {
+        want[nwant++] = 10000 + i;
+        want[nwant++] = 10001 + i;
+        want[nwant++] = 10002 + i;
+    }
+    CHECK_EQ_INT(ll_loop_run_once(loop, LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(norder, 1002); /* the first iteration: only what was ready */
+    CHECK_EQ_INT(ll_loop_run_once(loop, LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(norder, nwant);
+    int same = norder == nwant;
+    for (int i = 0; same && i < nwant; i++)
+        same = order[i] == want[i];
+    CHECK(same && "batches keep one FIFO order");
+    ll_release(cancel_me);
+
+    /* A closed loop drops a queued batch unrun. */
+    norder = 0;
+    for (int i = 0; i < 500; i++)
+        CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)(intptr_t)i, NULL), 0);
+    ll_handle h = 0;
+    CHECK_EQ_INT(ll_call_soon(loop, log_cb, (void *)1, &h), 0); /* moves the 500 into the loop */
+    CHECK_EQ_INT(ll_loop_close(loop), 0);
+    CHECK_EQ_INT(norder, 0);
+    ll_release(h);
+    ll_release(loop);
+}
+
 int main(void) {
     alarm(60);
     RUN_TEST(test_order_with_everything_else);
     RUN_TEST(test_close_and_release);
     RUN_TEST(test_worker_fills_idle_loop);
     RUN_TEST(test_many_loops);
+    RUN_TEST(test_batches_keep_order);
     return CHECK_REPORT();
 }
