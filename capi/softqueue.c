@@ -27,8 +27,19 @@ ll__pending *ll__pending_new(void) {
     pthread_mutex_unlock(&free_mu);
     if (p == NULL) {
         p = calloc(1, sizeof(ll__pending));
-        if (p != NULL)
-            pthread_mutex_init(&p->post_mu, NULL); /* once: records are reused, never freed */
+        if (p != NULL) {
+            /* Adaptive: a poster and the loop taking the queue hold it for
+             * a few instructions, so spinning briefly beats sleeping in a
+             * futex (glibc; elsewhere a plain mutex). Once: records are
+             * reused, never freed. */
+            pthread_mutexattr_t attr;
+            pthread_mutexattr_init(&attr);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+            pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+            pthread_mutex_init(&p->post_mu, &attr);
+            pthread_mutexattr_destroy(&attr);
+        }
         return p;
     }
     p->next_free = NULL;
