@@ -18,6 +18,9 @@ const dispatchBatch = 256
 // runOnce is one iteration, asyncio's BaseEventLoop._run_once.
 func (l *Loop) runOnce(nowait bool) error {
 	l.purgeCancelledTimers()
+	if l.iter++; l.iter%yieldEvery == 0 {
+		l.yieldIfLong()
+	}
 
 	timeout := int64(-1)
 	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 ||
