@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 /*
@@ -46,6 +48,9 @@ func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, ou
 	if rc != 0 {
 		return rc
 	}
+	if out == nil { // no handle wanted: queued by value
+		return errCode(s.loop.CallSoonHost(uintptr(cb), uintptr(arg)))
+	}
 	h, err := s.loop.CallSoonForeign(libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id})
 	if err != nil {
 		return errCode(err)
@@ -60,6 +65,9 @@ func ll__call_later_go(caller, id C.uint64_t, delay C.double, cb C.ll_callback, 
 	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
+	}
+	if out == nil { // no handle wanted: the core keeps the timer by value
+		return errCode(s.loop.CallLaterHost(float64(delay), uintptr(unsafe.Pointer(cb)), uintptr(arg)))
 	}
 	h, err := s.loop.CallLaterForeign(float64(delay), foreign(s, unsafe.Pointer(cb), arg))
 	if err != nil {
@@ -76,6 +84,9 @@ func ll__call_at_go(caller, id C.uint64_t, when C.double, cb C.ll_callback, arg 
 	if rc != 0 {
 		return rc
 	}
+	if out == nil {
+		return errCode(s.loop.CallAtHost(float64(when), uintptr(unsafe.Pointer(cb)), uintptr(arg)))
+	}
 	h, err := s.loop.CallAtForeign(float64(when), foreign(s, unsafe.Pointer(cb), arg))
 	if err != nil {
 		return errCode(err)
@@ -83,8 +94,12 @@ func ll__call_at_go(caller, id C.uint64_t, when C.double, cb C.ll_callback, arg 
 	return giveHandle(s, h, out)
 }
 
-//export ll_call_soon_threadsafe
-func ll_call_soon_threadsafe(id C.uint64_t, cb C.ll_callback, arg unsafe.Pointer) C.int {
+// ll__call_soon_threadsafe_go is ll_call_soon_threadsafe's Go path
+// (softqueue.c queues in C first): a loop left out of the C registry, a
+// closed or stale one (refused here), or memory running out in C.
+//
+//export ll__call_soon_threadsafe_go
+func ll__call_soon_threadsafe_go(id C.uint64_t, cb C.ll_callback, arg unsafe.Pointer) C.int {
 	obj, ok := ids.get(uint64(id), kindLoop)
 	if !ok {
 		return C.int(libloop.EBADHANDLE)
