@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python network and process workloads, one run per process (driven by
 run_net.sh, which adds the external load: bench/loadgen and wrk).
 

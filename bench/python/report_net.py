@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Summarise run_net.sh's RESULT lines: per workload, the median of each
 loop's runs (and their range), then libloop's ratio against uvloop and
 against asyncio, both from the same run.

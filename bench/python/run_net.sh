@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/python/run_net.sh — the Python network and process workloads on
 # asyncio's SelectorEventLoop, uvloop and libloop, on one interpreter,
 # interleaved (repetition k runs every loop for W4, then for W5p, ...), one

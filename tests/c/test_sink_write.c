@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes from a batch sink (the Python binding's path): during the sink's
  * call ll_transport_write_async_size sends from C to the transports of the
  * run being delivered. It must give the same results as the Go path: the

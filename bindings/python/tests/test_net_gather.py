@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Writes made inside the loop's callbacks (libloop gathers a batch's small
 writes into one send): twin tests that every order and flow-control rule
 stays asyncio's, and a libloop-only test that two writes of one callback
