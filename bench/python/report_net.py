@@ -85,8 +85,13 @@ def main():
                                         if r['workload'] == w and r['loop'] == l and k in r)
                    for l in LOOPS if any(r['workload'] == w and r['loop'] == l and k in r
                                          for r in rows)}
-            extras.append(f'- {w} {what} (median): ' +
-                          ', '.join(f'{l} {per[l]:.1f}' for l in LOOPS if l in per))
+            line = f'- {w} {what} (median): ' + ', '.join(
+                f'{l} {per[l]:.1f}' for l in LOOPS if l in per)
+            if per.get('libloop') and per.get('uvloop'):
+                line += f"; libloop uses {per['libloop'] / per['uvloop']:.2f}x uvloop's CPU"
+            if per.get('libloop') and per.get('asyncio'):
+                line += f", {per['libloop'] / per['asyncio']:.2f}x asyncio's"
+            extras.append(line)
     if extras:
         print()
         print('\n'.join(extras))
