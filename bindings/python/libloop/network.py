@@ -141,6 +141,9 @@ class NetworkMixin:
             t._lost = True  # (not _closing: an unclosed one still warns)
             t._release_socket()
         self._transports.clear()
+        for t in self._wq:  # (only an interrupted trampoline leaves any)
+            t._wpend = None
+        self._wq.clear()
 
     # ---- asyncio's own high-level methods -----------------------------------------------
 
