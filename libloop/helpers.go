@@ -10,7 +10,7 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 	if f.loop != l {
 		return EINVAL
 	}
-	if err := l.enterRun(); err != nil {
+	if err := l.enterRun(true); err != nil {
 		return err
 	}
 	token := f.AddDoneCallback(func(*Future) { l.stopping = true })

@@ -63,6 +63,8 @@ type Loop struct {
 	hostRun     func() bool
 	hostPending bool
 
+	counters loopCounters // Stats' totals (stats.go)
+
 	debug        bool
 	slowDuration time.Duration
 	excHandler   func(*ErrorContext)
@@ -163,7 +165,9 @@ func (l *Loop) CheckThread() error {
 	return nil
 }
 
-func (l *Loop) enterRun() error {
+// enterRun claims the loop for the calling thread; timed starts the clock
+// of Stats.Running (all runs but a non-blocking RunOnce).
+func (l *Loop) enterRun(timed bool) error {
 	if l.closed.Load() {
 		return ECLOSED
 	}
@@ -176,10 +180,14 @@ func (l *Loop) enterRun() error {
 	if l.debug {
 		l.ownerTid = threadID()
 	}
+	if timed {
+		l.startRunClock()
+	}
 	return nil
 }
 
 func (l *Loop) leaveRun() {
+	l.stopRunClock()
 	l.stopping = false
 	l.running.Store(false)
 	runtime.UnlockOSThread()
@@ -187,7 +195,7 @@ func (l *Loop) leaveRun() {
 
 // RunForever runs iterations until Stop.
 func (l *Loop) RunForever() error {
-	if err := l.enterRun(); err != nil {
+	if err := l.enterRun(true); err != nil {
 		return err
 	}
 	defer l.leaveRun()
@@ -203,7 +211,7 @@ func (l *Loop) RunForever() error {
 
 // RunOnce runs one iteration; with nowait the poll does not block.
 func (l *Loop) RunOnce(nowait bool) error {
-	if err := l.enterRun(); err != nil {
+	if err := l.enterRun(!nowait); err != nil {
 		return err
 	}
 	defer l.leaveRun()

@@ -15,6 +15,7 @@ const dispatchBatch = 256
 
 // runOnce is one iteration, asyncio's BaseEventLoop._run_once.
 func (l *Loop) runOnce(nowait bool) error {
+	l.counters.iterations++
 	l.purgeCancelledTimers()
 
 	timeout := int64(-1)
@@ -33,10 +34,18 @@ func (l *Loop) runOnce(nowait bool) error {
 	// A non-blocking poll with no fd watched can report nothing but the
 	// wakeup fd, and posted callbacks are taken below anyway: skip it.
 	if timeout != 0 || l.nWatched > 0 {
+		var idleFrom int64
+		if timeout != 0 { // may block: time it for Stats.Idle
+			idleFrom = monoNow()
+		}
 		evs, woke, err := l.sel.poll(timeout, l.events[:0])
+		if timeout != 0 {
+			l.counters.idleNs += monoNow() - idleFrom
+		}
 		if err != nil {
 			return err
 		}
+		l.counters.events += uint64(len(evs))
 		if woke {
 			l.wakePending.Store(0)
 		}
@@ -169,6 +178,7 @@ func (l *Loop) runSome(max int) int {
 	if debug {
 		start = time.Now()
 	}
+	l.counters.callbacks += uint64(len(batch)) // one add per batch
 	l.dispatcher.Run(l, len(batch))
 	if debug {
 		l.reportSlow(batch[0], time.Since(start))
@@ -188,6 +198,7 @@ func (l *Loop) runGo(h *Handle) {
 		l.unref(h) // a host callback with no dispatcher installed cannot run
 		return
 	}
+	l.counters.callbacks++
 	if debug := l.debug; debug {
 		start := time.Now()
 		l.callGo(h)
