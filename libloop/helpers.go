@@ -10,11 +10,13 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 	if f.loop != l {
 		return EINVAL
 	}
-	if err := l.enterRun(true); err != nil {
+	if err := l.enterRun(); err != nil {
 		return err
 	}
 	token := f.AddDoneCallback(func(*Future) { l.stopping = true })
 	defer l.leaveRun()
+	l.startRunClock()
+	defer l.stopRunClock()
 	defer f.RemoveDoneCallbackToken(token)
 	for {
 		if err := l.runOnce(false); err != nil {

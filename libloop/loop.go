@@ -165,9 +165,7 @@ func (l *Loop) CheckThread() error {
 	return nil
 }
 
-// enterRun claims the loop for the calling thread; timed starts the clock
-// of Stats.Running (all runs but a non-blocking RunOnce).
-func (l *Loop) enterRun(timed bool) error {
+func (l *Loop) enterRun() error {
 	if l.closed.Load() {
 		return ECLOSED
 	}
@@ -180,14 +178,10 @@ func (l *Loop) enterRun(timed bool) error {
 	if l.debug {
 		l.ownerTid = threadID()
 	}
-	if timed {
-		l.startRunClock()
-	}
 	return nil
 }
 
 func (l *Loop) leaveRun() {
-	l.stopRunClock()
 	l.stopping = false
 	l.running.Store(false)
 	runtime.UnlockOSThread()
@@ -195,10 +189,12 @@ func (l *Loop) leaveRun() {
 
 // RunForever runs iterations until Stop.
 func (l *Loop) RunForever() error {
-	if err := l.enterRun(true); err != nil {
+	if err := l.enterRun(); err != nil {
 		return err
 	}
 	defer l.leaveRun()
+	l.startRunClock()
+	defer l.stopRunClock()
 	for {
 		if err := l.runOnce(false); err != nil {
 			return err
@@ -211,11 +207,19 @@ func (l *Loop) RunForever() error {
 
 // RunOnce runs one iteration; with nowait the poll does not block.
 func (l *Loop) RunOnce(nowait bool) error {
-	if err := l.enterRun(!nowait); err != nil {
+	if err := l.enterRun(); err != nil {
 		return err
 	}
 	defer l.leaveRun()
-	return l.runOnce(nowait)
+	if nowait {
+		// Not timed for Stats.Running: a clock read pair would double
+		// the cost of an iteration that cannot block.
+		return l.runOnce(true)
+	}
+	l.startRunClock()
+	err := l.runOnce(false)
+	l.stopRunClock() // not deferred: that would cost the nowait path too
+	return err
 }
 
 // postQueue holds callbacks posted from other threads until the loop takes

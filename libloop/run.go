@@ -74,6 +74,9 @@ func (l *Loop) runOnce(nowait bool) error {
 			l.hostPending = true
 		}
 	}
+	// Counted once per iteration, not per callback: those skipped as
+	// cancelled are subtracted where they are dropped (the rare path).
+	l.counters.callbacks += uint64(ntodo)
 	for ntodo > 0 {
 		ntodo -= l.runSome(ntodo)
 	}
@@ -135,6 +138,7 @@ func (l *Loop) processEvents(evs []ioEvent) {
 func (l *Loop) runSome(max int) int {
 	h := l.ready.pop()
 	if h.cancelled {
+		l.counters.callbacks--
 		l.unref(h)
 		return 1
 	}
@@ -160,6 +164,7 @@ func (l *Loop) runSome(max int) int {
 			h.pos = int32(len(batch))
 			batch = append(batch, h)
 		} else {
+			l.counters.callbacks--
 			l.unref(h)
 		}
 		n++
@@ -178,7 +183,6 @@ func (l *Loop) runSome(max int) int {
 	if debug {
 		start = time.Now()
 	}
-	l.counters.callbacks += uint64(len(batch)) // one add per batch
 	l.dispatcher.Run(l, len(batch))
 	if debug {
 		l.reportSlow(batch[0], time.Since(start))
@@ -195,10 +199,10 @@ func (l *Loop) runSome(max int) int {
 
 func (l *Loop) runGo(h *Handle) {
 	if !h.isGo() {
+		l.counters.callbacks--
 		l.unref(h) // a host callback with no dispatcher installed cannot run
 		return
 	}
-	l.counters.callbacks++
 	if debug := l.debug; debug {
 		start := time.Now()
 		l.callGo(h)

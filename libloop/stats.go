@@ -26,7 +26,8 @@ type Stats struct {
 	Events uint64
 	// Callbacks is the number of callbacks run from the ready queue:
 	// call_soon and timer callbacks, fd watchers, task steps, done
-	// callbacks. A callback cancelled before it ran is not counted.
+	// callbacks. A callback cancelled while queued is not counted (a host
+	// callback cancelled by an earlier one of its own batch still is).
 	// Callbacks of a host's own queue (SetHostQueue) are the host's to count.
 	Callbacks uint64
 	// Idle is the time spent blocked in poll (a poll that may block, i.e.
@@ -90,12 +91,12 @@ func (s Stats) Utilization(prev Stats) float64 {
 	return float64(busy) / float64(run)
 }
 
-// startRunClock and stopRunClock time a run for Stats.Running.
+// startRunClock and stopRunClock time a run for Stats.Running (every run
+// but a non-blocking RunOnce).
 func (l *Loop) startRunClock() { l.counters.runStart = monoNow() }
 
 func (l *Loop) stopRunClock() {
-	if c := &l.counters; c.runStart != 0 {
-		c.runNs += monoNow() - c.runStart
-		c.runStart = 0
-	}
+	c := &l.counters
+	c.runNs += monoNow() - c.runStart
+	c.runStart = 0
 }
