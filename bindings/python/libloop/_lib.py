@@ -155,6 +155,16 @@ ll_loop_new = _fn(LIB, "ll_loop_new", c_int, [POINTER(c_uint64)])
 
 ll_loop_close = _fn(LIB, "ll_loop_close", c_int, [c_uint64])
 
+
+class LoopStats(ctypes.Structure):
+    """struct ll_loop_stats (tests/c/test_abi_layout.c pins its layout)."""
+    _fields_ = [(name, c_uint64) for name in (
+        "size", "iterations", "events", "callbacks", "idle_ns", "running_ns",
+        "ready", "timers", "fds", "tasks")]
+
+
+ll_loop_stats = _fn(PYLIB, "ll_loop_stats", c_int, [c_uint64, POINTER(LoopStats)])
+
 # Runs the loop: CDLL, so the GIL is released while it polls.
 ll_loop_run_forever = _fn(LIB, "ll_loop_run_forever", c_int, [c_uint64])
 
