@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
+.PHONY: test-docs install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
 
 all: lib examples
 
@@ -69,6 +69,28 @@ test-c: $(CTEST_BINS)
 	@pass=0; fail=0; for t in $(CTEST_BINS); do \
 	  if $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
 	  echo "C tests: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+
+# The docs' examples (docs/examples): every C file is compiled and run, then
+# the Python and Go ones; each checks what its page promises and exits 1 if
+# it is not so.
+DOCEX_C := $(wildcard docs/examples/*.c)
+DOCEX_BINS := $(patsubst docs/examples/%.c,$(BUILD)/docs/%,$(DOCEX_C))
+
+$(BUILD)/docs/%: docs/examples/%.c docs/examples/must.h include/libloop.h $(wildcard include/libloop/*.h) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
+
+test-docs: $(DOCEX_BINS)
+	@pass=0; fail=0; \
+	for t in $(DOCEX_BINS); do \
+	  if $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
+	for py in docs/examples/*.py; do \
+	  if LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(PYTHON) $$py; then pass=$$((pass+1)); \
+	  else echo "FAIL $$py"; fail=$$((fail+1)); fi; done; \
+	for g in docs/examples/go/*/; do \
+	  if LIBLOOP_LIBRARY=$(abspath $(LIB)) $(GO) run ./$$g; then pass=$$((pass+1)); \
+	  else echo "FAIL $$g"; fail=$$((fail+1)); fi; done; \
+	echo "docs examples: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 # The C tests again under AddressSanitizer and UndefinedBehaviorSanitizer
 # (the C side: the Go runtime's own memory is not instrumented; leak
