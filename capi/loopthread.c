@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calls a host is likely to make from a worker thread by mistake: each
  * wrapper passes the loop the calling thread runs (ll__thread_loop, one
  * thread-local load) to its Go side, which refuses the call with

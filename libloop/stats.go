@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import "time"
@@ -59,14 +61,18 @@ func (l *Loop) Stats() Stats {
 	if c.runStart != 0 {
 		run += monoNow() - c.runStart
 	}
+	ready := l.ready.len()
+	for _, b := range l.batches.q[l.batches.head:] { // a mark stands for a batch's calls
+		ready += b.Len() - 1
+	}
 	return Stats{
 		Iterations: c.iterations,
 		Events:     c.events,
 		Callbacks:  c.callbacks,
 		Idle:       time.Duration(c.idleNs),
 		Running:    time.Duration(run),
-		Ready:      l.ready.len(),
-		Timers:     len(l.timers) - l.timerCancelled,
+		Ready:      ready,
+		Timers:     len(l.timers) - l.timerCancelled + l.hostTimers.n,
 		FDs:        l.nWatched,
 		Tasks:      len(l.tasks),
 	}

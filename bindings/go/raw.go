@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -9,8 +11,8 @@ import (
 
 // Run modes of Raw.LoopRunOnce (LL_RUN_ONCE and LL_RUN_NOWAIT).
 const (
-	RunModeOnce   int32 = 0 // block in poll until something is due
-	RunModeNowait int32 = 1 // never block
+	RunModeOnce   int32 = 0 // LL_RUN_ONCE: block in poll until something is due
+	RunModeNowait int32 = 1 // LL_RUN_NOWAIT: never block
 )
 
 // Raw calls the ll_ functions exactly as include/libloop.h declares them:
@@ -34,7 +36,7 @@ type Raw struct {
 	Time          func(loop uint64) float64                   // ll_loop_time
 	SetDebug      func(loop uint64, enabled int32) int32      // ll_loop_set_debug
 	GetDebug      func(loop uint64) int32                     // ll_loop_get_debug
-	LoopStats     func(loop uint64, out unsafe.Pointer) int32 // ll_loop_stats (out: struct ll_loop_stats, size set)
+	LoopStats     func(loop uint64, out unsafe.Pointer) int32 // ll_loop_stats; out is a struct ll_loop_stats, its size set
 
 	SetSlowCallbackDuration func(loop uint64, secs float64) int32         // ll_loop_set_slow_callback_duration
 	SetExceptionHandler     func(loop uint64, handler, arg uintptr) int32 // ll_loop_set_exception_handler

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -19,9 +21,9 @@ type Stats struct {
 	Tasks      uint64        // tasks not done
 }
 
-// statsV1Size is sizeof(struct ll_loop_stats) as this binding knows it
-// (LL_LOOP_STATS_V1_SIZE; tests/c/test_abi_layout.c pins the layout).
-const statsV1Size = 80
+// statsV1Size is sizeof(struct ll_loop_stats) as this binding knows it;
+// tests/c/test_abi_layout.c pins the layout.
+const statsV1Size = 80 // LL_LOOP_STATS_V1_SIZE
 
 // Stats reads the loop's metrics (ll_loop_stats). Call it from a callback
 // of the loop or while the loop is not running: from another goroutine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* executor.c — blocking work on the loop's thread pool: ll_run_in_executor
  * gives a future; ll_queue_work (libuv's uv_queue_work) calls back instead. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fds.c — watch a pipe for reading (level-triggered: the callback runs every
  * iteration while data is unread). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* loop.c — one iteration runs exactly the callbacks that were ready when it
  * began; ll_loop_stop ends ll_loop_run_forever after the current iteration. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* metrics.c — ll_loop_stats: counters rise by what the loop did, and
  * idle time against running time gives the event loop utilization. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """metrics.py — loop.stats() and Node-style event loop utilization."""
 
 import asyncio

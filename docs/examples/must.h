@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* must.h — two helpers shared by the docs' examples, so each example stays
  * about the concept it shows. MUST(call) exits with the library's name for
  * a failing code; EXPECT(cond) exits when what the page promises is false,

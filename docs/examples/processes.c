@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* processes.c — run `sh -c 'echo hello; exit 3'` with its stdout as a pipe
  * transport, collect the output, and read the return code. */
 #include <errno.h>

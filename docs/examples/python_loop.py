@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """python_loop.py — an unchanged asyncio program on libloop's loop: tasks,
 a timeout, a TCP echo on 127.0.0.1, and the executor. libloop.run is
 asyncio.run with libloop's loop; asyncio.Runner(loop_factory=

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signals.c — a SIGUSR1 handler that runs on the loop's thread, in an
  * iteration after the delivery, not inside the signal handler. */
 #include <signal.h>

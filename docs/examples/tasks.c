@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tasks.c — a future set by a timer, and a task (a step function) that
  * awaits it, sleeps, and returns; ll_run is asyncio.run. */
 #include <stdint.h>

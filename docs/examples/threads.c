@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* threads.c — a worker thread hands results to a running loop with
  * ll_call_soon_threadsafe; a non-thread-safe call from it is refused with
  * LL_EWRONGTHREAD. Then: ids go stale once released. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timers.c — call_soon, call_later, call_at, cancel; equal deadlines keep
  * their scheduling order and a timer never runs early. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* transports.c — a TCP echo server and a client on 127.0.0.1: the client
  * writes "ping", then sends a file with ll_transport_sendfile, and closes
  * once everything came back. Then one UDP datagram round trip. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loop metrics (ll_loop_stats): the totals rise by what the loop did, the
  * current counts match what was registered, idle time grows while the loop
  * is blocked and not while it is busy, and the struct can grow. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Low-level ctypes layer over libloop's C ABI (include/libloop.h).
 
 Loading order: $LIBLOOP_LIBRARY, then libloop.so next to this package, then
@@ -94,6 +95,7 @@ LL_EWRONGTHREAD = -10006
 LL_ESTOPPED = -10007
 LL_ETIMEDOUT = -10008
 LL_ENOMEM = -10009
+LL_ENONAME = -10010
 
 ll_strerror = _fn(LIB, "ll_strerror", c_char_p, [c_int])
 
@@ -163,10 +165,16 @@ class LoopStats(ctypes.Structure):
         "ready", "timers", "fds", "tasks")]
 
 
+LL_LOOP_STATS_V1_SIZE = 80  # sizeof(LoopStats): the fields above
+assert ctypes.sizeof(LoopStats) == LL_LOOP_STATS_V1_SIZE
+
+
 ll_loop_stats = _fn(PYLIB, "ll_loop_stats", c_int, [c_uint64, POINTER(LoopStats)])
 
 # Runs the loop: CDLL, so the GIL is released while it polls.
 ll_loop_run_forever = _fn(LIB, "ll_loop_run_forever", c_int, [c_uint64])
+
+LL_RUN_ONCE, LL_RUN_NOWAIT = 0, 1  # ll_loop_run_once modes
 
 ll_loop_run_once = _fn(LIB, "ll_loop_run_once", c_int, [c_uint64, c_int])
 

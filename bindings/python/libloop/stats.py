@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Loop metrics: loop.stats() and loop.event_loop_utilization().
 
 libloop's core counts iterations, poll events, idle and running time

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """loop.stats() and loop.event_loop_utilization() (libloop only: asyncio
 and uvloop have no metrics)."""
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 // Command core runs a loop of the pure-Go core package, imported directly:
 // no shared library, no cgo, one Go runtime. A task sleeps twice and
 // returns; a timer and the metrics show the loop's work.

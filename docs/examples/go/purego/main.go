@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 // Command purego drives libloop.so through the purego binding (no cgo):
 // the same loop a C or Python program in this process could share.
 // Run it with LIBLOOP_LIBRARY=build/libloop.so (or from the repository,
