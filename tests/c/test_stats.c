@@ -101,6 +101,10 @@ static void test_timer_fd_task_counts(void) {
     CHECK_EQ_INT(ll_handle_cancel(t[1]), 0);
     CHECK_EQ_INT(ll_handle_cancel(t[3]), 0);
     CHECK_EQ_INT(stats_of(loop).timers, 3);
+    /* Timers with no handle are kept apart by the loop; they count too. */
+    CHECK_EQ_INT(ll_call_later(loop, 20.0, noop_cb, NULL, NULL), 0);
+    CHECK_EQ_INT(ll_call_at(loop, ll_loop_time(loop) + 20.0, noop_cb, NULL, NULL), 0);
+    CHECK_EQ_INT(stats_of(loop).timers, 5);
 
     int p[2], q[2];
     CHECK_EQ_INT(pipe(p), 0);
