@@ -3,7 +3,6 @@
  * crossing, and call_soon from a callback without entering Go. The Go side
  * decides what runs; this file only calls and queues. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include "hotpath.h"
@@ -61,69 +60,6 @@ void ll__run_soon_array(uint64_t loop, uintptr_t items_addr, int64_t n, uintptr_
 
 ll__call *ll__alloc_calls(int n) { return calloc((size_t)n, sizeof(ll__call)); }
 
-/* The idle loops' queues by loop id: direct-mapped on the id's low bits
- * (the id table's slot). Two live loops that collide leave the later one
- * out, and its calls take the Go path: slower, never wrong. */
-#define REG_SIZE 64
-static ll__pending *registry[REG_SIZE];
-static ll__pending *free_records;
-static pthread_mutex_t free_mu = PTHREAD_MUTEX_INITIALIZER;
-
-ll__pending *ll__pending_new(void) {
-    pthread_mutex_lock(&free_mu);
-    ll__pending *p = free_records;
-    if (p != NULL)
-        free_records = p->next_free;
-    pthread_mutex_unlock(&free_mu);
-    if (p == NULL)
-        return calloc(1, sizeof(ll__pending));
-    p->next_free = NULL;
-    return p;
-}
-
-void ll__pending_register(ll__pending *p, uint64_t loop) {
-    __atomic_store_n(&p->loop_id, loop, __ATOMIC_RELEASE);
-    __atomic_store_n(&p->open, 1, __ATOMIC_RELEASE);
-    ll__pending *expected = NULL;
-    p->registered = __atomic_compare_exchange_n(&registry[loop % REG_SIZE], &expected, p, 0, __ATOMIC_ACQ_REL,
-                                                __ATOMIC_ACQUIRE);
-}
-
-void ll__pending_set_open(ll__pending *p, int open) { __atomic_store_n(&p->open, open, __ATOMIC_RELEASE); }
-
-void ll__pending_retire(ll__pending *p) {
-    if (p == NULL)
-        return;
-    uint64_t loop = __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE);
-    __atomic_store_n(&p->open, 0, __ATOMIC_RELEASE);
-    __atomic_store_n(&p->loop_id, 0, __ATOMIC_RELEASE);
-    if (p->registered) {
-        ll__pending *expected = p;
-        __atomic_compare_exchange_n(&registry[loop % REG_SIZE], &expected, NULL, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE);
-        p->registered = 0;
-    }
-    free(p->items);
-    p->items = NULL;
-    p->len = p->cap = 0;
-    p->step_task = 0;
-    p->step_decided = 0;
-    pthread_mutex_lock(&free_mu);
-    p->next_free = free_records;
-    free_records = p;
-    pthread_mutex_unlock(&free_mu);
-}
-
-/* The queue of an idle loop, or NULL (running, closed, unknown, or left
- * out of the registry). */
-static ll__pending *idle_queue(uint64_t loop) {
-    ll__pending *p = __atomic_load_n(&registry[loop % REG_SIZE], __ATOMIC_ACQUIRE);
-    if (p == NULL || __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE) != loop ||
-        !__atomic_load_n(&p->open, __ATOMIC_ACQUIRE))
-        return NULL;
-    return p;
-}
-
 void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg) {
     ((ll_exception_handler)fn)(loop, ctx, (void *)arg);
 }
@@ -144,13 +80,15 @@ static int pending_push(ll__pending *p, uintptr_t fn, uintptr_t arg) {
     return 0;
 }
 
+ll__pending *ll__batch_queue(uint64_t loop) { return loop != 0 && loop == tls_batch_loop ? tls_pending : NULL; }
+
 int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out) {
     /* Fast paths, no handle wanted: a callback of this loop schedules
      * another (the loop is known valid and running on this thread), or
      * the loop is idle (Go moves the queue to the ready queue when the
      * loop next runs, or when any call first touches it). */
     if (out == NULL && cb != NULL && loop != 0) {
-        ll__pending *p = loop == tls_batch_loop ? tls_pending : idle_queue(loop);
+        ll__pending *p = loop == tls_batch_loop ? tls_pending : ll__idle_queue(loop);
         if (p != NULL && pending_push(p, (uintptr_t)cb, (uintptr_t)arg) == 0)
             return 0;
     }

@@ -30,6 +30,13 @@ typedef struct ll__soon {
     uintptr_t arg;
 } ll__soon;
 
+/* A handle-less timer queued in C: its deadline in loop nanoseconds. */
+typedef struct ll__later {
+    int64_t when;
+    uintptr_t fn;
+    uintptr_t arg;
+} ll__later;
+
 typedef struct ll__pending {
     ll__soon *items;
     int64_t len;
@@ -47,6 +54,9 @@ typedef struct ll__pending {
     int32_t open;
     int32_t registered;
     struct ll__pending *next_free; /* retired records are reused, never freed */
+    ll__later *timers; /* handle-less timers, flushed every 4096 (softqueue.c) */
+    int64_t ntimers;
+    int64_t timers_cap;
 } ll__pending;
 
 /* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call
@@ -75,6 +85,13 @@ ll__pending *ll__pending_new(void);
 void ll__pending_register(ll__pending *p, uint64_t loop);
 void ll__pending_set_open(ll__pending *p, int open);
 void ll__pending_retire(ll__pending *p);
+/* The queue of an idle loop (softqueue.c) / of the batch running on this
+ * thread (hotpath.c), or NULL. Hidden: not part of the ABI. */
+__attribute__((visibility("hidden"))) ll__pending *ll__idle_queue(uint64_t loop);
+__attribute__((visibility("hidden"))) ll__pending *ll__batch_queue(uint64_t loop);
+/* The loop clock's base in CLOCK_MONOTONIC nanoseconds, from Go. */
+void ll__set_clock_base(int64_t base);
+int64_t ll__clock_raw(void);
 void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg);
 
 

@@ -79,7 +79,16 @@ func (s *loopState) beginRun() func() {
 // in the FIFO, one crossing to run, nothing copied.
 func (s *loopState) flushPending() {
 	p := s.pending
-	if p == nil || p.len == 0 {
+	if p == nil {
+		return
+	}
+	if p.ntimers > 0 {
+		for _, t := range unsafe.Slice(p.timers, int(p.ntimers)) {
+			s.loop.CallAtHostNs(int64(t.when), uintptr(t.fn), uintptr(t.arg))
+		}
+		p.ntimers = 0
+	}
+	if p.len == 0 {
 		return
 	}
 	items := unsafe.Slice(p.items, int(p.len))
@@ -102,6 +111,23 @@ func (s *loopState) flushPending() {
 		s.loop.CallSoonHost(uintptr(items[i].fn), uintptr(items[i].arg)) // called with the loop's Tag, s.id
 	}
 	p.len = 0
+}
+
+// ll__flush_pending_go moves a loop's C-side queues into it (softqueue.c
+// calls it when 4096 timers wait), on the thread that queued them.
+//
+//export ll__flush_pending_go
+func ll__flush_pending_go(id C.uint64_t) {
+	if obj, ok := ids.get(uint64(id), kindLoop); ok {
+		obj.(*loopState).flushPending()
+	}
+}
+
+// The C side's loop clock: its base read before Go's clock, so C's "now"
+// is never behind the loop's and a timer it queues is never early.
+func init() {
+	c := int64(C.ll__clock_raw())
+	C.ll__set_clock_base(C.int64_t(c - libloop.Nanotime()))
 }
 
 // softBatchMin is the shortest run handed over as a batch: below it, a

@@ -8,6 +8,7 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../include -O2
+#cgo LDFLAGS: -lm
 #include "hotpath.h"
 */
 import "C"

@@ -96,5 +96,6 @@ func closeLoop(s *loopState) error {
 	// later ones take the Go path, which says LL_ECLOSED.
 	C.ll__pending_set_open(s.pending, 0)
 	s.pending.len = 0
+	s.pending.ntimers = 0
 	return err
 }

@@ -133,6 +133,19 @@ func (l *Loop) CallAtHost(when float64, fn, arg uintptr) error {
 	return nil
 }
 
+// CallAtHostNs is CallAtHost with the deadline in loop nanoseconds, as a
+// host computed it (capi: C-side timers flushed in batches).
+func (l *Loop) CallAtHostNs(when int64, fn, arg uintptr) error {
+	if l.closed.Load() {
+		return ECLOSED
+	}
+	if fn == 0 {
+		return EINVAL
+	}
+	l.pushHostTimer(when, fn, arg)
+	return nil
+}
+
 func (l *Loop) pushHostTimer(when int64, fn, arg uintptr) {
 	l.seq++ // the same order as handles: equal deadlines run as scheduled
 	l.hostTimers.push(hostTimer{when: when, seq: l.seq, fn: fn, arg: arg})

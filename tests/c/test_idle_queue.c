@@ -4,7 +4,8 @@
  * host relies on: the calls keep one FIFO order with everything else, a
  * closed loop refuses them, a released loop's id stays stale, a worker
  * thread may fill an idle loop before the owner runs it but not a running
- * one, and many loops at once each get their own calls. */
+ * one, and many loops at once each get their own calls. Timers with no
+ * handle are queued in C the same way. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -207,6 +208,74 @@ static void test_batches_keep_order(void) {
     ll_release(loop);
 }
 
+/* Timers with no handle queue in C too (moved into the loop every 4,096):
+ * never early against the loop clock, equal deadlines in scheduling order
+ * with timers that have a handle, across the moves, and refused or dropped
+ * with the loop closed. */
+#define NTIMERS 5000
+static double sched_at[NTIMERS], delay_of[NTIMERS], ran_at[NTIMERS];
+static int early;
+
+static void timed_cb(ll_loop loop, void *arg) {
+    int i = (int)(intptr_t)arg;
+    ran_at[i] = ll_loop_time(loop);
+    if (ran_at[i] < sched_at[i] + delay_of[i])
+        early++;
+    log_cb(loop, arg);
+}
+
+static void later_from_callback_cb(ll_loop loop, void *arg) {
+    (void)arg;
+    CHECK_EQ_INT(ll_call_later(loop, 0.001, log_cb, (void *)(intptr_t)1, NULL), 0);
+    CHECK_EQ_INT(ll_call_later(loop, 0.0, log_cb, (void *)(intptr_t)0, NULL), 0);
+}
+
+static void test_timers_queued_in_c(void) {
+    ll_loop loop = new_loop();
+    norder = 0;
+    early = 0;
+    for (int i = 0; i < NTIMERS; i++) {
+        delay_of[i] = (NTIMERS - i) * 2e-6; /* scheduled latest-first */
+        sched_at[i] = ll_loop_time(loop);
+        CHECK_EQ_INT(ll_call_later(loop, delay_of[i], timed_cb, (void *)(intptr_t)i, NULL), 0);
+    }
+    CHECK_EQ_INT(ll_call_later(loop, 0.05, stop_cb, NULL, NULL), 0);
+    CHECK_EQ_INT(ll_loop_run_forever(loop), 0);
+    CHECK_EQ_INT(norder, NTIMERS);
+    CHECK_EQ_INT(early, 0);
+
+    /* Equal deadlines, with and without handles, past a move: in order. */
+    norder = 0;
+    double when = ll_loop_time(loop) + 0.01;
+    ll_handle hs[NTIMERS / 100];
+    int nh = 0;
+    for (int i = 0; i < NTIMERS; i++) {
+        ll_handle *out = i % 100 == 7 ? &hs[nh++] : NULL;
+        CHECK_EQ_INT(ll_call_at(loop, when, log_cb, (void *)(intptr_t)i, out), 0);
+    }
+    CHECK_EQ_INT(ll_call_at(loop, when + 0.01, stop_cb, NULL, NULL), 0);
+    CHECK_EQ_INT(ll_loop_run_forever(loop), 0);
+    CHECK(log_counts_up(NTIMERS));
+    for (int i = 0; i < nh; i++)
+        ll_release(hs[i]);
+
+    /* From a callback: queued in C in its batch, run in deadline order. */
+    norder = 0;
+    CHECK_EQ_INT(ll_call_soon(loop, later_from_callback_cb, NULL, NULL), 0);
+    CHECK_EQ_INT(ll_call_later(loop, 0.02, stop_cb, NULL, NULL), 0);
+    CHECK_EQ_INT(ll_loop_run_forever(loop), 0);
+    CHECK(log_counts_up(2));
+
+    /* Closed: queued ones are dropped, later ones refused. */
+    norder = 0;
+    CHECK_EQ_INT(ll_call_later(loop, 0, log_cb, (void *)0, NULL), 0);
+    CHECK_EQ_INT(ll_loop_close(loop), 0);
+    CHECK_EQ_INT(ll_call_later(loop, 0, log_cb, (void *)0, NULL), LL_ECLOSED);
+    CHECK_EQ_INT(ll_call_at(loop, 0, log_cb, (void *)0, NULL), LL_ECLOSED);
+    CHECK_EQ_INT(norder, 0);
+    ll_release(loop);
+}
+
 int main(void) {
     alarm(60);
     RUN_TEST(test_order_with_everything_else);
@@ -214,5 +283,6 @@ int main(void) {
     RUN_TEST(test_worker_fills_idle_loop);
     RUN_TEST(test_many_loops);
     RUN_TEST(test_batches_keep_order);
+    RUN_TEST(test_timers_queued_in_c);
     return CHECK_REPORT();
 }
