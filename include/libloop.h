@@ -242,7 +242,7 @@ struct ll_loop_stats {
     uint64_t running_ns; /**< time inside ll_loop_run_forever, _run_until_complete, ll_run and blocking
                               ll_loop_run_once calls (not LL_RUN_NOWAIT ones), a run in progress included;
                               idle_ns is part of it, running_ns - idle_ns is the time busy */
-    uint64_t ready;      /**< callbacks waiting in the ready queue now */
+    uint64_t ready;      /**< callbacks waiting in the ready queue now (ll_call_soon_threadsafe's once the loop took them) */
     uint64_t timers;     /**< timers scheduled and not cancelled */
     uint64_t fds;        /**< fds watched: readers, writers, transports, servers, child pidfds */
     uint64_t tasks;      /**< tasks not yet done */
