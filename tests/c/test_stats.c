@@ -70,6 +70,14 @@ static void test_callbacks_and_iterations(void) {
     CHECK_EQ_INT(c.iterations - b.iterations, 1);
     CHECK_EQ_INT(c.ready, 0);
     CHECK_EQ_INT(ll_release(h), 0);
+
+    /* Thread-safe posts are callbacks too, counted when they run. */
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ_INT(ll_call_soon_threadsafe(loop, noop_cb, NULL), 0);
+    CHECK_EQ_INT(ll_loop_run_once(loop, LL_RUN_NOWAIT), 0);
+    struct ll_loop_stats d = stats_of(loop);
+    CHECK_EQ_INT(d.callbacks - c.callbacks, 3);
+    CHECK_EQ_INT(d.ready, 0);
     CHECK_EQ_INT(ll_release(loop), 0);
 }
 
