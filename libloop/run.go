@@ -19,6 +19,9 @@ const dispatchBatch = 256
 func (l *Loop) runOnce(nowait bool) error {
 	l.counters.iterations++
 	l.purgeCancelledTimers()
+	if l.iter++; l.iter%yieldEvery == 0 {
+		l.yieldIfLong()
+	}
 
 	timeout := int64(-1)
 	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 ||
