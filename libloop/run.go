@@ -17,7 +17,6 @@ const dispatchBatch = 256
 
 // runOnce is one iteration, asyncio's BaseEventLoop._run_once.
 func (l *Loop) runOnce(nowait bool) error {
-	l.counters.iterations++
 	l.purgeCancelledTimers()
 	if l.iter++; l.iter%yieldEvery == 0 {
 		l.yieldIfLong()

@@ -5,17 +5,16 @@ package libloop
 import "time"
 
 // loopCounters are the loop's running totals. Plain fields, written only by
-// the thread running the loop: an increment per iteration, per poll and per
-// batch of callbacks, and a clock read pair only around a poll that blocks
-// and around a run (never around a callback), so they cost nothing
-// measurable on the hot path.
+// the thread running the loop: an add per iteration and per poll, and a
+// clock read pair only around a poll that blocks and around a run (never
+// around a callback), so they cost nothing measurable on the hot path. The
+// iteration count is the loop's own l.iter (yield.go reads it too).
 type loopCounters struct {
-	iterations uint64
-	events     uint64
-	callbacks  uint64
-	idleNs     int64
-	runNs      int64
-	runStart   int64 // monoNow() when the timed run in progress began; 0 if none
+	events    uint64
+	callbacks uint64
+	idleNs    int64
+	runNs     int64
+	runStart  int64 // monoNow() when the timed run in progress began; 0 if none
 }
 
 // Stats is a snapshot of a loop's metrics (libuv's uv_metrics_info and
@@ -66,7 +65,7 @@ func (l *Loop) Stats() Stats {
 		ready += b.Len() - 1
 	}
 	return Stats{
-		Iterations: c.iterations,
+		Iterations: l.iter,
 		Events:     c.events,
 		Callbacks:  c.callbacks,
 		Idle:       time.Duration(c.idleNs),
