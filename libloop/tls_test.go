@@ -1,0 +1,166 @@
+package libloop
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// goClientConfig is a crypto/tls client trusting p's CA.
+func goClientConfig(p *testPKI) *tls.Config {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(p.caPEM)
+	return &tls.Config{RootCAs: pool, ServerName: "localhost"}
+}
+
+// A libloop TLS server echoes to a crypto/tls client, then the client's
+// close gets the server's close_notify back.
+func TestTLSServerEchoGoClient(t *testing.T) {
+	l := newTestLoop(t)
+	p := newTestPKI(t)
+	var made, lost int
+	srv, err := l.ListenTLS("127.0.0.1", 0, 0, 0, p.serverConfig(t), func(ev *Event) bool {
+		switch ev.Kind {
+		case ConnectionMade:
+			made++
+			if st, err := ev.T.TLSState(); err != nil || st.Version != tls.VersionTLS13 {
+				t.Errorf("state %v %v", st.Version, err)
+			}
+		case DataReceived:
+			ev.T.Write(ev.Data)
+		case ConnectionLost:
+			lost++
+			if ev.Code != 0 {
+				t.Errorf("lost code %d", ev.Code)
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := srv.Port()
+	res := make(chan error, 1)
+	go func() {
+		c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port), goClientConfig(p))
+		if err != nil {
+			res <- err
+			return
+		}
+		msg := bytes.Repeat([]byte("hello tls "), 10000)
+		go c.Write(msg)
+		got := make([]byte, len(msg))
+		if _, err := io.ReadFull(c, got); err != nil {
+			res <- err
+			return
+		}
+		if !bytes.Equal(got, msg) {
+			res <- io.ErrShortBuffer
+			return
+		}
+		c.CloseWrite()
+		_, err = c.Read(got) // the server's close_notify: io.EOF
+		res <- err
+	}()
+	var out error
+	runUntil(t, l, 30*time.Second, func() bool {
+		select {
+		case out = <-res:
+			return true
+		default:
+			return false
+		}
+	})
+	if out != io.EOF {
+		t.Fatalf("client: %v", out)
+	}
+	runUntil(t, l, 10*time.Second, func() bool { return lost == 1 })
+	if made != 1 {
+		t.Fatalf("made %d", made)
+	}
+	srv.Close()
+}
+
+// DialTLS to a crypto/tls server: 4 MiB each way with a checksum, ALPN.
+func TestTLSDialGoServer(t *testing.T) {
+	l := newTestLoop(t)
+	p := newTestPKI(t)
+	cert, _ := tls.X509KeyPair(p.serverCert, p.serverKey)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	const total = 4 << 20
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		io.Copy(c, io.LimitReader(c, total))
+		c.Close()
+	}()
+	cfg := p.clientConfig(t)
+	cfg.SetALPN([]string{"x"})
+	port := ln.Addr().(*net.TCPAddr).Port
+	hs, hr := sha256.New(), sha256.New()
+	recvd, lostCode, lost := 0, 0, false
+	var tr *Transport
+	var dialErr error
+	dialed := false
+	src := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+	err = l.DialTLS("127.0.0.1", port, cfg, "localhost", func(ev *Event) bool {
+		switch ev.Kind {
+		case ConnectionMade:
+			for sent := 0; sent < total; sent += len(src) {
+				ev.T.Write(src)
+				hs.Write(src)
+			}
+		case DataReceived:
+			hr.Write(ev.Data)
+			recvd += len(ev.Data)
+		case ConnectionLost:
+			lost, lostCode = true, ev.Code
+		}
+		return false
+	}, func(t2 *Transport, err error) { tr, dialErr, dialed = t2, err, true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	runUntil(t, l, 60*time.Second, func() bool { return dialed && (dialErr != nil || lost) })
+	if dialErr != nil {
+		t.Fatal(dialErr)
+	}
+	if recvd != total || !bytes.Equal(hs.Sum(nil), hr.Sum(nil)) || lostCode != 0 {
+		t.Fatalf("recvd %d code %d", recvd, lostCode)
+	}
+	_ = tr
+}
+
+// A wrong host name fails the connect with ETLSHOST, leaving no goroutine.
+func TestTLSDialWrongHost(t *testing.T) {
+	l := newTestLoop(t)
+	p := newTestPKI(t)
+	srv, err := l.ListenTLS("127.0.0.1", 0, 0, 0, p.serverConfig(t), func(ev *Event) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := srv.Port()
+	before := runtime.NumGoroutine()
+	var got error
+	done := false
+	l.DialTLS("127.0.0.1", port, p.clientConfig(t), "otherhost", nil, func(_ *Transport, err error) { got, done = err, true })
+	runUntil(t, l, 30*time.Second, func() bool { return done })
+	if got != ETLSHOST {
+		t.Fatalf("got %v", got)
+	}
+	srv.Close()
+	runUntil(t, l, 5*time.Second, func() bool { return runtime.NumGoroutine() <= before })
+}
