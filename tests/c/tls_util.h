@@ -25,7 +25,7 @@ struct pki {
     char ca[128], cert[128], key[128], ccert[128], ckey[128], evil_cert[128], evil_key[128], evil_ca[128];
 };
 
-static int pki_sh(const char *cmd) {
+static inline int pki_sh(const char *cmd) {
     int rc = system(cmd);
     if (rc != 0)
         fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
@@ -33,7 +33,7 @@ static int pki_sh(const char *cmd) {
 }
 
 /* Makes the certificates with openssl (EC P-256 keys: quick to make). */
-static int pki_make(struct pki *p) {
+static inline int pki_make(struct pki *p) {
     strcpy(p->dir, "/tmp/ll-tls-XXXXXX");
     if (mkdtemp(p->dir) == NULL)
         return -1;
@@ -63,14 +63,14 @@ static int pki_make(struct pki *p) {
     return 0;
 }
 
-static void pki_free(struct pki *p) {
+static inline void pki_free(struct pki *p) {
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", p->dir);
     pki_sh(cmd);
 }
 
 /* A config trusting ca (NULL: none added), serving cert/key (NULL: none). */
-static ll_tls_config tls_conf(const char *ca, const char *cert, const char *key) {
+static inline ll_tls_config tls_conf(const char *ca, const char *cert, const char *key) {
     ll_tls_config c = 0;
     CHECK_EQ_INT(ll_tls_config_new(&c), 0);
     if (ca)
@@ -88,7 +88,7 @@ struct peer {
 };
 
 /* Runs argv with stdin from in_fd (-1: /dev/null) and stdout on a pipe. */
-static int peer_spawn(struct peer *p, char *const argv[], int in_fd) {
+static inline int peer_spawn(struct peer *p, char *const argv[], int in_fd) {
     int fds[2];
     memset(p, 0, sizeof *p);
     if (pipe(fds) != 0)
@@ -110,7 +110,7 @@ static int peer_spawn(struct peer *p, char *const argv[], int in_fd) {
 
 /* Reads the peer's stdout until a line holds key, then returns the number
  * after the line's last ':' (a port), or -1 after secs. */
-static int peer_port(struct peer *p, const char *key, double secs) {
+static inline int peer_port(struct peer *p, const char *key, double secs) {
     char buf[4096];
     size_t n = 0;
     double dl = now_s() + secs;
@@ -139,7 +139,7 @@ static int peer_port(struct peer *p, const char *key, double secs) {
 }
 
 /* Reads what the peer printed (up to cap-1 bytes, NUL-ended) until EOF, running the loop meanwhile. */
-static size_t peer_read_all(struct peer *p, ll_loop loop, char *buf, size_t cap, double secs) {
+static inline size_t peer_read_all(struct peer *p, ll_loop loop, char *buf, size_t cap, double secs) {
     size_t n = 0;
     int fl = fcntl(p->out, F_GETFL);
     fcntl(p->out, F_SETFL, fl | O_NONBLOCK);
@@ -161,7 +161,7 @@ static size_t peer_read_all(struct peer *p, ll_loop loop, char *buf, size_t cap,
 }
 
 /* Runs the loop until the peer exits (killed after secs); its exit status or -1. */
-static int peer_wait(struct peer *p, ll_loop loop, double secs) {
+static inline int peer_wait(struct peer *p, ll_loop loop, double secs) {
     double dl = now_s() + secs;
     while (!p->exited) {
         if (waitpid(p->pid, &p->status, WNOHANG) == p->pid) {
@@ -182,7 +182,7 @@ static int peer_wait(struct peer *p, ll_loop loop, double secs) {
 }
 
 /* The outcome of a TLS connect: 0 and c->t, or the future's code. */
-static int connect_tls(ll_loop loop, const char *host, int port, ll_tls_config cfg, const char *name, struct conn *c) {
+static inline int connect_tls(ll_loop loop, const char *host, int port, ll_tls_config cfg, const char *name, struct conn *c) {
     ll_future f = 0;
     struct connect_wait w = {c, 0, 0};
     int rc = ll_tls_connect(loop, host, port, cfg, name, conn_proto, c, &f);
