@@ -147,6 +147,7 @@ func ll_loop_new(out *C.uint64_t) C.int {
 	l.SetDispatcher(s)
 	l.SetEventSink(s)
 	l.SetSpawner(posixSpawn)
+	l.SetHostEnv(hostEnv)
 	l.SetDisposeHook(s.futureDisposed)
 	*out = C.uint64_t(s.id)
 	return 0

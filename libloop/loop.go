@@ -25,6 +25,7 @@ type Dispatcher interface {
 type Loop struct {
 	ready          readyQueue
 	timers         timerHeap
+	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -36,7 +37,7 @@ type Loop struct {
 	io       ioState
 	signals  signalState
 	exits    map[int]*Process // children whose exit the selector reports (kqueue)
-	spawner  Spawner          // how Spawn starts children (nil: ForkExec)
+	spawn    spawnState       // how Spawn starts children, and its /dev/null
 
 	// running and closed are atomic so that any thread may read them
 	// (ll_loop_is_running, ll_loop_is_closed, and capi's check that refuses
@@ -122,6 +123,7 @@ func (l *Loop) Close() error {
 		l.unref(h)
 	}
 	l.timers = nil
+	l.hostTimers = hostTimerHeap{}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
@@ -134,6 +136,7 @@ func (l *Loop) Close() error {
 		l.executor.dropInflight() // their deliveries will never run
 	}
 	l.reapExitWatches()
+	l.spawn.close()
 	l.dropHolds()
 	l.freeHandles = nil
 	return l.sel.close()

@@ -20,10 +20,10 @@ func (l *Loop) runOnce(nowait bool) error {
 	timeout := int64(-1)
 	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
 		timeout = 0
-	} else if len(l.timers) > 0 {
+	} else if when, ok := l.nextDeadline(); ok {
 		// Compared first: a deadline of -Inf is math.MinInt64, and the
 		// subtraction would overflow.
-		if when, now := l.timers[0].when, monoNow(); when > now {
+		if now := monoNow(); when > now {
 			timeout = when - now
 		} else {
 			timeout = 0
@@ -45,15 +45,8 @@ func (l *Loop) runOnce(nowait bool) error {
 	}
 	l.takePosted()
 
-	if len(l.timers) > 0 {
-		end := monoNow() + ClockResolution
-		for len(l.timers) > 0 && l.timers[0].when < end {
-			h := l.timers.pop()
-			if h.cancelled {
-				l.timerCancelled--
-			}
-			l.ready.push(h)
-		}
+	if len(l.timers) > 0 || l.hostTimers.n > 0 {
+		l.queueDueTimers(monoNow() + ClockResolution)
 	}
 
 	ntodo := l.ready.len()
