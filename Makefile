@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
+.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-tls bench-spawn clean
 
 all: lib examples
 
@@ -112,7 +112,7 @@ test-python: lib
 # then the network workloads W4, W5, W10 from C against libuv/libev
 # (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing),
 # then the subprocess workloads W8, W8-1g (bench/run_spawn.sh, same needs).
-bench: bench-c bench-python bench-net bench-spawn
+bench: bench-c bench-python bench-net bench-tls bench-spawn
 
 bench-c: lib
 	bash bench/run.sh
@@ -122,6 +122,11 @@ bench-python: lib
 
 bench-net: lib
 	bash bench/run_net.sh
+
+# W11, TLS echo and handshakes: libloop from C against asyncio and uvloop
+# with ssl= (bench/run_tls.sh; needs openssl and /usr/bin/python3's uvloop).
+bench-tls: lib
+	bash bench/run_tls.sh
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the library, the headers
 # and libloop.pc (pkg-config --cflags --libs libloop).
