@@ -164,3 +164,71 @@ func TestTLSDialWrongHost(t *testing.T) {
 	srv.Close()
 	runUntil(t, l, 5*time.Second, func() bool { return runtime.NumGoroutine() <= before })
 }
+
+// Server-side handshake failures (garbage, a vanished client, a silent one
+// past the timeout) each end one connection with its code, and a loop
+// closed while handshakes wait ends their goroutines: none is left.
+func TestTLSFailuresLeaveNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	l := newTestLoop(t)
+	p := newTestPKI(t)
+	cfg := p.serverConfig(t)
+	cfg.SetTimeouts(300*time.Millisecond, 0)
+	var codes []int
+	made := 0
+	srv, err := l.ListenTLS("127.0.0.1", 0, 0, 0, cfg, func(ev *Event) bool {
+		switch ev.Kind {
+		case ConnectionMade:
+			made++
+		case ConnectionLost:
+			codes = append(codes, ev.Code)
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := srv.Port()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	garbage, _ := net.Dial("tcp", addr)
+	garbage.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+	runUntil(t, l, 10*time.Second, func() bool { return len(codes) == 1 })
+	gone, _ := net.Dial("tcp", addr)
+	gone.Close()
+	runUntil(t, l, 10*time.Second, func() bool { return len(codes) == 2 })
+	silent, _ := net.Dial("tcp", addr)
+	runUntil(t, l, 10*time.Second, func() bool { return len(codes) == 3 })
+	want := []int{int(ETLSPROTO), int(ETLSEOF), int(ETIMEDOUT)}
+	for i := range want {
+		if codes[i] != want[i] {
+			t.Fatalf("codes %v, want %v", codes, want)
+		}
+	}
+	if made != 0 {
+		t.Fatalf("%d made", made)
+	}
+	garbage.Close()
+	silent.Close()
+	// Handshakes that wait when the loop closes: their goroutines end too.
+	for range 3 {
+		c, _ := net.Dial("tcp", addr)
+		defer c.Close()
+	}
+	// A client handshake against a server that never answers (the fourth
+	// waiting connection, from this loop).
+	plain, _ := l.ListenTCP("127.0.0.1", 0, 0, 0, func(*Event) bool { return false })
+	pport, _ := plain.Port()
+	l.DialTLS("127.0.0.1", pport, p.clientConfig(t), "localhost", nil, func(*Transport, error) {
+		t.Error("the dial reported, but the loop closed first")
+	})
+	runUntil(t, l, 10*time.Second, func() bool { return runtime.NumGoroutine() >= before+4 })
+	l.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("%d goroutines, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
