@@ -227,10 +227,10 @@ func (t *Transport) tlsRead() {
 // events of up to a read chunk, then acts on EOF or an error.
 func (t *Transport) tlsDecrypt() {
 	st := t.tls
-	for t.state != tClosed {
+	for t.state == tOpen {
 		chunk := t.loop.readChunk() // may deliver queued events first
-		if t.state == tClosed {
-			return
+		if t.state != tOpen {
+			return // closed by a protocol meanwhile: no data after close
 		}
 		got := 0
 		var err error

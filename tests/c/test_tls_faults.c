@@ -92,6 +92,66 @@ static void test_client_verify_failures(void) {
     ll_release(loop);
 }
 
+/* Our server requires a client certificate: without one the server ends
+ * the connection with LL_ETLSNOCERT, with one from an untrusted CA with
+ * LL_ETLSCERT, and with a good one the verdict is 0. In TLS 1.3 the
+ * client's handshake is done before the server judges it, so the client
+ * learns of the refusal as LL_CONNECTION_LOST with LL_ETLSALERT. */
+static void test_server_client_auth(void) {
+    ll_loop loop = new_loop();
+    int fds = count_fds();
+    ll_tls_config srv = tls_conf(pki.ca, pki.cert, pki.key);
+    CHECK_EQ_INT(ll_tls_config_set_client_auth(srv, LL_TLS_CLIENT_REQUIRE), 0);
+    struct tls_server ts;
+    tls_server_start(&ts, loop, srv, 4);
+    /* (A Go client does not send a certificate the server's CA list does
+     * not name, so the untrusted one comes from openssl s_client, below.) */
+    const char *certs[][2] = {{NULL, NULL}, {pki.ccert, pki.ckey}};
+    int want[] = {LL_ETLSNOCERT, 0};
+    for (int i = 0; i < 2; i++) {
+        ll_tls_config cli = tls_conf(pki.ca, certs[i][0], certs[i][1]);
+        struct conn c;
+        conn_init(&c);
+        int rc = connect_tls(loop, "127.0.0.1", ts.s.port, cli, "localhost", &c);
+        if (want[i] == 0) {
+            CHECK_EQ_INT(rc, 0);
+            RUN_UNTIL(loop, ts.s.n == 1, 20);
+            CHECK_EQ_INT(ll_tls_verify_result(ts.s.conns[0].t), 0);
+            unsigned char der[2048];
+            int n = ll_tls_peer_cert(ts.s.conns[0].t, 0, der, sizeof der);
+            CHECK(n > 100 && n <= (int)sizeof der && der[0] == 0x30);
+            ll_transport_close(c.t);
+            RUN_UNTIL(loop, c.nlost == 1, 20);
+            CHECK_LIFECYCLE(&c, 0);
+        } else {
+            RUN_UNTIL(loop, ts.nfail == i + 1, 20);
+            CHECK_EQ_INT(ts.fail_code, want[i]);
+            if (rc == 0) {
+                RUN_UNTIL(loop, c.nlost == 1, 20);
+                CHECK_EQ_INT(c.lost_code, LL_ETLSALERT);
+                CHECK_EQ_INT(c.nmade, 1);
+            } else {
+                CHECK_EQ_INT(rc, LL_ETLSALERT);
+            }
+        }
+        ll_release(cli);
+    }
+    char portarg[32];
+    snprintf(portarg, sizeof portarg, "127.0.0.1:%d", ts.s.port);
+    struct peer p;
+    char *argv[] = {"openssl", "s_client", "-connect", portarg, "-CAfile", pki.ca, "-cert", pki.evil_cert,
+                    "-key", pki.evil_key, NULL};
+    CHECK_EQ_INT(peer_spawn(&p, argv, -1), 0);
+    RUN_UNTIL(loop, ts.nfail == 2, 30);
+    CHECK_EQ_INT(ts.fail_code, LL_ETLSCERT);
+    peer_wait(&p, loop, 30);
+    CHECK_EQ_INT(ts.s.n, 1);
+    server_free(&ts.s, loop);
+    CHECK_EQ_INT(count_fds(), fds);
+    ll_release(srv);
+    ll_release(loop);
+}
+
 /* A plain server that answers the ClientHello with text: LL_ETLSPROTO; one
  * that closes on it: LL_ETLSEOF. */
 static int garbage_hook(struct conn *c, ll_loop loop, const ll_event *ev) {
@@ -437,6 +497,7 @@ int main(void) {
         return 1;
     }
     RUN_TEST(test_client_verify_failures);
+    RUN_TEST(test_server_client_auth);
     RUN_TEST(test_client_peer_garbage_and_vanish);
     RUN_TEST(test_server_handshake_failures);
     RUN_TEST(test_200_concurrent);
