@@ -52,16 +52,6 @@ func (l *Loop) ListenTLS(host string, port, backlog, flags int, cfg *TLSConfig, 
 	return s, nil
 }
 
-// ServeTLS makes an existing server hand its later connections a TLS
-// server handshake with cfg (a server from ServeFD or ListenUnix).
-func (s *Server) ServeTLS(cfg *TLSConfig) error {
-	if cfg == nil {
-		return EINVAL
-	}
-	s.tls = cfg
-	return nil
-}
-
 // handshake runs the server handshake on an accepted connection.
 func (s *Server) handshake(t *Transport) {
 	err := t.startTLS(s.tls, true, "", false, func(err error) {
