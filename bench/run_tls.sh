@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run_tls.sh — W11, TLS: an echo server under 100 TLS 1.3 connections
 # sending 1 KiB messages, and full handshakes per second with a fresh
 # connection each time; libloop from C (bench/tls_ll.c) against Python's

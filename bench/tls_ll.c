@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tls_ll.c — libloop's TLS echo server for W11 (bench/run_tls.sh), from C
  * through include/libloop.h: ll_tls_listen on 127.0.0.1 with the given

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 /*
@@ -45,6 +47,9 @@ func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, ou
 	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
+	}
+	if out == nil { // no handle wanted: queued by value
+		return errCode(s.loop.CallSoonHost(uintptr(cb), uintptr(arg)))
 	}
 	h, err := s.loop.CallSoonForeign(libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id})
 	if err != nil {

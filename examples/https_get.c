@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An HTTPS GET from the header alone: a libloop TLS server and a TLS
  * client in one loop.
  *

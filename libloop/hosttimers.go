@@ -1,11 +1,13 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // hostTimer is a timer for a host callback that nobody holds a handle to
 // (ll_call_later with out == NULL): no Handle record, just the deadline, the
 // scheduling order and the call, by value. A million of them are one
 // pointer-free array (32 MB) that the GC never scans, and a pop compares
-// neighbouring entries instead of following a pointer per child. The call
-// gets a pooled Handle only when it falls due.
+// neighbouring entries instead of following a pointer per child. Due, it
+// joins the ready queue by value too (readyItem).
 type hostTimer struct {
 	when int64
 	seq  uint64
@@ -131,6 +133,19 @@ func (l *Loop) CallAtHost(when float64, fn, arg uintptr) error {
 	return nil
 }
 
+// CallAtHostNs is CallAtHost with the deadline in loop nanoseconds, as a
+// host computed it (capi: C-side timers flushed in batches).
+func (l *Loop) CallAtHostNs(when int64, fn, arg uintptr) error {
+	if l.closed.Load() {
+		return ECLOSED
+	}
+	if fn == 0 {
+		return EINVAL
+	}
+	l.pushHostTimer(when, fn, arg)
+	return nil
+}
+
 func (l *Loop) pushHostTimer(when int64, fn, arg uintptr) {
 	l.seq++ // the same order as handles: equal deadlines run as scheduled
 	l.hostTimers.push(hostTimer{when: when, seq: l.seq, fn: fn, arg: arg})
@@ -164,10 +179,7 @@ func (l *Loop) queueDueTimers(end int64) {
 			l.ready.push(h)
 		case vDue:
 			e := l.hostTimers.pop()
-			h := l.newHandle()
-			h.foreign = ForeignCall{Fn: e.fn, Arg: e.arg, ID: l.Tag}
-			h.timer, h.when, h.seq = true, e.when, e.seq
-			l.ready.push(h)
+			l.ready.pushHost(e.fn, e.arg)
 		default:
 			return
 		}

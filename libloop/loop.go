@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -24,6 +26,7 @@ type Dispatcher interface {
 // used from one thread at a time.
 type Loop struct {
 	ready          readyQueue
+	batches        hostBatches // host batches whose marks are in ready
 	timers         timerHeap
 	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
 	timerCancelled int
@@ -116,8 +119,11 @@ func (l *Loop) Close() error {
 	}
 	l.closed.Store(true)
 	for l.ready.len() > 0 {
-		l.unref(l.ready.pop())
+		if h := l.ready.pop().h; h != nil {
+			l.unref(h)
+		}
 	}
+	l.dropBatches()
 	for _, h := range l.timers {
 		h.inHeap = false
 		l.unref(h)

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -117,14 +119,24 @@ func (l *Loop) processEvents(evs []ioEvent) {
 // returns how many it consumed. Consecutive host callbacks go to the
 // dispatcher as one batch (one per handle in debug mode, to time each).
 func (l *Loop) runSome(max int) int {
-	h := l.ready.pop()
-	if h.cancelled {
-		l.unref(h)
+	it := l.ready.pop()
+	if it.isBatchMark() {
+		l.runBatch()
 		return 1
 	}
-	if h.isGo() || l.dispatcher == nil {
-		l.runGo(h)
-		return 1
+	h := it.h
+	if h == nil && (l.debug || l.dispatcher == nil) {
+		h = l.hostHandle(it) // debug mode times and reports it as a handle
+	}
+	if h != nil {
+		if h.cancelled {
+			l.unref(h)
+			return 1
+		}
+		if h.isGo() || l.dispatcher == nil {
+			l.runGo(h)
+			return 1
+		}
 	}
 	limit := dispatchBatch
 	if l.debug {
@@ -138,23 +150,27 @@ func (l *Loop) runSome(max int) int {
 	batch := l.batchHandles[:0]
 	n := 0
 	for {
-		if !h.cancelled {
+		switch {
+		case h == nil: // a host call by value: nothing to mark or release
+			buf[len(batch)] = ForeignCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
+			batch = append(batch, nil)
+		case !h.cancelled:
 			buf[len(batch)] = h.foreign
 			h.inBatch = true
 			h.pos = int32(len(batch))
 			batch = append(batch, h)
-		} else {
+		default:
 			l.unref(h)
 		}
 		n++
 		if n == max || len(batch) == limit || l.ready.len() == 0 {
 			break
 		}
-		next := l.ready.buf[l.ready.head]
-		if next.isGo() && !next.cancelled {
+		if next := l.ready.peek(); next.isBatchMark() || next.h != nil && next.h.isGo() && !next.h.cancelled {
 			break
 		}
-		h = l.ready.pop()
+		it = l.ready.pop()
+		h = it.h
 	}
 	// Read debug once: a callback in the batch may switch it.
 	debug := l.debug
@@ -167,6 +183,9 @@ func (l *Loop) runSome(max int) int {
 		l.reportSlow(batch[0], time.Since(start))
 	}
 	for i, bh := range batch {
+		if bh == nil {
+			continue
+		}
 		bh.inBatch = false
 		bh.pos = -1
 		l.unref(bh)
@@ -174,6 +193,14 @@ func (l *Loop) runSome(max int) int {
 	}
 	l.batchHandles = batch[:0]
 	return n
+}
+
+// hostHandle gives a handle-less host call a pooled handle (debug mode,
+// where each call is timed and reported with its handle).
+func (l *Loop) hostHandle(it readyItem) *Handle {
+	h := l.newHandle()
+	h.foreign = ForeignCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
+	return h
 }
 
 func (l *Loop) runGo(h *Handle) {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // DialTLS connects to host:port as DialTCP does, then runs a TLS client

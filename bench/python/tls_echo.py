@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """W11's Python TLS echo servers (bench/run_tls.sh): asyncio or uvloop with
 an ssl= context (OpenSSL), a Protocol that writes back what it reads.
 Prints "PORT <n>" once listening; stops itself after 900 s.

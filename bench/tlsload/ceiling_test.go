@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 // The ceiling of W11: crypto/tls alone, no event loop, no sockets (an

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 // Command tlsload is W11's external TLS client (bench/run_tls.sh), on Go's
 // crypto/tls, so every server meets the same client. It refuses any host
 // outside 127.0.0.0/8.

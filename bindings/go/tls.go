@@ -1,11 +1,13 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import "unsafe"
 
 // TLS versions and client-certificate policies (include/libloop/tls.h).
 const (
-	TLS12 = 0x0303 // LL_TLS_1_2
-	TLS13 = 0x0304 // LL_TLS_1_3
+	TLS12 = 771 // LL_TLS_1_2 (0x0303, as on the wire)
+	TLS13 = 772 // LL_TLS_1_3 (0x0304)
 
 	TLSClientNone    = 0 // LL_TLS_CLIENT_NONE: ask clients for no certificate
 	TLSClientRequest = 1 // LL_TLS_CLIENT_REQUEST: ask; one that is sent must verify

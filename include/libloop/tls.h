@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libloop/tls.h — TLS clients and servers on Go's crypto/tls (included by
  * libloop.h; do not include it alone).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Callbacks and timers: FIFO order, one iteration runs only what was ready
  * when it began, timer order and deadlines, handles and cancellation. */
 #include <stdlib.h>

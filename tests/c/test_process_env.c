@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a child starts with besides its stdio: SIGPIPE and SIGXFSZ at their
  * defaults even when the host ignores them (as Python's restore_signals),
  * no blocked signal, and no fd of the host however high its number; a

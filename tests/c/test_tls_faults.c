@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS failures end one connection with a code that says why, never the
  * loop, and leave no fd behind: a certificate from an untrusted CA, a

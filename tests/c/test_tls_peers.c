@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TLS against peers nobody here wrote: openssl s_server / s_client and
  * Python's ssl module, both directions; ALPN, client certificates, TLS 1.2

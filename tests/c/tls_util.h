@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tls_util.h — helpers for the TLS tests (include after net_util.h).
  *
