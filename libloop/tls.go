@@ -78,10 +78,10 @@ func (t *Transport) startTLS(cfg *TLSConfig, server bool, serverName string, sil
 	if err != nil {
 		return err
 	}
-	st.timer = timer
+	st.setTimer(timer)
 	t.tls = st
 	if err := t.updateInterest(); err != nil {
-		timer.Cancel()
+		st.stopTimer()
 		t.tls = nil
 		return err
 	}
@@ -119,8 +119,7 @@ func (st *tlsState) handshakeDone(err error) {
 		t.finish(int(tlsCode(err)))
 		return
 	}
-	st.timer.Cancel()
-	st.timer = nil
+	st.stopTimer()
 	st.phase = hsDone
 	st.pipe.goSync()
 	t.updateInterest()
@@ -141,10 +140,7 @@ func (st *tlsState) handshakeDone(err error) {
 // closed by the host): the goroutine is released and the initiator told.
 func (st *tlsState) ended(code int) {
 	st.phase = hsFailed
-	if st.timer != nil {
-		st.timer.Cancel()
-		st.timer = nil
-	}
+	st.stopTimer()
 	st.pipe.abort(ECLOSED)
 	st.pending = nil
 	var err error = ECLOSED
@@ -291,11 +287,31 @@ func (t *Transport) tlsClose() {
 	if t.state == tClosed || t.wsize == 0 {
 		return
 	}
-	st.timer, _ = t.loop.CallLater(st.shutdown.Seconds(), func() {
+	timer, err := t.loop.CallLater(st.shutdown.Seconds(), func() {
 		if t.state == tClosing {
 			t.finish(int(ETIMEDOUT))
 		}
 	})
+	if err == nil {
+		st.setTimer(timer)
+	}
+}
+
+// setTimer keeps h with a reference of ours, so a Cancel after it ran
+// never reaches a recycled handle.
+func (st *tlsState) setTimer(h *Handle) {
+	st.stopTimer()
+	st.t.loop.RetainHandle(h)
+	st.timer = h
+}
+
+// stopTimer cancels the handshake or shutdown timer and lets it go.
+func (st *tlsState) stopTimer() {
+	if h := st.timer; h != nil {
+		st.timer = nil
+		h.Cancel()
+		st.t.loop.ReleaseHandle(h)
+	}
 }
 
 // tlsFinished runs as the transport closes: no goroutine or timer outlives it.
@@ -305,10 +321,7 @@ func (t *Transport) tlsFinished(code int) (silent bool) {
 		st.ended(code)
 		return st.silent
 	}
-	if st.timer != nil {
-		st.timer.Cancel()
-		st.timer = nil
-	}
+	st.stopTimer()
 	return false
 }
 

@@ -234,3 +234,44 @@ func TestTLSFailuresLeaveNoGoroutine(t *testing.T) {
 		t.Fatalf("%d goroutines, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// Close sends close_notify and flushes; a peer that stops reading cannot
+// hold the transport past the shutdown timeout (LL_ETIMEDOUT then).
+func TestTLSShutdownTimeout(t *testing.T) {
+	l := newTestLoop(t)
+	p := newTestPKI(t)
+	cfg := p.serverConfig(t)
+	cfg.SetTimeouts(0, 300*time.Millisecond)
+	lost, code := false, 0
+	var closedAt time.Time
+	srv, err := l.ListenTLS("127.0.0.1", 0, 0, 0, cfg, func(ev *Event) bool {
+		switch ev.Kind {
+		case ConnectionMade:
+			ev.T.Write(make([]byte, 32<<20)) // more than the socket buffers take
+			ev.T.Close()
+			closedAt = time.Now()
+		case ConnectionLost:
+			lost, code = true, ev.Code
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := srv.Port()
+	conns := make(chan *tls.Conn, 1)
+	go func() { // dialed beside the loop, which must run for the handshake
+		c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port), goClientConfig(p))
+		if err != nil {
+			t.Error(err)
+		}
+		conns <- c
+	}()
+	runUntil(t, l, 20*time.Second, func() bool { return lost })
+	if c := <-conns; c != nil {
+		c.Close() // it never read
+	}
+	if code != int(ETIMEDOUT) || time.Since(closedAt) < 250*time.Millisecond {
+		t.Fatalf("code %d after %v", code, time.Since(closedAt))
+	}
+}
