@@ -11,6 +11,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -171,7 +172,6 @@ func TestTLSDialWrongHost(t *testing.T) {
 // past the timeout) each end one connection with its code, and a loop
 // closed while handshakes wait ends their goroutines: none is left.
 func TestTLSFailuresLeaveNoGoroutine(t *testing.T) {
-	before := runtime.NumGoroutine()
 	l := newTestLoop(t)
 	p := newTestPKI(t)
 	cfg := p.serverConfig(t)
@@ -223,16 +223,29 @@ func TestTLSFailuresLeaveNoGoroutine(t *testing.T) {
 	l.DialTLS("127.0.0.1", pport, p.clientConfig(t), "localhost", nil, func(*Transport, error) {
 		t.Error("the dial reported, but the loop closed first")
 	})
-	runUntil(t, l, 10*time.Second, func() bool { return runtime.NumGoroutine() >= before+4 })
+	runUntil(t, l, 20*time.Second, func() bool { return handshakeGoroutines() == 4 })
 	l.Close()
 	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+	for handshakeGoroutines() > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<16)
-		t.Fatalf("%d goroutines, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	if n := handshakeGoroutines(); n > 0 {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("%d handshake goroutines left:\n%s", n, buf[:runtime.Stack(buf, true)])
 	}
+}
+
+// handshakeGoroutines counts the goroutines running a handshake over a
+// tlsPipe (other tests' goroutines do not count).
+func handshakeGoroutines() int {
+	buf := make([]byte, 1<<20)
+	n := 0
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if strings.Contains(g, "crypto/tls.(*Conn).Handshake") && strings.Contains(g, "libloop.(*Transport).startTLS") {
+			n++
+		}
+	}
+	return n
 }
 
 // Close sends close_notify and flushes; a peer that stops reading cannot
