@@ -27,6 +27,9 @@ type Dispatcher interface {
 type Loop struct {
 	ready          readyQueue
 	batches        hostBatches // host batches whose marks are in ready
+	iter           uint64      // iterations run, for yieldIfLong
+	lastYield      int64       // loop time of the last yield to the Go scheduler
+	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerHeap
 	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
 	timerCancelled int

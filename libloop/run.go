@@ -18,9 +18,13 @@ const dispatchBatch = 256
 // runOnce is one iteration, asyncio's BaseEventLoop._run_once.
 func (l *Loop) runOnce(nowait bool) error {
 	l.purgeCancelledTimers()
+	if l.iter++; l.iter%yieldEvery == 0 {
+		l.yieldIfLong()
+	}
 
 	timeout := int64(-1)
-	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
+	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 ||
+		l.postSource != nil && l.postSource.Pending() {
 		timeout = 0
 	} else if when, ok := l.nextDeadline(); ok {
 		// Compared first: a deadline of -Inf is math.MinInt64, and the
@@ -46,6 +50,7 @@ func (l *Loop) runOnce(nowait bool) error {
 		l.events = evs[:0]
 	}
 	l.takePosted()
+	l.takeHostPosts()
 
 	if len(l.timers) > 0 || l.hostTimers.n > 0 {
 		l.queueDueTimers(monoNow() + ClockResolution)
