@@ -84,6 +84,7 @@ typedef uint64_t ll_task;
 typedef uint64_t ll_process;
 typedef uint64_t ll_transport;
 typedef uint64_t ll_server;
+typedef uint64_t ll_tls_config;
 
 #define LL_EINVAL       (-10000) /**< bad argument (NULL callback, NaN delay, oversize value) */
 #define LL_EBADHANDLE   (-10001) /**< id 0, stale, forged or of the wrong kind */
@@ -96,6 +97,15 @@ typedef uint64_t ll_server;
 #define LL_ETIMEDOUT    (-10008) /**< a timeout passed */
 #define LL_ENOMEM       (-10009) /**< out of memory or of id space */
 #define LL_ENONAME      (-10010) /**< a host name that does not resolve (getaddrinfo's EAI_NONAME, EAI_AGAIN, EAI_FAIL) */
+/* TLS failures (libloop/tls.h): a handshake that fails ends its connection with one of these. */
+#define LL_ETLS          (-10011) /**< a TLS failure no other code names */
+#define LL_ETLSCERT      (-10012) /**< the peer's certificate did not verify (unknown CA, expired, wrong usage) */
+#define LL_ETLSHOST      (-10013) /**< the peer's certificate is not for the expected host name */
+#define LL_ETLSNOCERT    (-10014) /**< the peer sent no certificate where one is required */
+#define LL_ETLSALERT     (-10015) /**< the peer ended the handshake with a fatal alert (e.g. it rejected our certificate) */
+#define LL_ETLSNEGOTIATE (-10016) /**< no TLS version, cipher suite or ALPN protocol in common */
+#define LL_ETLSPROTO     (-10017) /**< the peer sent bytes that are not valid TLS */
+#define LL_ETLSEOF       (-10018) /**< the connection closed during the handshake or in the middle of a record */
 
 /** @return a description of any code (library, -errno, or unknown). Never NULL; static storage. Thread-safe. */
 const char *ll_strerror(int code);
@@ -582,5 +592,7 @@ int ll_loop_host_ready(ll_loop loop);
 #include "libloop/transport.h"
 /* Subprocesses and signals. */
 #include "libloop/process.h"
+/* TLS on Go's crypto/tls: configs, TLS connect/listen, start_tls. */
+#include "libloop/tls.h"
 
 #endif /* LIBLOOP_H */

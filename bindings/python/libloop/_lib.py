@@ -96,6 +96,17 @@ LL_ESTOPPED = -10007
 LL_ETIMEDOUT = -10008
 LL_ENOMEM = -10009
 LL_ENONAME = -10010
+# TLS failures of libloop's own TLS transports (include/libloop/tls.h); the
+# asyncio loop does TLS with the ssl module instead, so Python sees these
+# only from C code it calls.
+LL_ETLS = -10011
+LL_ETLSCERT = -10012
+LL_ETLSHOST = -10013
+LL_ETLSNOCERT = -10014
+LL_ETLSALERT = -10015
+LL_ETLSNEGOTIATE = -10016
+LL_ETLSPROTO = -10017
+LL_ETLSEOF = -10018
 
 ll_strerror = _fn(LIB, "ll_strerror", c_char_p, [c_int])
 
