@@ -195,6 +195,7 @@ class SchedulingMixin:
                     n -= 1
                     h = ready.popleft()
                     if not h._cancelled:
+                        self._n_callbacks += 1
                         run_debug(self, h)
             else:
                 self._run_ready(ready)
@@ -223,10 +224,14 @@ class SchedulingMixin:
         budget = self._virtual_iterations
         while True:
             n = len(ready)
+            # Metrics (stats.py): counted per round, not per callback; a
+            # cancelled handle is taken back on its own (rare) path.
+            self._n_callbacks += n
             while n:
                 n -= 1
                 h = popleft()
                 if h._cancelled:
+                    self._n_callbacks -= 1
                     continue
                 try:
                     h._context.run(h._callback, *h._args)
@@ -241,6 +246,7 @@ class SchedulingMixin:
                     > (self._sig_fd >= 0)
                     or (armed and armed[0] <= _monotonic() + self._clock_offset)):
                 return
+            self._n_virtual += 1    # the next round stands for an iteration
 
     def _run_handle(self, h):
         if self._debug:
@@ -271,10 +277,13 @@ class SchedulingMixin:
                     self._timer_cancelled_count -= 1
                 else:
                     due.append(h)
+            self._n_callbacks += len(due)
             for h in due:
                 i += 1
                 if not h._cancelled:
                     self._run_handle(h)
+                else:
+                    self._n_callbacks -= 1
         except BaseException as exc:
             # SystemExit/KeyboardInterrupt from a callback, or from a signal
             # handler between two lines: run_forever raises it.
