@@ -109,55 +109,39 @@ func (t *hostTimerHeap) pop() hostTimer {
 // Handle: it cannot be cancelled, and it is called with the loop's Tag as
 // its id (ForeignPlain). The cheapest timer, for hosts that do not keep one.
 func (l *Loop) CallLaterHost(delay float64, fn, arg uintptr) error {
-	if l.closed.Load() {
-		return ECLOSED
-	}
-	if fn == 0 {
-		return EINVAL
-	}
 	d, err := deadline(delay)
-	if err != nil {
-		return err
-	}
-	if delay >= -maxDelay { // as scheduleAfter: a deadline, or now + delay
+	if err == nil && delay >= -maxDelay { // as scheduleAfter: a deadline, or now + delay
 		d += monoNow()
 	}
-	l.pushHostTimer(d, fn, arg)
-	return nil
+	return l.pushHostTimer(d, err, fn, arg)
 }
 
 // CallAtHost is CallLaterHost at a loop time.
 func (l *Loop) CallAtHost(when float64, fn, arg uintptr) error {
-	if l.closed.Load() {
-		return ECLOSED
-	}
-	if fn == 0 {
-		return EINVAL
-	}
 	ns, err := deadline(when)
-	if err != nil {
-		return err
-	}
-	l.pushHostTimer(ns, fn, arg)
-	return nil
+	return l.pushHostTimer(ns, err, fn, arg)
 }
 
 // CallAtHostNs is CallAtHost with the deadline in loop nanoseconds, as a
 // host computed it (capi: C-side timers flushed in batches).
 func (l *Loop) CallAtHostNs(when int64, fn, arg uintptr) error {
-	if l.closed.Load() {
-		return ECLOSED
-	}
-	if fn == 0 {
-		return EINVAL
-	}
-	l.pushHostTimer(when, fn, arg)
-	return nil
+	return l.pushHostTimer(when, nil, fn, arg)
 }
 
-func (l *Loop) pushHostTimer(when int64, fn, arg uintptr) {
+// pushHostTimer queues a host timer at when (loop ns), unless the loop is
+// closed, fn is missing or the deadline was refused (whenErr).
+func (l *Loop) pushHostTimer(when int64, whenErr error, fn, arg uintptr) error {
+	switch {
+	case l.closed.Load():
+		return ECLOSED
+	case fn == 0:
+		return EINVAL
+	case whenErr != nil:
+		return whenErr
+	}
 	l.seq++ // the same order as handles: equal deadlines run as scheduled
 	l.hostTimers.push(hostTimer{when: when, seq: l.seq, fn: fn, arg: arg})
+	return nil
 }
 
 // nextDeadline returns the earliest deadline of both heaps.
