@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean
+.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean soak
 
 all: lib examples
 
@@ -168,3 +168,15 @@ bench-spawn: lib
 
 clean:
 	rm -rf $(BUILD)
+
+# The soak (not in `make test`): 1,000 connections pinging an echo server,
+# timers and futures churning, children spawned and killed, with RSS, fds
+# and threads sampled every SOAK_INTERVAL s for SOAK_MINUTES (default 60)
+# into $(BUILD)/soak.csv, and a summary of the curve at the end.
+SOAK_MINUTES ?= 60
+$(BUILD)/soak: tests/soak/soak.c tests/soak/soak_stats.h include/libloop.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
+
+soak: $(BUILD)/soak
+	SOAK_MINUTES=$(SOAK_MINUTES) nice -n 10 $(BUILD)/soak $(BUILD)/soak.csv
