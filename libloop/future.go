@@ -83,6 +83,7 @@ func (l *Loop) addLive(f *Future) {
 		l.live.prevLive = f
 	}
 	l.live = f
+	l.futureLinked()
 }
 
 func (l *Loop) removeLive(f *Future) {
@@ -95,6 +96,7 @@ func (l *Loop) removeLive(f *Future) {
 		f.nextLive.prevLive = f.prevLive
 	}
 	f.prevLive, f.nextLive = nil, nil
+	l.futureUnlinked()
 }
 
 // dropHolds is Close's sweep: every future loses the loop's holds (its

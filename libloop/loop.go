@@ -57,6 +57,9 @@ type Loop struct {
 	tasks       map[*Task]struct{}
 	currentTask *Task
 	live        *Future // every future not yet disposed, for Close's sweep
+	nlive       int     // how many there are, and their peak (memreturn.go)
+	peakLive    int
+	memShrunk   bool
 	executor    *executor
 
 	disposeHook func(*Future)
@@ -136,6 +139,7 @@ func (l *Loop) Close() error {
 	l.reapExitWatches()
 	l.dropHolds()
 	l.freeHandles = nil
+	l.maybeReturnMemory()
 	return l.sel.close()
 }
 

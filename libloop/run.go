@@ -16,6 +16,7 @@ const dispatchBatch = 256
 // runOnce is one iteration, asyncio's BaseEventLoop._run_once.
 func (l *Loop) runOnce(nowait bool) error {
 	l.purgeCancelledTimers()
+	l.maybeReturnMemory()
 
 	timeout := int64(-1)
 	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
