@@ -19,7 +19,11 @@
  * Errors: every function that can fail returns int, >= 0 on success and < 0
  * on failure. System failures are -errno (-EBADF, -EPERM, ...). Library errors
  * are the LL_E* constants below (all <= -10000). ll_strerror() and
- * ll_err_name() describe any code and never return NULL.
+ * ll_err_name() describe any code and never return NULL. A call that
+ * returns an error has had no effect: in particular a constructor refused
+ * with LL_ENOMEM (out of ids: about 16M live objects) has run no step,
+ * started no job, armed no timer, started no child and left an fd the host
+ * passed in open and the host's.
  *
  * Threads: one thread runs a loop at a time. While it runs, only functions
  * marked "Thread-safe" may be called from other threads: ll_call_soon_threadsafe,
@@ -376,7 +380,8 @@ typedef void (*ll_step_fn)(ll_task task, void *arg);
  * task is done, so the id stays valid for the step function meanwhile.
  * A step that calls none of await/yield/return/raise fails the task with
  * LL_ESTATE; so does awaiting itself or a future of another loop.
- * @return 0, LL_EINVAL (out NULL or step NULL), LL_ECLOSED, LL_EBADHANDLE.
+ * @return 0, LL_EINVAL (out NULL or step NULL), LL_ECLOSED, LL_EBADHANDLE,
+ *         LL_ENOMEM (no id left: the step never runs).
  */
 int ll_task_new(ll_loop loop, ll_step_fn step, void *arg, ll_task *out);
 
@@ -485,7 +490,8 @@ typedef uintptr_t (*ll_work_fn)(void *arg, int *err);
  * is resolved on the loop thread with the value, or fails with err. If the
  * future is cancelled first, the value is ignored. Closing the loop with
  * work in flight is safe: the work finishes and its outcome is dropped.
- * @return 0, LL_EINVAL (fn or out NULL), LL_ESTATE (executor shut down), LL_ECLOSED, LL_EBADHANDLE.
+ * @return 0, LL_EINVAL (fn or out NULL), LL_ESTATE (executor shut down), LL_ECLOSED, LL_EBADHANDLE,
+ *         LL_ENOMEM (no id left: fn never runs).
  */
 int ll_run_in_executor(ll_loop loop, ll_work_fn fn, void *arg, ll_future *out);
 
