@@ -15,7 +15,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean soak
+.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -180,3 +180,11 @@ $(BUILD)/soak: tests/soak/soak.c tests/soak/soak_stats.h include/libloop.h $(LIB
 
 soak: $(BUILD)/soak
 	SOAK_MINUTES=$(SOAK_MINUTES) nice -n 10 $(BUILD)/soak $(BUILD)/soak.csv
+
+# Every go test -fuzz target for FUZZTIME each (default 10m; not in make test).
+fuzz:
+	bash tests/fuzz.sh
+
+# C tests under valgrind with the Go runtime's noise suppressed (not in make test).
+test-valgrind: lib
+	bash tests/valgrind/run.sh
