@@ -163,6 +163,14 @@ int ll_loop_new(ll_loop *out);
  * Close the loop: drop every pending callback, timer and fd watcher and free
  * the selector. Idempotent, also when two threads close an idle loop at once.
  * The id stays valid (ll_loop_is_closed) until released.
+ * Work in flight: executor work (ll_run_in_executor, ll_queue_work) already
+ * running or queued still runs to completion on its worker thread after
+ * close (and release) return, and may read its arg until it returns; its
+ * outcome, its after callback and its future's done callbacks are dropped.
+ * So free what work reads only once the work itself has said it is done
+ * (not from a done callback or after, which never run). Posts from other
+ * threads racing the close either run before it or return LL_ECLOSED (or
+ * LL_EBADHANDLE once the id is released); none runs after it.
  * @return 0, LL_ERUNNING while it runs on this thread, LL_EWRONGTHREAD while
  *         another thread runs it, LL_EBADHANDLE.
  */
