@@ -28,8 +28,11 @@ func cStrings(p **C.ll__cchar) ([]string, bool) {
 	if p == nil {
 		return nil, true
 	}
+	// One entry at a time (no slice over 65,536 entries: the array may be
+	// much shorter, and a view past its end is an invalid conversion).
 	var out []string
-	for _, s := range unsafe.Slice(p, 1<<16) {
+	for i := uintptr(0); i < 1<<16; i++ {
+		s := *(**C.ll__cchar)(unsafe.Add(unsafe.Pointer(p), i*unsafe.Sizeof(p)))
 		if s == nil {
 			return out, true
 		}

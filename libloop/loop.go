@@ -60,7 +60,10 @@ type Loop struct {
 	nlive       int     // how many there are, and their peak (memreturn.go)
 	peakLive    int
 	memShrunk   bool
-	executor    *executor
+	// WaitFor futures dropped while their target is pending: the tokens
+	// of their dead callbacks on it (waitfor.go).
+	droppedWaits map[*Future]map[uint64]struct{}
+	executor     *executor
 
 	disposeHook func(*Future)
 	hostRun     func() bool
@@ -138,6 +141,7 @@ func (l *Loop) Close() error {
 	}
 	l.reapExitWatches()
 	l.dropHolds()
+	l.droppedWaits = nil
 	l.freeHandles = nil
 	l.maybeReturnMemory()
 	return l.sel.close()

@@ -98,6 +98,32 @@ static void test_wait_for_long_timeout(void) {
     for (int i = 0; i < 3; i++)
         ll_loop_run_once(loop, LL_RUN_NOWAIT);
     CHECK_EQ_INT(ll_future_state(target), LL_PENDING);
+
+    /* Accepted calls dropped at once: 300,000 wait_for(target, 1e10)
+     * futures released while target is pending leave nothing on it (each
+     * used to keep ~500 bytes until target was done). */
+    before = rss_kb();
+    bad = 0;
+    for (int i = 0; i < 300000; i++) {
+        ll_future out = 0;
+        bad += ll_wait_for(loop, target, 1e10, &out) != 0 || ll_release(out) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+    ll_future kept = 0;
+    CHECK_EQ_INT(ll_wait_for(loop, target, 1e10, &kept), 0); /* one still waits */
+    for (int i = 0; i < 3; i++)
+        ll_loop_run_once(loop, LL_RUN_NOWAIT);
+    after = rss_kb();
+    if (after - before > 32 * 1024)
+        fprintf(stderr, "RSS %ld -> %ld KiB after released ll_wait_for futures\n", before, after);
+    CHECK(after - before <= 32 * 1024);
+    CHECK_EQ_INT(ll_future_set_result(target, 5, NULL), 0);
+    for (int i = 0; i < 3; i++)
+        ll_loop_run_once(loop, LL_RUN_NOWAIT);
+    v = 0;
+    CHECK_EQ_INT(ll_future_result(kept, &v), 0);
+    CHECK_EQ_INT(v, 5);
+    ll_release(kept);
     ll_release(target);
     ll_release(fut);
     ll_release(foreign);
