@@ -8,6 +8,8 @@ LIBLOOP_LONG_TESTS=1 runs longer variants."""
 import asyncio
 import os
 import socket
+import ssl
+import unittest
 import struct
 import subprocess
 import sys
@@ -16,7 +18,7 @@ import threading
 import time
 
 from .base import LoopCase, twin
-from .netbase import Echo, Recorder
+from .netbase import Echo, self_signed_cert
 
 LONG = bool(os.environ.get('LIBLOOP_LONG_TESTS'))
 
@@ -146,6 +148,65 @@ class NetFaultTests(LoopCase):
             late[1].close()
             srv.close()
             await srv.wait_closed()
+        self.run_coro(main(), timeout=30)
+
+    def test_tls_peers_vanish_mid_handshake(self):
+        # Peers that send half a ClientHello and reset, or a full one and
+        # reset before the server's answer is read, or connect and close:
+        # the TLS server goes on serving a real client, and every failed
+        # handshake ends its connection (no transport is left open).
+        cert = self_signed_cert()
+        if cert is None:
+            raise unittest.SkipTest('no openssl command to make a test certificate')
+        server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server_ctx.load_cert_chain(*cert)
+        client_ctx = ssl.create_default_context(cafile=cert[0])
+        hello = ssl.MemoryBIO(), ssl.MemoryBIO()
+        obj = client_ctx.wrap_bio(*hello, server_hostname='localhost')
+        try:
+            obj.do_handshake()
+        except ssl.SSLWantReadError:
+            pass
+        client_hello = hello[1].read()
+        self.collect_errors()
+
+        async def main():
+            opened = []
+            fds0 = open_fds()
+
+            async def handle(r, w):
+                opened.append(w)
+                line = await r.readline()
+                w.write(line.upper())
+                await w.drain()
+                w.close()
+            srv = await asyncio.start_server(handle, '127.0.0.1', 0, ssl=server_ctx,
+                                             ssl_handshake_timeout=5)
+            port = srv.sockets[0].getsockname()[1]
+            peers = []
+            for i in range(30):
+                s = socket.create_connection(('127.0.0.1', port))
+                if i % 3 == 0:
+                    s.sendall(client_hello[:len(client_hello) // 2])
+                elif i % 3 == 1:
+                    s.sendall(client_hello)
+                peers.append(s)
+            await asyncio.sleep(0.1)
+            for i, s in enumerate(peers):
+                if i % 2:
+                    reset_close(s)
+                else:
+                    s.close()
+            r, w = await asyncio.open_connection('127.0.0.1', port, ssl=client_ctx,
+                                                 server_hostname='localhost')
+            w.write(b'served\n')
+            self.assertEqual(await asyncio.wait_for(r.readline(), 10), b'SERVED\n')
+            w.close()
+            await w.wait_closed()
+            self.assertEqual(len(opened), 1)  # no failed handshake reached the handler
+            srv.close()
+            await srv.wait_closed()
+            await self.until(lambda: open_fds() == fds0, 10)
         self.run_coro(main(), timeout=30)
 
     def test_slowloris_beside_1000_served(self):
