@@ -15,7 +15,7 @@ fail=0
 for pt in $targets; do
     pkg=${pt%%:*} target=${pt#*:}
     start=$(date +%s)
-    if out=$(nice -n 10 go test -run '^$' -fuzz "^$target\$" -fuzztime "$time" -parallel 1 "./$pkg/" 2>&1); then
+    if out=$(nice -n 10 go test -run '^$' -fuzz "^$target\$" -fuzztime "$time" -timeout 0 -parallel 1 "./$pkg/" 2>&1); then
         status=ok
     else
         status=FAIL
