@@ -7,7 +7,10 @@
  * distant past run in asyncio's order. (Refusals for want of ids, which
  * need a full id table, are tested in capi/refusal_test.go.)
  */
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +131,53 @@ static void test_wait_for_long_timeout(void) {
     ll_release(fut);
     ll_release(foreign);
     ll_release(other);
+    ll_release(loop);
+}
+
+/* ---- refused constructors leave no fd behind ---- */
+
+static int nfds(void) {
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    if (d == NULL)
+        return -1;
+    while (readdir(d) != NULL)
+        n++;
+    closedir(d);
+    return n;
+}
+
+static void test_refused_constructors_leave_no_fd(void) {
+    ll_loop loop = 0;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    ll_server s1 = 0;
+    int port = 0;
+    CHECK_EQ_INT(ll_tcp_listen(loop, NULL, 0, 0, 0, NULL, NULL, &s1), 0); /* IPv4 and IPv6 */
+    CHECK_EQ_INT(ll_server_port(s1, &port), 0);
+    ll_transport u1 = 0;
+    CHECK_EQ_INT(ll_udp_open(loop, "127.0.0.1", port, NULL, 0, 0, NULL, NULL, &u1), 0);
+    char path[] = "/tmp/libloop-contracts-XXXXXX";
+    int file = mkstemp(path);
+    CHECK(file >= 0);
+    close(file);
+    int before = nfds(), bad = 0;
+    for (int i = 0; i < 200; i++) {
+        ll_server s = 77;
+        ll_transport t = 77;
+        /* the first family's socket binds, the second's fails: both closed */
+        bad += ll_tcp_listen(loop, NULL, port, 0, 0, NULL, NULL, &s) != -EADDRINUSE || s != 77;
+        bad += ll_tcp_listen(loop, "127.0.0.1", port, 0, LL_REUSE_PORT, NULL, NULL, &s) >= 0 || s != 77;
+        bad += ll_tcp_listen(loop, "127.0.0.1", 0, -1, 0, NULL, NULL, &s) != LL_EINVAL || s != 77;
+        bad += ll_udp_open(loop, "127.0.0.1", port, NULL, 0, 0, NULL, NULL, &t) != -EADDRINUSE || t != 77;
+        bad += ll_udp_open(loop, "127.0.0.1", 0, "127.0.0.1", 70000, 0, NULL, NULL, &t) != LL_EINVAL || t != 77;
+        bad += ll_unix_listen(loop, path, 0, NULL, NULL, &s) != -EADDRINUSE || s != 77;
+        bad += ll_transport_open(loop, 100000 + i, LL_STREAM, NULL, NULL, &t) != -EBADF || t != 77;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(nfds(), before);
+    unlink(path);
+    ll_release(u1);
+    ll_release(s1);
     ll_release(loop);
 }
 
@@ -298,6 +348,7 @@ static void test_distant_past_order(void) {
 
 int main(void) {
     RUN_TEST(test_wait_for_long_timeout);
+    RUN_TEST(test_refused_constructors_leave_no_fd);
     RUN_TEST(test_release_from_handler_in_close_sweep);
     RUN_TEST(test_rss_after_million_futures);
     RUN_TEST(test_queries_from_other_thread_in_debug_mode);
