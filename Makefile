@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libloop build. `make` builds the library and examples, `make test` runs
 # every suite, `make demo` runs the examples, `make bench` the benchmarks.
 GO      ?= go
@@ -15,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn clean soak fuzz test-valgrind
+.PHONY: install test-install test-exports test-spdx test-abi test-types all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn bench-chart clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -26,13 +27,24 @@ lib: $(LIB)
 # build paths out of the library.
 # The map's hash rides along as a string (-X) so that go's build cache,
 # which does not read the map, relinks when it changes.
+# The library's SONAME is libloop.so.MAJOR (the major of LL_VERSION_* in the
+# header): programs record it, and build/libloop.so.MAJOR links to
+# build/libloop.so so that they also run from the build tree.
+VERSION := $(shell sed -n 's/^\#define LL_VERSION_[A-Z]* \([0-9]*\)$$/\1/p' include/libloop.h | paste -sd. -)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME  := libloop.so.$(SOMAJOR)
 EXPORTS_HASH := $(shell cksum capi/exports.map | cut -d' ' -f1)
-SO_LDFLAGS := -X main.exportsMap=$(EXPORTS_HASH) -extldflags '-Wl,--version-script=$(abspath capi/exports.map)'
+SO_LDFLAGS := -X main.exportsMap=$(EXPORTS_HASH) -extldflags '-Wl,--version-script=$(abspath capi/exports.map) -Wl,-soname,$(SONAME)'
+# make does not see a change of link flags: this stamp does (rewritten only
+# when the SONAME or the export map's hash changes).
+LIB_STAMP := $(BUILD)/.lib-flags
+$(shell mkdir -p $(BUILD) && [ "$$(cat $(LIB_STAMP) 2>/dev/null)" = "$(SONAME) $(EXPORTS_HASH)" ] || echo "$(SONAME) $(EXPORTS_HASH)" > $(LIB_STAMP))
 
-$(LIB): $(GO_SRC) capi/exports.map
+$(LIB): $(GO_SRC) capi/exports.map $(LIB_STAMP)
 	@mkdir -p $(BUILD)
 	$(GO) build -trimpath -buildmode=c-shared -ldflags "$(SO_LDFLAGS)" -o $(LIB) ./capi
 	@rm -f $(BUILD)/libloop.h
+	@ln -sf libloop.so $(BUILD)/$(SONAME)
 
 examples: $(EXAMPLE_BINS)
 
@@ -112,7 +124,8 @@ test-python: lib
 # then the network workloads W4, W5, W10 from C against libuv/libev
 # (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing),
 # then the subprocess workloads W8, W8-1g (bench/run_spawn.sh, same needs).
-bench: bench-c bench-python bench-net bench-spawn
+# Last, bench-chart draws bench/results/chart.png from the raw results.
+bench: bench-c bench-python bench-net bench-spawn bench-chart
 
 bench-c: lib
 	bash bench/run.sh
@@ -123,48 +136,67 @@ bench-python: lib
 bench-net: lib
 	bash bench/run_net.sh
 
-# make install [PREFIX=/usr/local] [DESTDIR=...]: the library, the headers
-# and libloop.pc (pkg-config --cflags --libs libloop).
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the library as
+# libloop.so.X.Y.Z with the links libloop.so.MAJOR (its SONAME, what programs
+# load) and libloop.so (what -lloop finds), the headers, libloop.pc
+# (pkg-config --cflags --libs libloop) and the CMake package
+# (find_package(libloop): lib/cmake/libloop, paths relative to itself).
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
-VERSION := $(shell sed -n 's/^\#define LL_VERSION_[A-Z]* \([0-9]*\)$$/\1/p' include/libloop.h | paste -sd. -)
+CMAKEDIR := $(LIBDIR)/cmake/libloop
+CMAKE_SUBST := -e 's|@LIBLOOP_VERSION@|$(VERSION)|g' -e 's|@LIBLOOP_SONAME@|$(SONAME)|g' \
+    -e "s|@LIBLOOP_REL_LIBDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g" \
+    -e "s|@LIBLOOP_REL_INCLUDEDIR@|$$(realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g" \
+    -e "s|@LIBLOOP_SIZEOF_VOID_P@|$$(( $$(getconf LONG_BIT) / 8 ))|g"
 
 install: lib
-	install -d "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(INCLUDEDIR)/libloop"
-	install -m 755 $(LIB) "$(DESTDIR)$(LIBDIR)/libloop.so"
+	install -d "$(DESTDIR)$(LIBDIR)/pkgconfig" "$(DESTDIR)$(INCLUDEDIR)/libloop" "$(DESTDIR)$(CMAKEDIR)"
+	install -m 755 $(LIB) "$(DESTDIR)$(LIBDIR)/libloop.so.$(VERSION)"
+	ln -sfn libloop.so.$(VERSION) "$(DESTDIR)$(LIBDIR)/$(SONAME)"
+	ln -sfn $(SONAME) "$(DESTDIR)$(LIBDIR)/libloop.so"
 	install -m 644 include/libloop.h "$(DESTDIR)$(INCLUDEDIR)/libloop.h"
 	install -m 644 include/libloop/*.h "$(DESTDIR)$(INCLUDEDIR)/libloop/"
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' libloop.pc.in > "$(DESTDIR)$(LIBDIR)/pkgconfig/libloop.pc"
+	sed $(CMAKE_SUBST) cmake/libloopConfig.cmake.in > "$(DESTDIR)$(CMAKEDIR)/libloopConfig.cmake"
+	sed $(CMAKE_SUBST) cmake/libloopConfigVersion.cmake.in > "$(DESTDIR)$(CMAKEDIR)/libloopConfigVersion.cmake"
 
-# Install into a scratch DESTDIR and build an example with pkg-config alone.
+# Install into scratch prefixes and use the result as a user would: C with
+# pkg-config and with find_package, the SONAME, and pip (tests/check_install.sh).
 test-install: lib
-	@command -v pkg-config >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkg-config >/dev/null 2>&1 || \
-	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkg-config >/dev/null; }; \
-	  else echo "pkg-config is required (apt-get install pkg-config)"; exit 1; fi; }
-	@d=$$(mktemp -d) && $(MAKE) -s install DESTDIR=$$d PREFIX=/usr && \
-	  flags=$$(PKG_CONFIG_SYSROOT_DIR=$$d PKG_CONFIG_LIBDIR=$$d/usr/lib/pkgconfig pkg-config --cflags --libs libloop) && \
-	  echo "pkg-config --cflags --libs libloop: $$flags" && \
-	  $(CC) $(CFLAGS) examples/echo_server.c $$flags -Wl,-rpath,$$d/usr/lib -o $$d/echo_server && \
-	  $$d/echo_server | tail -1 && rm -rf $$d && echo "install (C, pkg-config): ok"
-	@/usr/bin/python3 -c 'import setuptools, wheel' 2>/dev/null || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-setuptools python3-wheel python3-pip >/dev/null 2>&1 || \
-	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-setuptools python3-wheel python3-pip >/dev/null; }; \
-	  else echo "the Python install check needs python3-setuptools, python3-wheel and python3-pip"; exit 1; fi; }
-	@d=$$(mktemp -d) && LIBLOOP_LIBRARY=$(abspath $(LIB)) /usr/bin/python3 -m pip install -q --no-build-isolation \
-	    --no-deps --target $$d bindings/python >/dev/null 2>&1 && rm -rf bindings/python/build bindings/python/*.egg-info && \
-	  (cd $$d && env -u LIBLOOP_LIBRARY PYTHONPATH=$$d /usr/bin/python3 -m libloop) && rm -rf $$d && \
-	  echo "install: 1 passed, 0 failed"
+	@bash tests/check_install.sh
 
 test-exports: lib
 	@bash tests/check_exports.sh $(LIB)
 
+# The headers against the Python and Go bindings: every function (with its
+# arity) and constant bound, or omitted on purpose (tests/check_abi.py).
+test-abi:
+	@$(PYTHON) tests/check_abi.py && $(PYTHON) tests/check_abi.py --self-test
+
+# The Python stubs under mypy --strict (tests/check_types.sh; installs
+# python3-mypy with apt-get when missing and root).
+test-types:
+	@bash tests/check_types.sh
+
+# Every source file carries SPDX-License-Identifier: MIT (tests/check_spdx.sh).
+test-spdx:
+	@bash tests/check_spdx.sh
+
 bench-spawn: lib
 	bash bench/run_spawn.sh
+
+# libloop against each peer, from whichever latest raw results exist (a
+# PNG; bench/chart.py). Needs matplotlib (apt-get install python3-matplotlib):
+# without it, or on any error, it says so and the bench still succeeds.
+CHART_RAW = $(wildcard bench/results/latest-raw.txt bench/results/net-latest-raw.txt \
+    bench/results/spawn-latest-raw.txt bench/results/python-raw.txt)
+bench-chart:
+	@py=$$(for p in $(PYTHON) /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done); \
+	if [ -z "$$py" ]; then echo "bench chart skipped: matplotlib is missing (apt-get install python3-matplotlib)"; \
+	elif [ -z "$(CHART_RAW)" ]; then echo "bench chart skipped: no raw results in bench/results"; \
+	else $$py bench/chart.py bench/results/chart.png $(CHART_RAW) || echo "bench chart failed (the tables stand)"; fi
 
 clean:
 	rm -rf $(BUILD)

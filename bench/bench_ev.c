@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_ev.c — the libev rival for workloads W1, W1-fd, W2, W2-inloop, W3, W3c.
  * Usage: bench_ev WORKLOAD [N]   (N defaults to 1,000,000; one workload per process;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_ll.c — libloop, driven from C through include/libloop.h, for
  * workloads W1, W1-fd, W2, W2-inloop, W3, W3c, W7, W7-4, T-sleep, T-yield.

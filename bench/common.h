@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/common.h — shared helpers for the benchmark programs (bench_uv.c,
  * bench_ev.c, bench_ll.c; workloads W1, W2, W3, W7 and libloop's task

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/common.sh — sourced by the bench runners (run.sh, run_net.sh,
 # run_spawn.sh): what every report header says about the build measured.
 
@@ -10,4 +11,15 @@ commit_label() {
         c="$c (+ uncommitted changes in libloop/ capi/ include/)"
     fi
     echo "${LIBLOOP_LABEL:-$c}"
+}
+
+# soname_link DIR: a libloop.so with a SONAME (libloop.so.0) is recorded by
+# the programs linked to it under that name, so DIR needs the link of that
+# name (the Makefile makes build/'s; a private LIBLOOP_LIB_DIR may lack it).
+soname_link() {
+    local so
+    so=$(readelf -d "$1/libloop.so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+    if [ -n "$so" ] && [ "$so" != libloop.so ] && [ ! -e "$1/$so" ]; then
+        ln -s libloop.so "$1/$so"
+    fi
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loadgen.c — the external client of the network workloads W5 and W10: one
  * process, one thread, epoll, plain sockets. It drives any echo server on

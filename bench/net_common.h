@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/net_common.h — shared helpers for the network benchmark programs
  * (net_uv.c, net_ev.c, net_ll.c; workloads W4, W5, W10; bench/loadgen.c is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * net_ll.c — libloop, driven from C through include/libloop.h, for the
  * network workloads W4 (ping-pong in one loop) and the echo server of W5 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * net_uv.c — the libuv rival for the network workloads W4 (ping-pong in one
  * loop) and the echo server of W5 and W10 (driven by bench/loadgen.c).

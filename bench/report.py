@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench/report.py — turn the RESULT lines written by bench/run.sh into a
 markdown table of medians with libloop/libuv and libloop/libev ratios, then
 the issue-3 goals (W7 jobs/s against libuv; task steps against W1 ns per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh — build the benchmark programs (W1, W2, W3, W7 and libloop's
 # task workloads) and run them against libuv and libev, interleaved, then write
 # bench/results/latest.md (medians and ratios; also printed). Run through
@@ -51,6 +52,7 @@ mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
 $CC $CFLAGS bench/bench_uv.c -o "$BIN/bench_uv" -luv
 $CC $CFLAGS bench/bench_ev.c -o "$BIN/bench_ev" -lev
+soname_link "$LIBDIR"
 $CC $CFLAGS bench/bench_ll.c -o "$BIN/bench_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR"
 
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"

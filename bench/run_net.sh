@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run_net.sh — the network workloads W4 (ping-pong in one loop), W5
 # (echo server under an external load generator) and W10 (~20,000 idle
 # connections: server RSS per connection), libloop from C against libuv and
@@ -85,7 +86,7 @@ for impl in $IMPLS; do
     case "$impl" in
     uv) $CC $CFLAGS bench/net_uv.c -o "$BIN/net_uv" -luv ;;
     ev) $CC $CFLAGS bench/net_ev.c -o "$BIN/net_ev" -lev ;;
-    ll) $CC $CFLAGS bench/net_ll.c -o "$BIN/net_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
+    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/net_ll.c -o "$BIN/net_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
     esac
 done
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run_spawn.sh — the subprocess workload W8 (500 x /bin/true, at most
 # 16 running at a time: spawns per second) and W8-1g (the same from a parent
 # that first allocates and touches 1 GiB), libloop from C against libuv and
@@ -89,7 +90,7 @@ for impl in $IMPLS; do
     uv) $CC $CFLAGS bench/spawn_uv.c -o "$BIN/spawn_uv" -luv ;;
     ev) $CC $CFLAGS bench/spawn_ev.c -o "$BIN/spawn_ev" -lev ;;
     evps) $CC $CFLAGS -DW8_POSIX_SPAWN bench/spawn_ev.c -o "$BIN/spawn_evps" -lev ;;
-    ll) $CC $CFLAGS bench/spawn_ll.c -o "$BIN/spawn_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
+    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/spawn_ll.c -o "$BIN/spawn_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
     esac
 done
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/spawn_common.h — shared helpers of the subprocess benchmark W8
  * (spawn_uv.c, spawn_ev.c, spawn_ll.c; run by bench/run_spawn.sh): argument

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spawn_ev.c — the libev rival for the subprocess workload W8 (and W8-1g):
  * N x /bin/true, at most PAR running. Modes and the result line: see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spawn_ll.c — libloop, driven from C through include/libloop.h, for the
  * subprocess workload W8 (and W8-1g): N x /bin/true, at most PAR running.

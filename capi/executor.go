@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 /*
@@ -83,6 +85,7 @@ func ll__run_until_complete_go(loop C.uint64_t, fut C.uint64_t, tok C.uintptr_t)
 		return C.int(rc)
 	}
 	defer s.gate.exitRun()
+	defer s.beginRun()()
 	return errCode(s.loop.RunUntilComplete(f))
 }
 
@@ -102,6 +105,7 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t, tok C.ui
 	defer releaseLoop(s, uintptr(tok)) // after exitRun: defers run last first
 	s.gate.enterRun(uintptr(tok))      // cannot fail: the loop is new and not yet shared
 	defer s.gate.exitRun()
+	defer s.beginRun()()
 	// This thread runs the new loop from here on: its calls pass the check.
 	C.ll__set_thread_loop(lid)
 	t, err := s.loop.NewTaskForeign(uintptr(step), uintptr(arg))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C side of the hot paths: running a batch of host callbacks in one
  * crossing, and call_soon from a callback without entering Go. The Go side
  * decides what runs; this file only calls and queues. */
@@ -42,16 +43,22 @@ void ll__run_batch(uint64_t loop, uintptr_t calls_addr, int n, uintptr_t pending
     tls_pending = saved_pending;
 }
 
-ll__call *ll__alloc_calls(int n) { return calloc((size_t)n, sizeof(ll__call)); }
-
-ll__pending *ll__pending_new(void) { return calloc(1, sizeof(ll__pending)); }
-
-void ll__pending_free(ll__pending *p) {
-    if (p) {
-        free(p->items);
-        free(p);
-    }
+/* A detached call_soon queue (a HostBatch): every entry in order, with this
+ * thread marked as running the loop's batch so that their own handle-less
+ * call_soon calls queue in C too. */
+void ll__run_soon_array(uint64_t loop, uintptr_t items_addr, int64_t n, uintptr_t pending_addr) {
+    const ll__soon *items = (const ll__soon *)items_addr;
+    uint64_t saved_loop = tls_batch_loop;
+    ll__pending *saved_pending = tls_pending;
+    tls_batch_loop = loop;
+    tls_pending = (ll__pending *)pending_addr;
+    for (int64_t i = 0; i < n; i++)
+        ((ll_callback)items[i].fn)(loop, (void *)items[i].arg);
+    tls_batch_loop = saved_loop;
+    tls_pending = saved_pending;
 }
+
+ll__call *ll__alloc_calls(int n) { return calloc((size_t)n, sizeof(ll__call)); }
 
 void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg) {
     ((ll_exception_handler)fn)(loop, ctx, (void *)arg);
@@ -73,12 +80,18 @@ static int pending_push(ll__pending *p, uintptr_t fn, uintptr_t arg) {
     return 0;
 }
 
+ll__pending *ll__batch_queue(uint64_t loop) { return loop != 0 && loop == tls_batch_loop ? tls_pending : NULL; }
+
 int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out) {
-    /* Fast path: a callback of this loop schedules another, no handle
-     * wanted. The loop is known valid and running on this thread. */
-    if (out == NULL && cb != NULL && loop != 0 && loop == tls_batch_loop &&
-        pending_push(tls_pending, (uintptr_t)cb, (uintptr_t)arg) == 0)
-        return 0;
+    /* Fast paths, no handle wanted: a callback of this loop schedules
+     * another (the loop is known valid and running on this thread), or
+     * the loop is idle (Go moves the queue to the ready queue when the
+     * loop next runs, or when any call first touches it). */
+    if (out == NULL && cb != NULL && loop != 0) {
+        ll__pending *p = loop == tls_batch_loop ? tls_pending : ll__idle_queue(loop);
+        if (p != NULL && pending_push(p, (uintptr_t)cb, (uintptr_t)arg) == 0)
+            return 0;
+    }
     return ll__call_soon_go(ll__thread_loop, loop, (uintptr_t)cb, (uintptr_t)arg, out);
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the C side of libloop's hot paths. Not installed. */
 #ifndef LIBLOOP_HOTPATH_H
 #define LIBLOOP_HOTPATH_H
@@ -29,6 +30,13 @@ typedef struct ll__soon {
     uintptr_t arg;
 } ll__soon;
 
+/* A handle-less timer queued in C: its deadline in loop nanoseconds. */
+typedef struct ll__later {
+    int64_t when;
+    uintptr_t fn;
+    uintptr_t arg;
+} ll__later;
+
 typedef struct ll__pending {
     ll__soon *items;
     int64_t len;
@@ -38,6 +46,17 @@ typedef struct ll__pending {
      * when an outcome call goes through Go. */
     uint64_t step_task;
     int64_t step_decided;
+    /* While the loop is idle (not running), ll_call_soon(..., NULL) from
+     * outside a batch queues here too, found by loop id in a small C
+     * registry (hotpath.c): loop_id names the loop (0: none), open is 1
+     * while the loop is idle. Both read and written with __atomic. */
+    uint64_t loop_id;
+    int32_t open;
+    int32_t registered;
+    struct ll__pending *next_free; /* retired records are reused, never freed */
+    ll__later *timers; /* handle-less timers, flushed every 4096 (softqueue.c) */
+    int64_t ntimers;
+    int64_t timers_cap;
 } ll__pending;
 
 /* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call
@@ -58,9 +77,21 @@ void ll__set_thread_loop(uint64_t loop);
 /* Pointers travel as uintptr_t: they are C memory, and this spares the
  * cgo pointer checks on the hottest call. */
 void ll__run_batch(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
+void ll__run_soon_array(uint64_t loop, uintptr_t items, int64_t n, uintptr_t pending);
 ll__call *ll__alloc_calls(int n);
 ll__pending *ll__pending_new(void);
-void ll__pending_free(ll__pending *p);
+/* Register p as loop's idle queue / open or close it / retire it (the
+ * record is kept for reuse: a late lookup never reads freed memory). */
+void ll__pending_register(ll__pending *p, uint64_t loop);
+void ll__pending_set_open(ll__pending *p, int open);
+void ll__pending_retire(ll__pending *p);
+/* The queue of an idle loop (softqueue.c) / of the batch running on this
+ * thread (hotpath.c), or NULL. Hidden: not part of the ABI. */
+__attribute__((visibility("hidden"))) ll__pending *ll__idle_queue(uint64_t loop);
+__attribute__((visibility("hidden"))) ll__pending *ll__batch_queue(uint64_t loop);
+/* The loop clock's base in CLOCK_MONOTONIC nanoseconds, from Go. */
+void ll__set_clock_base(int64_t base);
+int64_t ll__clock_raw(void);
 void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg);
 
 

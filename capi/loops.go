@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 /*
@@ -57,15 +59,47 @@ func (s *loopState) Call(l *libloop.Loop, fc libloop.ForeignCall) {
 	s.flushPending()
 }
 
+// beginRun closes the C-side queue to calls from outside a batch (the loop
+// now runs: those go through Go and its thread check) and moves what the
+// idle loop collected to the ready queue. The returned func reopens it.
+func (s *loopState) beginRun() func() {
+	C.ll__pending_set_open(s.pending, 0)
+	s.flushPending()
+	return func() {
+		if !s.loop.IsClosed() {
+			C.ll__pending_set_open(s.pending, 1)
+		}
+	}
+}
+
 // flushPending moves call_soon requests queued in C to the core's ready
 // queue, in order. Every entry point that touches the loop calls it first,
-// so C-queued and Go-queued callbacks keep one FIFO order.
+// so C-queued and Go-queued callbacks keep one FIFO order. A long run of
+// plain calls is handed over whole, array and all (softBatch): one place
+// in the FIFO, one crossing to run, nothing copied.
 func (s *loopState) flushPending() {
 	p := s.pending
-	if p == nil || p.len == 0 {
+	if p == nil {
+		return
+	}
+	if p.ntimers > 0 {
+		for _, t := range unsafe.Slice(p.timers, int(p.ntimers)) {
+			s.loop.CallAtHostNs(int64(t.when), uintptr(t.fn), uintptr(t.arg))
+		}
+		p.ntimers = 0
+	}
+	if p.len == 0 {
 		return
 	}
 	items := unsafe.Slice(p.items, int(p.len))
+	if len(items) >= softBatchMin && !s.loop.Debug() && !hasYieldMark(items) {
+		b := &softBatch{s: s, items: p.items, n: p.len}
+		p.items, p.len, p.cap = nil, 0, 0
+		if s.loop.CallSoonHostBatch(b) != nil {
+			b.Drop()
+		}
+		return
+	}
 	for i := range items {
 		if items[i].fn == C.LL__YIELD_MARK {
 			// The running step yielded from C; it is the current task.
@@ -74,18 +108,66 @@ func (s *loopState) flushPending() {
 			}
 			continue
 		}
-		s.loop.CallSoonForeign(libloop.ForeignCall{
-			Fn: uintptr(items[i].fn), Arg: uintptr(items[i].arg), ID: s.id,
-		})
+		s.loop.CallSoonHost(uintptr(items[i].fn), uintptr(items[i].arg)) // called with the loop's Tag, s.id
 	}
 	p.len = 0
+}
+
+// ll__flush_pending_go moves a loop's C-side queues into it (softqueue.c
+// calls it when 4096 timers wait), on the thread that queued them.
+//
+//export ll__flush_pending_go
+func ll__flush_pending_go(id C.uint64_t) {
+	if obj, ok := ids.get(uint64(id), kindLoop); ok {
+		obj.(*loopState).flushPending()
+	}
+}
+
+// The C side's loop clock: its base read before Go's clock, so C's "now"
+// is never behind the loop's and a timer it queues is never early.
+func init() {
+	c := int64(C.ll__clock_raw())
+	C.ll__set_clock_base(C.int64_t(c - libloop.Nanotime()))
+}
+
+// softBatchMin is the shortest run handed over as a batch: below it, a
+// readyItem per call costs less than the batch's own bookkeeping.
+const softBatchMin = 64
+
+func hasYieldMark(items []C.ll__soon) bool {
+	for i := range items {
+		if items[i].fn == C.LL__YIELD_MARK {
+			return true
+		}
+	}
+	return false
+}
+
+// softBatch is a detached C-side call_soon queue (libloop.HostBatch).
+type softBatch struct {
+	s     *loopState
+	items *C.ll__soon
+	n     C.int64_t
+}
+
+func (b *softBatch) Run() {
+	s := b.s
+	C.ll__run_soon_array(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(b.items))), b.n,
+		C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	b.Drop()
+	s.flushPending()
+}
+
+func (b *softBatch) Drop() {
+	C.free(unsafe.Pointer(b.items))
+	b.items, b.n = nil, 0
 }
 
 func (s *loopState) free() {
 	s.freeNet()
 	C.free(unsafe.Pointer(s.calls))
 	C.free(unsafe.Pointer(s.one))
-	C.ll__pending_free(s.pending)
+	C.ll__pending_retire(s.pending)
 	s.calls, s.one, s.pending = nil, nil, nil
 }
 
@@ -141,12 +223,14 @@ func ll_loop_new(out *C.uint64_t) C.int {
 		}
 		return C.int(libloop.ENOMEM)
 	}
+	C.ll__pending_register(s.pending, C.uint64_t(s.id))
 	l.Tag = s.id
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)
 	l.SetDispatcher(s)
 	l.SetEventSink(s)
 	l.SetSpawner(posixSpawn)
+	l.SetHostEnv(hostEnv)
 	l.SetDisposeHook(s.futureDisposed)
 	*out = C.uint64_t(s.id)
 	return 0
@@ -193,6 +277,7 @@ func ll__loop_run_go(id C.uint64_t, mode C.int, tok C.uintptr_t) C.int {
 		return C.int(rc)
 	}
 	defer s.gate.exitRun()
+	defer s.beginRun()()
 	switch mode {
 	case -1:
 		return errCode(s.loop.RunForever())

@@ -1,20 +1,14 @@
+/* SPDX-License-Identifier: MIT */
 /* Calls a host is likely to make from a worker thread by mistake: each
  * wrapper passes the loop the calling thread runs (ll__thread_loop, one
  * thread-local load) to its Go side, which refuses the call with
  * LL_EWRONGTHREAD when the loop it concerns is running on another thread
  * (capi/loopthread.go says why). ll_call_soon's wrapper is in hotpath.c,
- * beside its fast path; ll_release and ll_loop_close are there too, and
+ * and ll_call_later's and ll_call_at's in softqueue.c, beside their fast
+ * paths; ll_release and ll_loop_close are there too, and
  * guarded by the loop's gate (release.go) instead. */
 #include "hotpath.h"
 #include "_cgo_export.h"
-
-int ll_call_later(ll_loop loop, double delay, ll_callback cb, void *arg, ll_handle *out) {
-    return ll__call_later_go(ll__thread_loop, loop, delay, cb, arg, out);
-}
-
-int ll_call_at(ll_loop loop, double when, ll_callback cb, void *arg, ll_handle *out) {
-    return ll__call_at_go(ll__thread_loop, loop, when, cb, arg, out);
-}
 
 int ll_handle_cancel(ll_handle handle) { return ll__handle_cancel_go(ll__thread_loop, handle); }
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 // Command capi is libloop's C ABI: //export ll_* functions over the pure-Go
 // core, built with -buildmode=c-shared into libloop.so. It translates ids
 // and error codes and holds the C side of hot paths; it decides no loop
@@ -6,6 +8,7 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../include -O2
+#cgo LDFLAGS: -lm
 #include "hotpath.h"
 */
 import "C"

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 /*
@@ -9,6 +11,7 @@ extern char **environ;
 // The host's environment as it is now (setenv included): the Go runtime's
 // copy (os.Environ) is a snapshot taken when the library was loaded.
 static const ll__cchar *const *ll__environ(void) { return (const ll__cchar *const *)environ; }
+static char *ll__getenv(const char *name) { return getenv(name); }
 */
 import "C"
 
@@ -51,17 +54,15 @@ func ll_spawn(loop C.uint64_t, opts *C.ll__cprocess_options, fn C.ll_protocol_fn
 		return C.int(libloop.EINVAL)
 	}
 	argv, ok1 := cStrings((**C.ll__cchar)(unsafe.Pointer(opts.argv)))
-	envp := opts.env
-	if envp == nil {
-		envp = C.ll__environ() // inherit: the host's environment, not Go's snapshot of it
-	}
-	env, ok2 := cStrings((**C.ll__cchar)(unsafe.Pointer(envp)))
+	// env NULL inherits: the core's Env stays nil and posixSpawn hands C's
+	// environ to the child as it is (no copy into Go and back).
+	env, ok2 := cStrings((**C.ll__cchar)(unsafe.Pointer(opts.env)))
 	if !ok1 || !ok2 || len(argv) == 0 {
 		return C.int(libloop.EINVAL)
 	}
 	o := &libloop.ProcessOptions{File: goString(opts.file), Argv: argv, Env: env,
 		Dir: goString(opts.cwd), Flags: int(opts.flags)}
-	if env == nil {
+	if env == nil && opts.env != nil {
 		o.Env = []string{} // an empty environment, not "inherit"
 	}
 	for i := range o.Stdio {
@@ -125,9 +126,13 @@ func posixSpawn(path string, argv, env []string, dir string, stdio [3]int, flags
 	cpath, cdir := C.CString(path), C.CString(dir)
 	defer C.free(unsafe.Pointer(cpath))
 	defer C.free(unsafe.Pointer(cdir))
-	cargv, cenv := cStringArray(argv), cStringArray(env)
+	cargv := cStringArray(argv)
 	defer freeStringArray(cargv, len(argv))
-	defer freeStringArray(cenv, len(env))
+	cenv := (**C.char)(unsafe.Pointer(C.ll__environ())) // env nil: the host's, as it is
+	if env != nil {
+		cenv = cStringArray(env)
+		defer freeStringArray(cenv, len(env))
+	}
 	var pid, pidfd C.int
 	rc := C.ll__posix_spawn(cpath, cargv, cenv, cdir, C.int(stdio[0]), C.int(stdio[1]), C.int(stdio[2]),
 		C.int(flags), &pid, &pidfd)
@@ -135,6 +140,20 @@ func posixSpawn(path string, argv, env []string, dir string, stdio [3]int, flags
 		return -1, -1, syscall.Errno(-rc)
 	}
 	return int(pid), int(pidfd), nil
+}
+
+// hostEnv reads the environment of the C host (libloop.HostEnv): C's
+// environ and getenv, which see the host's setenv.
+var hostEnv = libloop.HostEnv{
+	Environ: func() []string {
+		env, _ := cStrings(C.ll__environ())
+		return env
+	},
+	Getenv: func(key string) string {
+		ck := C.CString(key)
+		defer C.free(unsafe.Pointer(ck))
+		return C.GoString(C.ll__getenv(ck))
+	},
 }
 
 // cStringArray makes a NULL-terminated C array of C strings.

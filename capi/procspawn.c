@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spawning for the C ABI: posix_spawn (glibc: a CLONE_VFORK child straight
  * to exec), whose file actions close every fd but the child's stdio with
  * one close_range (posix_spawn_file_actions_addclosefrom_np) instead of one

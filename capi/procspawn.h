@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: posix_spawn for ll_spawn (procspawn.c). Not installed. */
 #ifndef LIBLOOP_PROCSPAWN_H
 #define LIBLOOP_PROCSPAWN_H

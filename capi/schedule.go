@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 /*
@@ -46,6 +48,9 @@ func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, ou
 	if rc != 0 {
 		return rc
 	}
+	if out == nil { // no handle wanted: queued by value
+		return errCode(s.loop.CallSoonHost(uintptr(cb), uintptr(arg)))
+	}
 	h, err := s.loop.CallSoonForeign(libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id})
 	if err != nil {
 		return errCode(err)
@@ -61,6 +66,9 @@ func ll__call_later_go(caller, id C.uint64_t, delay C.double, cb C.ll_callback, 
 	if rc != 0 {
 		return rc
 	}
+	if out == nil { // no handle wanted: the core keeps the timer by value
+		return errCode(s.loop.CallLaterHost(float64(delay), uintptr(unsafe.Pointer(cb)), uintptr(arg)))
+	}
 	h, err := s.loop.CallLaterForeign(float64(delay), foreign(s, unsafe.Pointer(cb), arg))
 	if err != nil {
 		return errCode(err)
@@ -75,6 +83,9 @@ func ll__call_at_go(caller, id C.uint64_t, when C.double, cb C.ll_callback, arg 
 	s, rc := getLoopFrom(caller, id)
 	if rc != 0 {
 		return rc
+	}
+	if out == nil {
+		return errCode(s.loop.CallAtHost(float64(when), uintptr(unsafe.Pointer(cb)), uintptr(arg)))
 	}
 	h, err := s.loop.CallAtForeign(float64(when), foreign(s, unsafe.Pointer(cb), arg))
 	if err != nil {

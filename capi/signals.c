@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C side of signals: one async-signal-safe handler for every signal a
  * loop watches. It writes the signal number (one byte) to the signal pipe
  * of each loop watching it; the loop reads the pipe and runs the callbacks

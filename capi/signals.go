@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 /*
@@ -89,5 +91,11 @@ func closeLoop(s *loopState) error {
 		return libloop.ERUNNING
 	}
 	s.unhookSignals()
-	return s.loop.Close()
+	err := s.loop.Close()
+	// Idle-queued calls are dropped with the rest of the ready queue, and
+	// later ones take the Go path, which says LL_ECLOSED.
+	C.ll__pending_set_open(s.pending, 0)
+	s.pending.len = 0
+	s.pending.ntimers = 0
+	return err
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal: the C signal handler's table (signals.c). Not installed. */
 #ifndef LIBLOOP_SIGNALS_H
 #define LIBLOOP_SIGNALS_H

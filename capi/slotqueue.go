@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package main
 
 // slotQueue is the id table's FIFO of free slot indexes: a growable ring, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The const-returning string functions of the header. cgo cannot export a
  * function returning const char *, so these wrap Go exports that return the
  * same static, never-freed strings. */

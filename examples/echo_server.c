@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An echo server and its clients in one loop, from the header alone.
  *
  * The server listens on 127.0.0.1 (a free port), gives each connection its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """An ordinary asyncio program, run on libloop by one changed line.
 
     python3 examples/hello_asyncio.py            # on libloop

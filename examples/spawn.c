@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Subprocesses and a signal handler, from the header alone.
  *
  * 1. A two-stage pipeline, `printf ... | sort`: the first child's stdout is

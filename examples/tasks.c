@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tasks.c — tasks in libloop: coroutines written as step functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tour.c — a first tour of libloop from C.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libloop.h — the public C interface of libloop, an asyncio-style event loop.
  *

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import "time"
@@ -7,6 +9,11 @@ import "time"
 var clockBase = time.Now()
 
 func monoNow() int64 { return int64(time.Since(clockBase)) }
+
+// Nanotime returns the loop clock in nanoseconds (Time is it in seconds):
+// a host that computes deadlines itself (capi's C-side timers) aligns its
+// own monotonic clock with it.
+func Nanotime() int64 { return monoNow() }
 
 // ClockResolution is the loop clock's resolution in nanoseconds; timers due
 // within now+ClockResolution run in the current iteration (asyncio's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // Errno is a library error code. Values match the C ABI's LL_* codes so that

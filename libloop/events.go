@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // EventKind says what happened to a transport; values match the C ABI's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // fdTable holds the loop's fdWatch records, indexed by fd: readiness finds

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // fdWatch is the reader and writer registered for one fd. Each is a Handle

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // FutureState is a future's life stage (asyncio's _state).

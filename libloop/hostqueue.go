@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // A host with its own ready queue (the Python binding keeps call_soon in a

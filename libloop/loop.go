@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -24,7 +26,9 @@ type Dispatcher interface {
 // used from one thread at a time.
 type Loop struct {
 	ready          readyQueue
+	batches        hostBatches // host batches whose marks are in ready
 	timers         timerHeap
+	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -36,7 +40,7 @@ type Loop struct {
 	io       ioState
 	signals  signalState
 	exits    map[int]*Process // children whose exit the selector reports (kqueue)
-	spawner  Spawner          // how Spawn starts children (nil: ForkExec)
+	spawn    spawnState       // how Spawn starts children, and its /dev/null
 
 	// running and closed are atomic so that any thread may read them
 	// (ll_loop_is_running, ll_loop_is_closed, and capi's check that refuses
@@ -121,13 +125,17 @@ func (l *Loop) Close() error {
 	}
 	l.closed.Store(true)
 	for l.ready.len() > 0 {
-		l.unref(l.ready.pop())
+		if h := l.ready.pop().h; h != nil {
+			l.unref(h)
+		}
 	}
+	l.dropBatches()
 	for _, h := range l.timers {
 		h.inHeap = false
 		l.unref(h)
 	}
 	l.timers = nil
+	l.hostTimers = hostTimerHeap{}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
@@ -140,6 +148,7 @@ func (l *Loop) Close() error {
 		l.executor.dropInflight() // their deliveries will never run
 	}
 	l.reapExitWatches()
+	l.spawn.close()
 	l.dropHolds()
 	l.droppedWaits = nil
 	l.freeHandles = nil

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -70,25 +71,27 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	if o == nil || o.File == "" || len(o.Argv) == 0 || o.Flags&^(ProcessNewSession|ProcessNewGroup) != 0 {
 		return nil, EINVAL
 	}
-	path, err := lookPath(o.File, o.Env)
+	path, err := l.spawn.lookPath(o.File, o.Env)
 	if err != nil {
 		return nil, err
 	}
 	p := &Process{loop: l, pidfd: -1, proto: proto}
-	child, parent, err := stdioFDs(o.Stdio)
+	child, parent, err := l.spawn.stdioFDs(o.Stdio)
 	defer closeAll(child[:], o.Stdio)
 	if err != nil {
 		closeAll(parent[:], [3]int{})
 		return nil, err
 	}
-	env := o.Env
-	if env == nil {
-		env = os.Environ()
-	}
 	var pid int
-	if l.spawner != nil && !stdioCrossed(child) {
-		pid, p.pidfd, err = l.spawner(path, o.Argv, env, o.Dir, child, o.Flags)
+	if l.spawn.spawner != nil && !stdioCrossed(child) {
+		// env nil: the spawner passes the host's own environment on as
+		// it is, with no copy.
+		pid, p.pidfd, err = l.spawn.spawner(path, o.Argv, o.Env, o.Dir, child, o.Flags)
 	} else {
+		env := o.Env
+		if env == nil {
+			env = l.spawn.environ()
+		}
 		attr := &syscall.ProcAttr{Dir: o.Dir, Env: env, Files: childFiles(child), Sys: &syscall.SysProcAttr{
 			Setsid:  o.Flags&ProcessNewSession != 0,
 			Setpgid: o.Flags&ProcessNewGroup != 0 && o.Flags&ProcessNewSession == 0,
@@ -123,13 +126,14 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 
 // Spawner starts a program the way a host does it best (capi: posix_spawn,
 // whose child closes the other fds with one close_range and resets SIGPIPE
-// and SIGXFSZ). It gets the resolved path, the child's fds 0..2 and the
-// Process flags, and returns the pid and a pidfd (-1 if none). The child
-// must get stdio[i] as fd i and no other fd.
+// and SIGXFSZ). It gets the resolved path, the environment (nil: the
+// host's own, inherited), the child's fds 0..2 and the Process flags, and
+// returns the pid and a pidfd (-1 if none). The child must get stdio[i] as
+// fd i and no other fd. A program that cannot run is its error (execve's).
 type Spawner func(path string, argv, env []string, dir string, stdio [3]int, flags int) (pid, pidfd int, err error)
 
 // SetSpawner makes Spawn start children with s (nil: Go's ForkExec).
-func (l *Loop) SetSpawner(s Spawner) { l.spawner = s }
+func (l *Loop) SetSpawner(s Spawner) { l.spawn.spawner = s }
 
 // stdioCrossed reports whether a child fd's source is another's target
 // (e.g. stdin from fd 1): a spawner that dup2s in order would clobber it,
@@ -146,13 +150,15 @@ func stdioCrossed(child [3]int) bool {
 }
 
 // lookPath finds file in the PATH of env (or the parent's), as execvp.
-func lookPath(file string, env []string) (string, error) {
+// A path with a '/' is not checked here: the exec itself reports ENOENT,
+// EACCES or ENOTDIR (both ForkExec and posix_spawn return its error).
+func (s *spawnState) lookPath(file string, env []string) (string, error) {
 	if strings.Contains(file, "/") {
-		return file, checkExecutable(file)
+		return file, nil
 	}
 	// The env's PATH when it sets one (the first, as getenv finds it in
 	// the child); else the parent's.
-	path := os.Getenv("PATH")
+	path := s.getenv("PATH")
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "PATH=") {
 			path = kv[5:]
@@ -188,8 +194,7 @@ func checkExecutable(path string) error {
 }
 
 // stdioFDs makes the child's fds 0..2 and the parent's pipe ends.
-func stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
-	devnull := -1
+func (st *spawnState) stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 	parent = [3]int{-1, -1, -1}
 	child = [3]int{-1, -1, -1}
 	for i, s := range stdio {
@@ -199,11 +204,7 @@ func stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 		case s == StdioInherit:
 			child[i] = i
 		case s == StdioDevNull:
-			// One /dev/null, read-write, for every stdio that wants it.
-			if devnull < 0 {
-				devnull, err = unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
-			}
-			child[i] = devnull
+			child[i], err = st.devNull()
 		case s == StdioPipe:
 			var p [2]int
 			if err = cloexecPipe(p[:]); err == nil {
@@ -229,12 +230,12 @@ func stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 	return
 }
 
-// closeAll closes the fds the library opened (not the host's, not the
-// inherited ones, not a duplicate of stdout), each once (/dev/null may
-// serve several).
+// closeAll closes the fds the library opened for one child (not the
+// host's, not the inherited ones, not a duplicate of stdout, not the
+// loop's /dev/null), each once.
 func closeAll(fds []int, stdio [3]int) {
 	for i, fd := range fds {
-		if fd < 0 || stdio[i] >= 0 || stdio[i] == StdioInherit || stdio[i] == StdioStdout {
+		if fd < 0 || stdio[i] >= 0 || stdio[i] == StdioInherit || stdio[i] == StdioStdout || stdio[i] == StdioDevNull {
 			continue
 		}
 		if slices.Contains(fds[:i], fd) {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -65,8 +67,8 @@ func FuzzReadyQueueFIFO(f *testing.F) {
 	f.Add([]byte{255, 255, 255, 1})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		var q readyQueue
-		var model []*Handle
-		for _, op := range ops {
+		var model []readyItem
+		for n, op := range ops {
 			if op%3 == 0 && len(model) > 0 {
 				got := q.pop()
 				if got != model[0] {
@@ -76,9 +78,14 @@ func FuzzReadyQueueFIFO(f *testing.F) {
 				continue
 			}
 			for i := 0; i < int(op%17)+1; i++ {
+				if op%2 == 0 { // handles and handle-less host calls share the FIFO
+					q.pushHost(uintptr(n+1), uintptr(i))
+					model = append(model, readyItem{fn: uintptr(n + 1), arg: uintptr(i)})
+					continue
+				}
 				h := &Handle{}
 				q.push(h)
-				model = append(model, h)
+				model = append(model, readyItem{h: h})
 			}
 		}
 		if q.len() != len(model) {

@@ -1,9 +1,22 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
-// readyQueue is a FIFO ring of handles that grows by doubling and never
+// readyItem is one entry of the ready queue: a handle, or (h == nil) a host
+// callback nobody holds a handle to, kept by value: its function and
+// argument, called with the loop's Tag as its id (ForeignPlain). A million
+// ll_call_soon(..., NULL) then cost no Handle record each. An entry with
+// neither (fn == 0) stands for the next HostBatch.
+type readyItem struct {
+	h   *Handle
+	fn  uintptr
+	arg uintptr
+}
+
+// readyQueue is a FIFO ring of readyItems that grows by doubling and never
 // shrinks below its high-water mark, so steady-state pushes do not allocate.
 type readyQueue struct {
-	buf  []*Handle
+	buf  []readyItem
 	head int
 	n    int
 }
@@ -14,24 +27,42 @@ func (q *readyQueue) push(h *Handle) {
 	if q.n == len(q.buf) {
 		q.grow()
 	}
-	q.buf[(q.head+q.n)&(len(q.buf)-1)] = h
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = readyItem{h: h}
 	q.n++
 }
 
-func (q *readyQueue) pop() *Handle {
-	h := q.buf[q.head]
-	q.buf[q.head] = nil
+// pushHost queues a host call with no handle.
+func (q *readyQueue) pushHost(fn, arg uintptr) {
+	if q.n == len(q.buf) {
+		q.grow()
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = readyItem{fn: fn, arg: arg}
+	q.n++
+}
+
+func (q *readyQueue) pop() readyItem {
+	it := q.buf[q.head]
+	q.buf[q.head] = readyItem{}
 	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
-	return h
+	return it
 }
+
+// pushBatchMark queues the place of a HostBatch.
+func (q *readyQueue) pushBatchMark() { q.pushHost(0, 0) }
+
+// isBatchMark reports whether it stands for a HostBatch.
+func (it *readyItem) isBatchMark() bool { return it.h == nil && it.fn == 0 }
+
+// peek returns the head entry without removing it (q.len() > 0).
+func (q *readyQueue) peek() *readyItem { return &q.buf[q.head] }
 
 func (q *readyQueue) grow() {
 	size := len(q.buf) * 2
 	if size == 0 {
 		size = 64
 	}
-	nb := make([]*Handle, size)
+	nb := make([]readyItem, size)
 	for i := 0; i < q.n; i++ {
 		nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
 	}

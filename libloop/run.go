@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -21,10 +23,10 @@ func (l *Loop) runOnce(nowait bool) error {
 	timeout := int64(-1)
 	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
 		timeout = 0
-	} else if len(l.timers) > 0 {
+	} else if when, ok := l.nextDeadline(); ok {
 		// Compared first: a deadline of -Inf is math.MinInt64, and the
 		// subtraction would overflow.
-		if when, now := l.timers[0].when, monoNow(); when > now {
+		if now := monoNow(); when > now {
 			timeout = when - now
 		} else {
 			timeout = 0
@@ -46,15 +48,8 @@ func (l *Loop) runOnce(nowait bool) error {
 	}
 	l.takePosted()
 
-	if len(l.timers) > 0 {
-		end := monoNow() + ClockResolution
-		for len(l.timers) > 0 && l.timers[0].when < end {
-			h := l.timers.pop()
-			if h.cancelled {
-				l.timerCancelled--
-			}
-			l.ready.push(h)
-		}
+	if len(l.timers) > 0 || l.hostTimers.n > 0 {
+		l.queueDueTimers(monoNow() + ClockResolution)
 	}
 
 	ntodo := l.ready.len()
@@ -125,14 +120,24 @@ func (l *Loop) processEvents(evs []ioEvent) {
 // returns how many it consumed. Consecutive host callbacks go to the
 // dispatcher as one batch (one per handle in debug mode, to time each).
 func (l *Loop) runSome(max int) int {
-	h := l.ready.pop()
-	if h.cancelled {
-		l.unref(h)
+	it := l.ready.pop()
+	if it.isBatchMark() {
+		l.runBatch()
 		return 1
 	}
-	if h.isGo() || l.dispatcher == nil {
-		l.runGo(h)
-		return 1
+	h := it.h
+	if h == nil && (l.debug || l.dispatcher == nil) {
+		h = l.hostHandle(it) // debug mode times and reports it as a handle
+	}
+	if h != nil {
+		if h.cancelled {
+			l.unref(h)
+			return 1
+		}
+		if h.isGo() || l.dispatcher == nil {
+			l.runGo(h)
+			return 1
+		}
 	}
 	limit := dispatchBatch
 	if l.debug {
@@ -146,23 +151,27 @@ func (l *Loop) runSome(max int) int {
 	batch := l.batchHandles[:0]
 	n := 0
 	for {
-		if !h.cancelled {
+		switch {
+		case h == nil: // a host call by value: nothing to mark or release
+			buf[len(batch)] = ForeignCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
+			batch = append(batch, nil)
+		case !h.cancelled:
 			buf[len(batch)] = h.foreign
 			h.inBatch = true
 			h.pos = int32(len(batch))
 			batch = append(batch, h)
-		} else {
+		default:
 			l.unref(h)
 		}
 		n++
 		if n == max || len(batch) == limit || l.ready.len() == 0 {
 			break
 		}
-		next := l.ready.buf[l.ready.head]
-		if next.isGo() && !next.cancelled {
+		if next := l.ready.peek(); next.isBatchMark() || next.h != nil && next.h.isGo() && !next.h.cancelled {
 			break
 		}
-		h = l.ready.pop()
+		it = l.ready.pop()
+		h = it.h
 	}
 	// Read debug once: a callback in the batch may switch it.
 	debug := l.debug
@@ -175,6 +184,9 @@ func (l *Loop) runSome(max int) int {
 		l.reportSlow(batch[0], time.Since(start))
 	}
 	for i, bh := range batch {
+		if bh == nil {
+			continue
+		}
 		bh.inBatch = false
 		bh.pos = -1
 		l.unref(bh)
@@ -182,6 +194,14 @@ func (l *Loop) runSome(max int) int {
 	}
 	l.batchHandles = batch[:0]
 	return n
+}
+
+// hostHandle gives a handle-less host call a pooled handle (debug mode,
+// where each call is timed and reported with its handle).
+func (l *Loop) hostHandle(it readyItem) *Handle {
+	h := l.newHandle()
+	h.foreign = ForeignCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
+	return h
 }
 
 func (l *Loop) runGo(h *Handle) {

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import "math"
@@ -30,6 +32,20 @@ func (l *Loop) CallSoonForeign(fc ForeignCall) (*Handle, error) {
 	h.foreign = fc
 	l.ready.push(h)
 	return h, nil
+}
+
+// CallSoonHost queues a host callback with no Handle: it cannot be
+// cancelled, and it is called with the loop's Tag as its id (ForeignPlain),
+// in FIFO order with every other callback. The cheapest call_soon.
+func (l *Loop) CallSoonHost(fn, arg uintptr) error {
+	if fn == 0 {
+		return EINVAL
+	}
+	if l.closed.Load() {
+		return ECLOSED
+	}
+	l.ready.pushHost(fn, arg)
+	return nil
 }
 
 // maxDelay bounds deadlines so nanosecond arithmetic cannot overflow (~100

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 //go:build darwin || freebsd || netbsd || openbsd || dragonfly
 
 package libloop

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // CallSoonThreadsafe queues fn from any thread and wakes the loop if it is

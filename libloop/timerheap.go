@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // timerHeap is a 4-ary min-heap of timer handles ordered by deadline, then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The library exports exactly the functions the public headers declare:
 # nothing internal (ll__*, cgo, the Go runtime) leaks, nothing declared is
 # missing.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make fuzz (not part of make test): every go test -fuzz target of the core
 # and the C ABI, one after the other, each for FUZZTIME (default 10m, as
 # issue 13 asks), one worker (-parallel 1) under nice. A crasher is kept by

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 // Package tests is libloop's purego behaviour suite: it loads
 // build/libloop.so through the Go binding (bindings/go) and checks the C ABI
 // of include/libloop.h — success paths, ordering, timers, fds, threads,

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs every suite (each a make target), goes on past a failing one so one
 # run shows everything, and ends with one summary line counting suites.
 set -u
 cd "$(dirname "$0")/.."
-suites=(test-core test-vet test-purego test-c test-asan test-cmake test-python test-exports test-install)
+suites=(test-core test-vet test-purego test-c test-asan test-cmake test-python test-types test-exports test-abi test-spdx test-install)
 passed=0
 failed=0
 failed_names=()

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Echo-server benchmark: a protocol-based echo server on one loop, 1 KiB
 messages ping-pong over 100 connections driven by a client in another
 process.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One benchmark run: python3 bench_loops.py LOOP WORKLOAD [N].
 
 LOOP: asyncio | uvloop | libloop | libloop-tm (libloop with task_machine=True:

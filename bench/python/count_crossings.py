@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Count ctypes crossings (Python->C calls and C->Python callbacks) of the
 task benchmark: python3 count_crossings.py [libloop|libloop-tm] [NTASKS STEPS]
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Summarise bench_loops.py RESULT lines: medians per (workload, loop) and
 ratios (asyncio/libloop = speed-up over asyncio; uvloop/libloop < 1 means
 libloop is slower than uvloop); libloop-tm (task_machine=True) gets its own

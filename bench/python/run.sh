@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Python loop benchmarks: asyncio's default loop, uvloop and libloop on the
 # same interpreter, interleaved (rep k runs every loop for W1, then W2, ...).
 # Environment: BENCH_PY (default /usr/bin/python3), BENCH_REPS (default 5),

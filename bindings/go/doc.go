@@ -1,6 +1,15 @@
-// Package libloop is the Go binding of libloop, an asyncio-style event loop
-// shipped as a C shared library (libloop.so). It loads the library at run
-// time with purego, so Go programs use it without cgo.
+// SPDX-License-Identifier: MIT
+
+// Package libloop is the purego binding of libloop.so, the C shared library
+// of libloop (an asyncio-style event loop). It loads the library at run time
+// with purego, without cgo.
+//
+// A Go program should not use this package: it should import the pure-Go
+// core, github.com/libloop/libloop/libloop, which is the same loop with one
+// Go runtime and no C boundary (see its Example). This binding exists for
+// two jobs: testing libloop.so from Go (the suite in tests/ drives the C
+// ABI through it, including bad ids and NULL pointers), and programs that
+// must share one loop with C code that uses the C ABI.
 //
 // The library is found through the LIBLOOP_LIBRARY environment variable,
 // else <repo>/build/libloop.so next to this source tree, else the system's

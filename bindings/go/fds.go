@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 // AddReader calls fn(fd) each iteration while fd is readable

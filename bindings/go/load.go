@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -130,9 +132,9 @@ func (lib *Lib) ErrName(code int) string { return goString(lib.Raw.ErrName(int32
 // The header's version (LL_VERSION_* in include/libloop.h) this binding was
 // written against.
 const (
-	HeaderVersionMajor = 0
-	HeaderVersionMinor = 1
-	HeaderVersionPatch = 0
+	HeaderVersionMajor = 0 // LL_VERSION_MAJOR
+	HeaderVersionMinor = 1 // LL_VERSION_MINOR
+	HeaderVersionPatch = 0 // LL_VERSION_PATCH
 	HeaderVersion      = HeaderVersionMajor*10000 + HeaderVersionMinor*100 + HeaderVersionPatch
 )
 

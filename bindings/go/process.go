@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -74,16 +76,16 @@ func (lib *Lib) RawProcess() (*RawProcess, error) {
 // Stdio choices for ProcessOptions (LL_STDIO_*); an fd >= 0 is given to
 // the child as it is.
 const (
-	StdioInherit = -1 // the child shares the parent's fd
-	StdioPipe    = -2 // a pipe: its events reach the Spawn func
-	StdioDevNull = -3 // /dev/null
-	StdioStdout  = -4 // Stderr only: the same as the child's stdout
+	StdioInherit = -1 // LL_STDIO_INHERIT: the child shares the parent's fd
+	StdioPipe    = -2 // LL_STDIO_PIPE: a pipe; its events reach the Spawn func
+	StdioDevNull = -3 // LL_STDIO_DEVNULL: /dev/null
+	StdioStdout  = -4 // LL_STDIO_STDOUT: Stderr only, the same as the child's stdout
 )
 
 // Process flags (LL_PROCESS_*).
 const (
-	NewSession = 1 // setsid(): the child leads a new session
-	NewGroup   = 2 // setpgid(0, 0): the child leads a new process group
+	NewSession = 1 // LL_PROCESS_NEW_SESSION: setsid(), the child leads a new session
+	NewGroup   = 2 // LL_PROCESS_NEW_GROUP: setpgid(0, 0), the child leads a new process group
 )
 
 // ProcessOptions says what to run. The zero value of Stdin, Stdout and

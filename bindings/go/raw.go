@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import (
@@ -9,8 +11,8 @@ import (
 
 // Run modes of Raw.LoopRunOnce (LL_RUN_ONCE and LL_RUN_NOWAIT).
 const (
-	RunModeOnce   int32 = 0 // block in poll until something is due
-	RunModeNowait int32 = 1 // never block
+	RunModeOnce   int32 = 0 // LL_RUN_ONCE: block in poll until something is due
+	RunModeNowait int32 = 1 // LL_RUN_NOWAIT: never block
 )
 
 // Raw calls the ll_ functions exactly as include/libloop.h declares them:

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import "unsafe"
@@ -21,6 +23,7 @@ type RawNet struct {
 
 	TransportSetProtocol          func(t uint64, fn, arg uintptr) int32                                                     // ll_transport_set_protocol
 	TransportWrite                func(t uint64, data unsafe.Pointer, n uintptr) int32                                      // ll_transport_write
+	TransportWriteAsync           func(t uint64, data unsafe.Pointer, n uintptr) int32                                      // ll_transport_write_async
 	TransportWriteEOF             func(t uint64) int32                                                                      // ll_transport_write_eof
 	TransportCanWriteEOF          func(t uint64) int32                                                                      // ll_transport_can_write_eof
 	TransportClose                func(t uint64) int32                                                                      // ll_transport_close
@@ -37,10 +40,11 @@ type RawNet struct {
 	TransportSendfile             func(t uint64, fd int32, offset, count int64, out unsafe.Pointer) int32                   // ll_transport_sendfile
 	TransportSendto               func(t uint64, data unsafe.Pointer, n uintptr, addr unsafe.Pointer, addrlen uint32) int32 // ll_transport_sendto
 
-	ServerClose      func(s uint64) int32                                    // ll_server_close
-	ServerPort       func(s uint64, port unsafe.Pointer) int32               // ll_server_port
-	ServerNumSockets func(s uint64) int32                                    // ll_server_num_sockets
-	ServerSockname   func(s uint64, i uintptr, addr, n unsafe.Pointer) int32 // ll_server_sockname
+	ServerOpen       func(loop uint64, fd int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_server_open
+	ServerClose      func(s uint64) int32                                                   // ll_server_close
+	ServerPort       func(s uint64, port unsafe.Pointer) int32                              // ll_server_port
+	ServerNumSockets func(s uint64) int32                                                   // ll_server_num_sockets
+	ServerSockname   func(s uint64, i uintptr, addr, n unsafe.Pointer) int32                // ll_server_sockname
 
 	UDPOpen     func(loop uint64, localHost unsafe.Pointer, localPort int32, remoteHost unsafe.Pointer, remotePort, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_udp_open
 	GetAddrInfo func(loop uint64, host, service unsafe.Pointer, family, socktype, flags int32, out unsafe.Pointer) int32                                                    // ll_getaddrinfo
@@ -62,6 +66,7 @@ func (r *RawNet) symbols() []struct {
 		{"ll_transport_open", &r.TransportOpen},
 		{"ll_transport_set_protocol", &r.TransportSetProtocol},
 		{"ll_transport_write", &r.TransportWrite},
+		{"ll_transport_write_async", &r.TransportWriteAsync},
 		{"ll_transport_write_eof", &r.TransportWriteEOF},
 		{"ll_transport_can_write_eof", &r.TransportCanWriteEOF},
 		{"ll_transport_close", &r.TransportClose},
@@ -77,6 +82,7 @@ func (r *RawNet) symbols() []struct {
 		{"ll_transport_peername", &r.TransportPeername},
 		{"ll_transport_sendfile", &r.TransportSendfile},
 		{"ll_transport_sendto", &r.TransportSendto},
+		{"ll_server_open", &r.ServerOpen},
 		{"ll_server_close", &r.ServerClose},
 		{"ll_server_port", &r.ServerPort},
 		{"ll_server_num_sockets", &r.ServerNumSockets},

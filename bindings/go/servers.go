@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: MIT
+
 package libloop
 
 import "unsafe"
@@ -23,8 +25,11 @@ type listenConfig struct {
 // Backlog sets the listen backlog (default 0: the library's 100).
 func Backlog(n int) ListenOption { return func(c *listenConfig) { c.backlog = n } }
 
+// flagReusePort is the header's LL_REUSE_PORT flag.
+const flagReusePort = 1 // LL_REUSE_PORT
+
 // ReusePort sets SO_REUSEPORT on the socket (LL_REUSE_PORT).
-func ReusePort() ListenOption { return func(c *listenConfig) { c.flags |= 1 } }
+func ReusePort() ListenOption { return func(c *listenConfig) { c.flags |= flagReusePort } }
 
 func listenOptions(opts []ListenOption) listenConfig {
 	var c listenConfig

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Building the wheel builds libloop.so with Go (the repository's capi/)
 and puts it inside the package, where libloop/_lib.py looks first after
 $LIBLOOP_LIBRARY. Needs Go and a C compiler; works offline with

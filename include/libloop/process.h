@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libloop/process.h — subprocesses and signals (included by libloop.h; do
  * not include it alone).

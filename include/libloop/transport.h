@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libloop/transport.h — network I/O: transports and protocols (included by
  * libloop.h; do not include it alone).

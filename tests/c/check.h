@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.h — a tiny assertion helper for libloop's C tests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loop_checks.h — checks shared by libloop's C tests (include after check.h).
  *

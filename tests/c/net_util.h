@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * net_util.h — helpers shared by the transport tests (include after check.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * proc_helpers.h — shared helpers of the process and signal C tests:
  * a protocol that records a child's events, running a loop until a

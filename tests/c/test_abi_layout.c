@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ABI's struct layouts, which the bindings read by offset (the purego
  * binding's bindings/go/events.go, the Python binding's _netlib.py): a
  * change here must change them too. */

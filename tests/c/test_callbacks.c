@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Callbacks and timers: FIFO order, one iteration runs only what was ready
  * when it began, timer order and deadlines, handles and cancellation. */
 #include <stdlib.h>
@@ -183,6 +184,22 @@ static void test_timer_order(void) {
     run_for(loop, 0.1);
     CHECK_LOG(1, 2, 3, 4, 5, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112,
               113, 114, 115, 116, 117, 118, 119);
+
+    /* Timers with a handle and without one (kept apart inside the library)
+     * still run in scheduling order at an equal deadline; a cancelled one
+     * is skipped. */
+    reset_log();
+    when = ll_loop_time(loop) + 0.02;
+    ll_handle hs[8];
+    for (int i = 0; i < 8; i++) {
+        CHECK_EQ_INT(ll_call_at(loop, when, log_cb, (void *)(intptr_t)(200 + 2 * i), NULL), 0);
+        CHECK_EQ_INT(ll_call_at(loop, when, log_cb, (void *)(intptr_t)(201 + 2 * i), &hs[i]), 0);
+    }
+    CHECK_EQ_INT(ll_handle_cancel(hs[3]), 0);
+    run_for(loop, 0.06);
+    CHECK_LOG(200, 201, 202, 203, 204, 205, 206, 208, 209, 210, 211, 212, 213, 214, 215);
+    for (int i = 0; i < 8; i++)
+        ll_release(hs[i]);
     ll_release(loop);
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cancellation through every composition of the helpers, through the
  * header: a leaf (a future, an ll_sleep, an ll_run_in_executor job, a task)
  * wrapped by up to three levels of ll_gather, ll_gather with

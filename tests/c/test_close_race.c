@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Closing a loop while executor work runs and other threads post to it:
  * 20 rounds of 48 ll_run_in_executor jobs and 16 ll_queue_work jobs, with
  * 8 threads calling ll_call_soon_threadsafe all along, then ll_loop_close

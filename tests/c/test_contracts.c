@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_contracts.c — issue 13's "leaks and contract breaks", from C: a
  * refused call leaves nothing behind, ll_wait_for takes a 1e10 s timeout,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The bad-input table (GUIDE.md §4): every bad call returns its documented
  * code, never crashes, and the loop goes on running callbacks afterwards. */
 #include <errno.h>

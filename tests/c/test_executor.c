@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The executor: ll_run_in_executor on the loop's bounded pool of worker
  * threads, results delivered on the loop thread, errors through *err,
  * ll_loop_set_executor_workers, ll_loop_shutdown_default_executor, closing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* File descriptors: readers and writers on pipes and socketpairs, removal,
  * replacement, and the errors for closed fds and regular files. */
 #include <errno.h>

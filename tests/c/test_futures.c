@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Futures: states, outcomes and their retrieval codes, done callbacks
  * (scheduled with call_soon, in registration order), host values freed
  * exactly once, and the bad-input table of every ll_future_* function.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ids: a released id stays LL_EBADHANDLE while its slot is reused over and
  * over, and no id is ever issued twice, for futures, handles and loops made
  * and released in a tight loop (the pattern that wore out one slot's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loop lifecycle: new/close/release, run_once modes, stop semantics, the
  * clock, debug mode and the exception handler. */
 #include <dirent.h>

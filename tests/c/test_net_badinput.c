@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The bad-input table for every transport call: id 0, a stale id, an id of
  * another kind, NULL pointers, ports -1 and 70000, fd -1 and a closed fd,
  * oversize lengths, unknown kinds and flags, a closed loop. Each returns its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The network fault campaign (issue 13): peers that misbehave, and the
  * proof that nothing is lost for them or for anyone else.
  *  - a peer resets (SO_LINGER 0) while the server writes megabytes to it;

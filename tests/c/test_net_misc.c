@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ll_transport_sendfile (whole file, a range, errors, a transport that ends
  * first), ll_getaddrinfo, and ll_loop_set_event_batch: arrays of events for
  * transports without a protocol fn, with their EOF answers honoured. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Processes: what ll_spawn gives the child (pipes, /dev/null, a host fd,
  * env and PATH, cwd, session and group) and what it refuses (a program
  * that cannot run is an error from ll_spawn, never a child exiting 127),

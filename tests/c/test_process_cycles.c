@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The process side of the fault campaign (issue 13): 1,000 spawn/kill
  * cycles, 16 children alive at a time, each with a stdout pipe, killed at
  * a random moment (before or after it wrote), its exit and its pipe's end

@@ -1,9 +1,15 @@
+/* SPDX-License-Identifier: MIT */
 /* What a child starts with besides its stdio: SIGPIPE and SIGXFSZ at their
  * defaults even when the host ignores them (as Python's restore_signals),
- * no blocked signal, and no fd of the host however high its number. */
+ * no blocked signal, and no fd of the host however high its number; a
+ * PATH the host set after start finds the program; the loop's /dev/null
+ * is gone with the loop. */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "proc_helpers.h"
 
@@ -60,9 +66,65 @@ static void test_high_fd_not_inherited(void) {
     close(fd);
 }
 
+/* PATH as the host set it with setenv (not the Go runtime's snapshot of
+ * the environment at load) is the one searched for a bare program name. */
+static void test_path_set_by_host_is_searched(void) {
+    char dir[] = "/tmp/ll_path_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char prog[64];
+    snprintf(prog, sizeof prog, "%s/ll-only-here", dir);
+    FILE *f = fopen(prog, "w");
+    CHECK(f != NULL);
+    fputs("#!/bin/sh\necho found-by-path\n", f);
+    fclose(f);
+    CHECK_EQ_INT(chmod(prog, 0755), 0);
+    const char *old = getenv("PATH");
+    char *saved = old ? strdup(old) : NULL;
+    char path[256];
+    snprintf(path, sizeof path, "%s:%s", dir, saved ? saved : "/usr/bin:/bin");
+    CHECK_EQ_INT(setenv("PATH", path, 1), 0);
+
+    ll_loop loop = new_loop();
+    struct plog l;
+    memset(&l, 0, sizeof l);
+    const char *const argv[] = {"ll-only-here", NULL};
+    CHECK(run_child(loop, argv, LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_DEVNULL, &l));
+    CHECK_EQ_STR(l.out[1], "found-by-path\n");
+    ll_release(loop);
+
+    if (saved) {
+        setenv("PATH", saved, 1);
+        free(saved);
+    }
+    unlink(prog);
+    rmdir(dir);
+}
+
+/* The loop keeps one /dev/null for all its children; closing the loop
+ * closes it, so a host that makes and ends loops leaks no fd. */
+static void test_devnull_closed_with_loop(void) {
+    const char *const argv[] = {"true", NULL};
+    for (int round = 0; round < 2; round++) {
+        int before = count_fds();
+        ll_loop loop = new_loop();
+        struct plog l;
+        memset(&l, 0, sizeof l);
+        CHECK(run_child(loop, argv, LL_STDIO_DEVNULL, LL_STDIO_DEVNULL, LL_STDIO_DEVNULL, &l));
+        CHECK_EQ_INT(l.code, 0);
+        memset(&l, 0, sizeof l);
+        CHECK(run_child(loop, argv, LL_STDIO_DEVNULL, LL_STDIO_DEVNULL, LL_STDIO_DEVNULL, &l));
+        CHECK_EQ_INT(l.code, 0);
+        ll_release(loop);
+        if (round == 1) /* round 0 may start what the library keeps for good */
+            CHECK_EQ_INT(count_fds(), before);
+    }
+}
+
 int main(void) {
     alarm(60);
     RUN_TEST(test_ignored_signals_are_default_in_child);
     RUN_TEST(test_high_fd_not_inherited);
+    RUN_TEST(test_path_set_by_host_is_searched);
+    RUN_TEST(test_devnull_closed_with_loop);
     return CHECK_REPORT();
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Processes: the exit (LL_PROCESS_EXITED once, return codes as asyncio's,
  * every exit status 0..255 reported exactly, ll_process_returncode, ll_process_wait, ll_process_pid), signalling a
  * child (and -ESRCH once it has exited), and reaping: no zombie is left,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Processes: bad input for every ll_spawn / ll_process_* call returns its
  * documented code, leaves *out alone, starts no child, and the loop goes
  * on running callbacks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Processes under load: 8 MiB through `cat` (stdin written with
  * back-pressure, stdout read back and checksummed, closing stdin gives
  * cat its EOF), a child that closes its stdout early and goes on running,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ll_queue_work, libuv's uv_queue_work: work(arg) on an executor thread,
  * then after(loop, arg) on the loop thread, each exactly once; after never
  * runs for a loop closed first (the work still does); the refusals (NULL

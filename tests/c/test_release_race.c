@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ll_release from two threads at once: for a handle, a future and a loop id,
  * exactly one caller gets 0 and the other LL_EBADHANDLE, the reference is
  * dropped once (a future's value is freed exactly once) and nothing is freed

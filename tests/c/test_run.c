@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running to completion: ll_loop_run_until_complete (LL_ESTOPPED when the
  * loop is stopped first, LL_ERUNNING when nested) and ll_run, asyncio.run:
  * a new loop, the main task run to completion, the tasks left cancelled,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Signals: ll_add_signal_handler runs its callback once per delivery, on
  * the loop thread, in a later iteration; two loops both get a signal;
  * replacing and removing handlers; the host's previous disposition comes

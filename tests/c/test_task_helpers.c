@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The helpers C hosts need most: ll_sleep, ll_gather (with and without
  * return_exceptions) and ll_wait_for, with their bad-input table (which
  * covers ll_loop_run_until_complete too; its behaviour and ll_run's are in

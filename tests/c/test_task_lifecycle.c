@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A task's life: cancellation case by case, as asyncio's Task.cancel and
  * __step (cancelling while awaiting cancels the awaited future and the next
  * step must throw the cancellation in; cancelling before the first step; a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ll_task_sleep, the C-side yield fast path and ll_future_get_loop: a step
  * that suspends in one call, with the ordering, outcome and cancellation
  * rules of the three-call form (ll_sleep + ll_task_await + ll_release). */

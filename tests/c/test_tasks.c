@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tasks: coroutines as step functions (asyncio's Task.__step). The seed
  * trace of "Hello ... World", bare yield, the errors a step can make,
  * and the bad-input table. Cancellation, current/all tasks and lifetime

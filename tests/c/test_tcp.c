@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TCP transports through the header: listen, connect, echo, the order of
  * events, addresses, half-close in both directions, pause/resume reading,
  * close (twice) and what calls return after it, server close. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Volume: 64 MiB through an echo server with a checksum, the client pacing
  * itself with LL_PAUSE_WRITING / LL_RESUME_WRITING; 1,000 concurrent
  * connections in one loop, each getting its own message back. */

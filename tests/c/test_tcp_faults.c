@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Faults that end one transport alone: refused, a name that does not
  * resolve, peer reset, writing to a vanished peer (EPIPE, the process
  * survives), ll_release from inside a callback, and EMFILE while accepting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Write flow control: the water marks, LL_PAUSE_WRITING and
  * LL_RESUME_WRITING exactly once per crossing, set_write_buffer_limits and
  * get_write_buffer_size, and abort with a full buffer. */

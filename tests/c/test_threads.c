@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Threads: ll_call_soon_threadsafe from many pthreads while the loop is
  * blocked in poll (every callback runs exactly once, in each thread's post
  * order), and ll_loop_wakeup. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* UDP transports: unconnected echo with ll_transport_sendto and the sender's
  * address in the event, datagram boundaries, connected sockets (write, the
  * peer's address, ICMP port unreachable as LL_ERROR_RECEIVED), IPv6, and

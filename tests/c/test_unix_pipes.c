@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unix stream sockets (a path and an abstract "@name"), and adopting fds
  * with ll_transport_open: a socketpair (stream and datagram), a pipe's read
  * end (data, EOF, then LOST) and write end (write, write_eof, a reader that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Wrong-thread calls, debug mode off: while the loop runs callbacks and
  * timers on the main thread, 4 threads hammer the calls a host is likely to
  * make from a worker thread by mistake, with live ids, for about a second.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * soak.c — a long run of the whole library at once, for `make soak`
  * (not part of `make test`): an echo server with SOAK_CONNS client

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * soak_stats.h — what soak.c samples (RSS, fds, threads from /proc) and how
  * it writes and sums up the curve.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make test-valgrind (not part of make test): C tests under valgrind's
 # memcheck, with the Go runtime's own noise suppressed (go-runtime.supp; Go
 # does not support valgrind). The library is rebuilt with DWARF 4 debug

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libloop: an asyncio event loop run by libloop (ctypes, no compiled code).
 
     import libloop

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """python -m libloop: the version, the library in use, and a one-line
 self-test (a timer, a task and a TCP echo on 127.0.0.1)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ctypes declarations of libloop's network, process and signal ABI
 (include/libloop/transport.h and process.h), beside _lib.py's core ones.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Asynchronous generator hooks and shutdown_asyncgens, as asyncio's."""
 
 import warnings

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Awaiting a libloop C future (ll_transport_sendfile, ll_process_wait)
 from Python: one done-callback trampoline per loop, routed by token."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Datagram endpoints on libloop's C datagram transports.
 
 create_datagram_endpoint is asyncio's own (base_events.BaseEventLoop),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exception handler API and debug mode, as asyncio's BaseEventLoop.
 
 default_exception_handler and call_exception_handler are asyncio's own

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """run_in_executor and name resolution, on concurrent.futures like asyncio.
 
 The default executor is a ThreadPoolExecutor; its futures come back to the

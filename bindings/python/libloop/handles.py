@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Handle objects and the helpers that run them.
 
 The loop hands out asyncio's own Handle/TimerHandle types (subclasses with a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libloop.EventLoop: an asyncio event loop whose iterations libloop runs.
 
 The loop's state and lifecycle live here; the hot path (call_soon, timers,

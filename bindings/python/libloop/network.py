@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The loop's network plumbing: the batch sink that receives every transport
 event, and the transport factories asyncio's high-level methods call.
 

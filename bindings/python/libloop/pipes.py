@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Pipe transports on libloop's C transports (unix_events'
 _UnixReadPipeTransport / _UnixWritePipeTransport, on libloop).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Entry points: new_event_loop, run, EventLoopPolicy, install."""
 
 import asyncio

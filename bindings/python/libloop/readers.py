@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fd readers/writers over ll_add_reader/ll_add_writer, and signal wake-up.
 
 One ctypes trampoline per direction per loop, routed by fd through a dict of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The hot path: call_soon/call_later/call_at/call_soon_threadsafe and the
 trampolines libloop calls.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Serving sockets: asyncio's Server (base_events.Server) calls
 loop._start_serving / _stop_serving; libloop accepts (accept4 until EAGAIN,
 EMFILE handled as asyncio does) and each new connection's first event tells

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """add_signal_handler / remove_signal_handler (asyncio's unix_events rules).
 
 Why asyncio's approach (signal.signal + the wake-up fd) and not libloop's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """struct sockaddr <-> Python address tuples, for ll_transport_sendto and
 LL_DATAGRAM_RECEIVED (AF_INET, AF_INET6, AF_UNIX; Linux layout, which the
 BSDs share but for a leading length byte, handled below).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """sock_* coroutines over add_reader/add_writer (asyncio selector_events').
 
 Non-blocking sockets only: try the operation at once, and on EAGAIN watch

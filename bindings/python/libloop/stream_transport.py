@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Stream transports (TCP, Unix sockets) on libloop's C transports:
 asyncio's selector_events._SelectorSocketTransport API, with the fd, the
 reads, the write buffer and the close owned by libloop.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Subprocesses on ll_spawn (asyncio's subprocess_exec / subprocess_shell).
 
 subprocess_exec/subprocess_shell are asyncio's own (base_events), taken by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libloop.Task: an asyncio.Task whose steps libloop's C task machine drives.
 
 Opt-in: ``libloop.new_event_loop(task_machine=True)`` (create_task builds

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libloop's C transports as asyncio Transports: the base every kind shares.
 
 libloop owns the fd: it reads, writes, buffers and closes it. Every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Twin-suite support: each test mixin runs once on asyncio's default loop
 and once on libloop's (as uvloop's tests do), asserting the same outputs."""
 

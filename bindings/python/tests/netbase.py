@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Helpers of the network twin tests: a protocol that records what it is
 told, an echo protocol, and a blocking peer socket for the other side."""
 

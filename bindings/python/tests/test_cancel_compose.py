@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Cancellation through nested gather / wait_for / await, on asyncio's loop,
 libloop's, and libloop's C task machine: the awaiting task must resume
 with CancelledError (these compositions once hung on libloop's helpers)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Issue 13's contract cases as twin tests (asyncio's loop and libloop's
 agree): deadlines in the distant past run in asyncio's order, and
 wait_for takes a 1e10 s timeout and leaves nothing behind when cancelled."""

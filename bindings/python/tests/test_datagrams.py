@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Datagram endpoints (UDP, Unix datagram sockets) and the datagram socket
 coroutines, on both loops."""
 

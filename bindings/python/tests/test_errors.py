@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exception handler API, debug mode, async generators shutdown."""
 
 import asyncio

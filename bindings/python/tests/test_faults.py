@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The fault campaign of issue 13, as twin tests (asyncio's loop and
 libloop's give the same results): peers that reset mid-write, vanish
 mid-handshake or mid-read, drip one byte at a time beside 1,000 served

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """KeyboardInterrupt, SystemExit and other BaseExceptions escaping callbacks,
 timers and tasks, and SIGINT storms: run_forever/run_until_complete raise
 them as asyncio does, and the same loop runs again with working timers."""

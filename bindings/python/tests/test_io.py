@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fd readers/writers, sock_* coroutines, executor, name resolution."""
 
 import asyncio

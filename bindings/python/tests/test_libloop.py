@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libloop-only behaviour: entry points, loading, unimplemented methods,
 exit with a loop open, signals, thread-safety stress."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """create_connection, create_unix_connection, connect_accepted_socket:
 twin tests (asyncio's loop and libloop's give the same results)."""
 

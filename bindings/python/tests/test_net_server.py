@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """create_server and asyncio's Server object: twin tests (asyncio's loop
 and libloop's give the same results)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """asyncio streams (start_server/open_connection) and sendfile: twin tests
 (asyncio's loop and libloop's give the same results)."""
 

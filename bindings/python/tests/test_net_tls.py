@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """TLS through asyncio's sslproto on the loop's transports: ssl= on
 create_server/create_connection and start_tls. Twin tests (asyncio's loop
 and libloop's give the same results). The certificate is made at test

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The stream transport API and protocol callbacks: twin tests (asyncio's
 loop and libloop's give the same results)."""
 

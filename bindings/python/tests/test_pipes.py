@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """connect_read_pipe / connect_write_pipe: pipes, ptys, EOF, broken pipes."""
 
 import asyncio

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """call_soon/call_later/call_at/call_soon_threadsafe, time, run/stop/close."""
 
 import asyncio

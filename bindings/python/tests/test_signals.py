@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """add_signal_handler / remove_signal_handler, on both loops."""
 
 import asyncio

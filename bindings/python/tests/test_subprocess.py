@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Subprocesses: asyncio.subprocess streams, protocols, signals, reaping."""
 
 import asyncio

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Task corner cases (cancellation races, bad yields, exits), run on all
 three flavours: libloop.Task must give exactly asyncio.Task's outcomes."""
 

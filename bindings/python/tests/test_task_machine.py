@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libloop-only checks of libloop.Task: its steps really go through
 libloop's C task machine (ll_task_*), and the opt-in switches."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tasks and real asyncio code on top of the loop."""
 
 import asyncio

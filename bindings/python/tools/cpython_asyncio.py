@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Run CPython's own asyncio test suite (test.test_asyncio) on libloop's loop.
 
     LIBLOOP_LIBRARY=$PWD/build/libloop.so PYTHONPATH=bindings/python \

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* The C-side queues of a loop beyond its running batch: call_soon and
+ * timers with no handle, made while the loop is idle (not running) or from
+ * one of its batches, queued here without entering Go. Go moves them into
+ * the loop (flushPending) when it next touches it, so one FIFO order and
+ * one timer order hold. This file only queues; Go decides what runs. */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include "hotpath.h"
+#include "_cgo_export.h"
+
+/* The idle loops' queues by loop id: direct-mapped on the id's low bits
+ * (the id table's slot). Two live loops that collide leave the later one
+ * out, and its calls take the Go path: slower, never wrong. */
+#define REG_SIZE 64
+static ll__pending *registry[REG_SIZE];
+static ll__pending *free_records;
+static pthread_mutex_t free_mu = PTHREAD_MUTEX_INITIALIZER;
+
+ll__pending *ll__pending_new(void) {
+    pthread_mutex_lock(&free_mu);
+    ll__pending *p = free_records;
+    if (p != NULL)
+        free_records = p->next_free;
+    pthread_mutex_unlock(&free_mu);
+    if (p == NULL)
+        return calloc(1, sizeof(ll__pending));
+    p->next_free = NULL;
+    return p;
+}
+
+void ll__pending_register(ll__pending *p, uint64_t loop) {
+    __atomic_store_n(&p->loop_id, loop, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->open, 1, __ATOMIC_RELEASE);
+    ll__pending *expected = NULL;
+    p->registered = __atomic_compare_exchange_n(&registry[loop % REG_SIZE], &expected, p, 0, __ATOMIC_ACQ_REL,
+                                                __ATOMIC_ACQUIRE);
+}
+
+void ll__pending_set_open(ll__pending *p, int open) { __atomic_store_n(&p->open, open, __ATOMIC_RELEASE); }
+
+void ll__pending_retire(ll__pending *p) {
+    if (p == NULL)
+        return;
+    uint64_t loop = __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE);
+    __atomic_store_n(&p->open, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&p->loop_id, 0, __ATOMIC_RELEASE);
+    if (p->registered) {
+        ll__pending *expected = p;
+        __atomic_compare_exchange_n(&registry[loop % REG_SIZE], &expected, NULL, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+        p->registered = 0;
+    }
+    free(p->items);
+    p->items = NULL;
+    p->len = p->cap = 0;
+    free(p->timers);
+    p->timers = NULL;
+    p->ntimers = p->timers_cap = 0;
+    p->step_task = 0;
+    p->step_decided = 0;
+    pthread_mutex_lock(&free_mu);
+    p->next_free = free_records;
+    free_records = p;
+    pthread_mutex_unlock(&free_mu);
+}
+
+/* The queue of an idle loop, or NULL (running, closed, unknown, or left
+ * out of the registry). */
+ll__pending *ll__idle_queue(uint64_t loop) {
+    ll__pending *p = __atomic_load_n(&registry[loop % REG_SIZE], __ATOMIC_ACQUIRE);
+    if (p == NULL || __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE) != loop ||
+        !__atomic_load_n(&p->open, __ATOMIC_ACQUIRE))
+        return NULL;
+    return p;
+}
+
+/* The loop clock in C: CLOCK_MONOTONIC (Go's nanotime) minus the base Go
+ * hands over once (ll__set_clock_base), read so that C's "now" is never
+ * behind Go's and a timer made here is never early. */
+static int64_t clock_base;
+
+void ll__set_clock_base(int64_t base) { __atomic_store_n(&clock_base, base, __ATOMIC_RELEASE); }
+
+int64_t ll__clock_raw(void) {
+    struct timespec ts;
+#ifdef __APPLE__
+    clock_gettime(CLOCK_UPTIME_RAW, &ts); /* Go's nanotime there: mach_absolute_time */
+#else
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Go's bound on delays and deadlines (libloop.maxDelay: ~100 years). */
+#define MAX_DELAY (100.0 * 365 * 24 * 3600)
+
+/* Queued timers are moved to Go once this many wait: one crossing per
+ * TIMER_FLUSH calls, and C never holds more than this. */
+#define TIMER_FLUSH 4096
+
+static int later_push(ll__pending *p, int64_t when, uintptr_t fn, uintptr_t arg) {
+    if (p->ntimers == p->timers_cap) {
+        int64_t ncap = p->timers_cap ? p->timers_cap * 2 : 256;
+        ll__later *t = realloc(p->timers, (size_t)ncap * sizeof(ll__later));
+        if (t == NULL)
+            return -1;
+        p->timers = t;
+        p->timers_cap = ncap;
+    }
+    p->timers[p->ntimers].when = when;
+    p->timers[p->ntimers].fn = fn;
+    p->timers[p->ntimers].arg = arg;
+    p->ntimers++;
+    return 0;
+}
+
+/* Queue a handle-less timer for an idle loop or from its batch; 0 if
+ * queued, -1 if the call must take the Go path. */
+static int later_in_c(ll_loop loop, int64_t when, ll_callback cb, void *arg) {
+    ll__pending *p = ll__batch_queue(loop);
+    if (p == NULL)
+        p = ll__idle_queue(loop);
+    if (p == NULL || later_push(p, when, (uintptr_t)cb, (uintptr_t)arg) != 0)
+        return -1;
+    if (p->ntimers >= TIMER_FLUSH)
+        ll__flush_pending_go(loop);
+    return 0;
+}
+
+int ll_call_later(ll_loop loop, double delay, ll_callback cb, void *arg, ll_handle *out) {
+    /* The common delays only (as Go computes them: now + ceil(delay s in
+     * ns)); NaN, negative and out-of-range ones, and every call that wants
+     * a handle, go to Go. */
+    if (out == NULL && cb != NULL && loop != 0 && delay >= 0 && delay <= MAX_DELAY) {
+        int64_t now = ll__clock_raw() - __atomic_load_n(&clock_base, __ATOMIC_ACQUIRE);
+        if (later_in_c(loop, now + (int64_t)ceil(delay * 1e9), cb, arg) == 0)
+            return 0;
+    }
+    return ll__call_later_go(ll__thread_loop, loop, delay, cb, arg, out);
+}
+
+int ll_call_at(ll_loop loop, double when, ll_callback cb, void *arg, ll_handle *out) {
+    if (out == NULL && cb != NULL && loop != 0 && when >= -MAX_DELAY && when <= MAX_DELAY &&
+        later_in_c(loop, (int64_t)ceil(when * 1e9), cb, arg) == 0)
+        return 0;
+    return ll__call_at_go(ll__thread_loop, loop, when, cb, arg, out);
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+
+package libloop
+
+import "time"
+
+// HostBatch is a run of host callbacks queued outside Go (capi: the calls
+// a host made with ll_call_soon while the loop was idle or during a batch,
+// in their C array), handed over whole: it keeps one place in the FIFO and
+// runs in one crossing, however many calls it holds, with no per-call
+// record on the Go side.
+type HostBatch interface {
+	// Run calls every entry in order.
+	Run()
+	// Drop releases the batch unrun (the loop closed first).
+	Drop()
+}
+
+// hostBatches is the FIFO of batches whose marks are in the ready queue.
+type hostBatches struct {
+	q    []HostBatch
+	head int
+}
+
+// CallSoonHostBatch queues b after everything already scheduled.
+func (l *Loop) CallSoonHostBatch(b HostBatch) error {
+	if b == nil {
+		return EINVAL
+	}
+	if l.closed.Load() {
+		return ECLOSED
+	}
+	l.batches.q = append(l.batches.q, b)
+	l.ready.pushBatchMark()
+	return nil
+}
+
+func (hb *hostBatches) pop() HostBatch {
+	b := hb.q[hb.head]
+	hb.q[hb.head] = nil
+	hb.head++
+	if hb.head == len(hb.q) {
+		hb.q, hb.head = hb.q[:0], 0
+	}
+	return b
+}
+
+// runBatch runs the next batch (its mark was just popped); debug mode
+// times it as one callback.
+func (l *Loop) runBatch() {
+	b := l.batches.pop()
+	if !l.debug {
+		b.Run()
+		return
+	}
+	start := time.Now()
+	b.Run()
+	l.reportSlow(nil, time.Since(start))
+}
+
+// dropBatches releases the batches still queued (Close).
+func (l *Loop) dropBatches() {
+	for len(l.batches.q) > l.batches.head {
+		l.batches.pop().Drop()
+	}
+}

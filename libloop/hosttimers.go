@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+
+package libloop
+
+// hostTimer is a timer for a host callback that nobody holds a handle to
+// (ll_call_later with out == NULL): no Handle record, just the deadline, the
+// scheduling order and the call, by value. A million of them are one
+// pointer-free array (32 MB) that the GC never scans, and a pop compares
+// neighbouring entries instead of following a pointer per child. Due, it
+// joins the ready queue by value too (readyItem).
+type hostTimer struct {
+	when int64
+	seq  uint64
+	fn   uintptr
+	arg  uintptr
+}
+
+// hostTimerHeap is a 4-ary min-heap of hostTimers, ordered as timerHeap
+// (deadline, then scheduling order), stored in fixed chunks of 4,096
+// entries: growing never copies the heap, so the peak memory of a million
+// timers is their 32 MB, not that plus a doubled array being copied.
+type hostTimerHeap struct {
+	chunks [][]hostTimer
+	n      int
+}
+
+const (
+	htChunkBits = 12
+	htChunkLen  = 1 << htChunkBits
+)
+
+func (t *hostTimerHeap) len() int { return t.n }
+
+func (t *hostTimerHeap) at(i int) *hostTimer {
+	return &t.chunks[i>>htChunkBits][i&(htChunkLen-1)]
+}
+
+func (a *hostTimer) before(b *hostTimer) bool {
+	if a.when != b.when {
+		return a.when < b.when
+	}
+	return a.seq < b.seq
+}
+
+func (t *hostTimerHeap) push(e hostTimer) {
+	if t.n == len(t.chunks)*htChunkLen {
+		t.chunks = append(t.chunks, make([]hostTimer, htChunkLen))
+	}
+	i := t.n
+	t.n++
+	for i > 0 {
+		p := (i - 1) / 4
+		pe := t.at(p)
+		if !e.before(pe) {
+			break
+		}
+		*t.at(i) = *pe
+		i = p
+	}
+	*t.at(i) = e
+}
+
+// pop removes and returns the earliest entry. A chunk emptied by pops is
+// freed once a whole spare one is behind it (no churn at a boundary).
+func (t *hostTimerHeap) pop() hostTimer {
+	top := *t.at(0)
+	t.n--
+	last := t.n
+	e := *t.at(last)
+	if len(t.chunks)*htChunkLen-last > 2*htChunkLen {
+		t.chunks[len(t.chunks)-1] = nil
+		t.chunks = t.chunks[:len(t.chunks)-1]
+	}
+	if last == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 4*i + 1
+		if c >= last {
+			break
+		}
+		m, me := c, t.at(c)
+		for k := c + 1; k < c+4 && k < last; k++ {
+			if ke := t.at(k); ke.before(me) {
+				m, me = k, ke
+			}
+		}
+		if !me.before(&e) {
+			break
+		}
+		*t.at(i) = *me
+		i = m
+	}
+	*t.at(i) = e
+	return top
+}
+
+// CallLaterHost schedules a host callback after delay seconds with no
+// Handle: it cannot be cancelled, and it is called with the loop's Tag as
+// its id (ForeignPlain). The cheapest timer, for hosts that do not keep one.
+func (l *Loop) CallLaterHost(delay float64, fn, arg uintptr) error {
+	if l.closed.Load() {
+		return ECLOSED
+	}
+	if fn == 0 {
+		return EINVAL
+	}
+	d, err := deadline(delay)
+	if err != nil {
+		return err
+	}
+	if delay >= -maxDelay { // as scheduleAfter: a deadline, or now + delay
+		d += monoNow()
+	}
+	l.pushHostTimer(d, fn, arg)
+	return nil
+}
+
+// CallAtHost is CallLaterHost at a loop time.
+func (l *Loop) CallAtHost(when float64, fn, arg uintptr) error {
+	if l.closed.Load() {
+		return ECLOSED
+	}
+	if fn == 0 {
+		return EINVAL
+	}
+	ns, err := deadline(when)
+	if err != nil {
+		return err
+	}
+	l.pushHostTimer(ns, fn, arg)
+	return nil
+}
+
+// CallAtHostNs is CallAtHost with the deadline in loop nanoseconds, as a
+// host computed it (capi: C-side timers flushed in batches).
+func (l *Loop) CallAtHostNs(when int64, fn, arg uintptr) error {
+	if l.closed.Load() {
+		return ECLOSED
+	}
+	if fn == 0 {
+		return EINVAL
+	}
+	l.pushHostTimer(when, fn, arg)
+	return nil
+}
+
+func (l *Loop) pushHostTimer(when int64, fn, arg uintptr) {
+	l.seq++ // the same order as handles: equal deadlines run as scheduled
+	l.hostTimers.push(hostTimer{when: when, seq: l.seq, fn: fn, arg: arg})
+}
+
+// nextDeadline returns the earliest deadline of both heaps.
+func (l *Loop) nextDeadline() (int64, bool) {
+	switch {
+	case len(l.timers) > 0 && l.hostTimers.n > 0:
+		return min(l.timers[0].when, l.hostTimers.at(0).when), true
+	case len(l.timers) > 0:
+		return l.timers[0].when, true
+	case l.hostTimers.n > 0:
+		return l.hostTimers.at(0).when, true
+	}
+	return 0, false
+}
+
+// queueDueTimers moves every timer due before end to the ready queue,
+// from both heaps merged in (deadline, scheduling order).
+func (l *Loop) queueDueTimers(end int64) {
+	for {
+		hDue := len(l.timers) > 0 && l.timers[0].when < end
+		vDue := l.hostTimers.n > 0 && l.hostTimers.at(0).when < end
+		switch {
+		case hDue && (!vDue || timerBefore(l.timers[0], l.hostTimers.at(0))):
+			h := l.timers.pop()
+			if h.cancelled {
+				l.timerCancelled--
+			}
+			l.ready.push(h)
+		case vDue:
+			e := l.hostTimers.pop()
+			l.ready.pushHost(e.fn, e.arg)
+		default:
+			return
+		}
+	}
+}
+
+func timerBefore(h *Handle, e *hostTimer) bool {
+	if h.when != e.when {
+		return h.when < e.when
+	}
+	return h.seq < e.seq
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+
+package libloop
+
+import (
+	"math"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// recordingDispatcher runs host calls by recording their Arg, in order.
+type recordingDispatcher struct {
+	buf []ForeignCall
+	got []uintptr
+	ids []uint64
+}
+
+func (d *recordingDispatcher) Buffer(n int) []ForeignCall {
+	if cap(d.buf) < n {
+		d.buf = make([]ForeignCall, n)
+	}
+	return d.buf[:n]
+}
+
+func (d *recordingDispatcher) Run(l *Loop, n int) {
+	for _, fc := range d.buf[:n] {
+		if fc.Fn != 0 {
+			d.got = append(d.got, fc.Arg)
+			d.ids = append(d.ids, fc.ID)
+		}
+	}
+}
+
+func (d *recordingDispatcher) Call(l *Loop, fc ForeignCall) { d.got = append(d.got, fc.Arg) }
+
+// Timers with and without handles, at a few shared deadlines, run in
+// deadline order and, for equal deadlines, in the order they were
+// scheduled, whichever heap holds them; cancelled handle timers do not run.
+func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
+	l := newTestLoop(t)
+	d := &recordingDispatcher{}
+	l.SetDispatcher(d)
+	l.Tag = 77
+	base := l.Time() + 0.02
+	type sched struct {
+		when float64
+		arg  uintptr
+	}
+	var want []sched
+	rng := rand.New(rand.NewSource(1))
+	for i := 1; i <= 3000; i++ {
+		when := base + float64(rng.Intn(5))*0.001 // many equal deadlines
+		arg := uintptr(i)
+		switch rng.Intn(3) {
+		case 0:
+			if err := l.CallAtHost(when, 1, arg); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			if _, err := l.CallAtForeign(when, ForeignCall{Fn: 1, Arg: arg, ID: 77}); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			h, err := l.CallAtForeign(when, ForeignCall{Fn: 1, Arg: arg, ID: 77})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Cancel()
+			continue
+		}
+		want = append(want, sched{when, arg})
+	}
+	slices.SortStableFunc(want, func(a, b sched) int {
+		switch {
+		case a.when < b.when:
+			return -1
+		case a.when > b.when:
+			return 1
+		}
+		return 0
+	})
+	l.CallLater(0.05, func() { l.Stop() })
+	if err := l.RunForever(); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.got) != len(want) {
+		t.Fatalf("%d calls ran, want %d", len(d.got), len(want))
+	}
+	for i, w := range want {
+		if d.got[i] != w.arg {
+			t.Fatalf("call %d: arg %d, want %d", i, d.got[i], w.arg)
+		}
+		if d.ids[i] != 77 {
+			t.Fatalf("call %d: id %d, want the loop's tag 77", i, d.ids[i])
+		}
+	}
+}
+
+// The heap itself: a million entries pushed in random order come out
+// sorted by (deadline, seq), across chunk boundaries, and shrinking frees
+// chunks.
+func TestHostTimerHeapOrderAndChunks(t *testing.T) {
+	var h hostTimerHeap
+	rng := rand.New(rand.NewSource(2))
+	const n = 100000
+	for i := 0; i < n; i++ {
+		h.push(hostTimer{when: int64(rng.Intn(n / 10)), seq: uint64(i), arg: uintptr(i)})
+	}
+	if len(h.chunks) < n/htChunkLen {
+		t.Fatalf("%d chunks for %d entries", len(h.chunks), n)
+	}
+	prev := hostTimer{when: math.MinInt64}
+	for i := 0; i < n; i++ {
+		e := h.pop()
+		if e.when < prev.when || e.when == prev.when && e.seq < prev.seq {
+			t.Fatalf("pop %d out of order: %+v after %+v", i, e, prev)
+		}
+		prev = e
+	}
+	if h.len() != 0 || len(h.chunks) > 2 {
+		t.Fatalf("empty heap keeps %d entries, %d chunks", h.len(), len(h.chunks))
+	}
+}
+
+// A host timer can be scheduled with asyncio's edge deadlines, is refused
+// on a closed loop and without a function, and a closed loop drops it.
+func TestHostTimerEdges(t *testing.T) {
+	l := newTestLoop(t)
+	d := &recordingDispatcher{}
+	l.SetDispatcher(d)
+	if err := l.CallLaterHost(0, 0, 1); err != EINVAL {
+		t.Fatalf("fn 0: %v", err)
+	}
+	if err := l.CallLaterHost(math.NaN(), 1, 1); err == nil {
+		t.Fatal("NaN delay accepted")
+	}
+	if err := l.CallLaterHost(math.Inf(-1), 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.CallAtHost(-1e300, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	l.CallSoon(func() { l.Stop() })
+	l.RunForever()
+	if !slices.Equal(d.got, []uintptr{1, 2}) {
+		t.Fatalf("ran %v, want [1 2]", d.got)
+	}
+	l.CallLaterHost(3600, 1, 3)
+	l.Close()
+	if err := l.CallLaterHost(1, 1, 4); err != ECLOSED {
+		t.Fatalf("closed loop: %v", err)
+	}
+	if l.hostTimers.len() != 0 {
+		t.Fatal("a closed loop keeps its timers")
+	}
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+
+package libloop
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// spawnState is what a loop keeps from one Spawn to the next: how children
+// start, where the host's environment is, and one /dev/null shared by every
+// child that wants it (one open per loop, not three per spawn).
+type spawnState struct {
+	spawner Spawner
+	host    HostEnv
+	null    int  // the open /dev/null when hasNull
+	hasNull bool // null is open
+}
+
+// HostEnv is the host's environment where it is not the Go runtime's: a C
+// host's setenv after the library loaded changes C's environ, while
+// os.Environ keeps the snapshot taken at start. Either function may be nil
+// (then os.Environ / os.Getenv).
+type HostEnv struct {
+	Environ func() []string
+	Getenv  func(key string) string
+}
+
+// SetHostEnv makes Spawn read the inherited environment through e.
+func (l *Loop) SetHostEnv(e HostEnv) { l.spawn.host = e }
+
+func (s *spawnState) environ() []string {
+	if s.host.Environ != nil {
+		return s.host.Environ()
+	}
+	return os.Environ()
+}
+
+func (s *spawnState) getenv(key string) string {
+	if s.host.Getenv != nil {
+		return s.host.Getenv(key)
+	}
+	return os.Getenv(key)
+}
+
+// devNull returns the loop's /dev/null (read-write, close-on-exec; the
+// child gets a dup2 of it), opening it the first time.
+func (s *spawnState) devNull() (int, error) {
+	if !s.hasNull {
+		fd, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, err
+		}
+		s.null, s.hasNull = fd, true
+	}
+	return s.null, nil
+}
+
+// close closes the loop's /dev/null (Loop.Close).
+func (s *spawnState) close() {
+	if s.hasNull {
+		unix.Close(s.null)
+		s.hasNull = false
+	}
+}

@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The public headers are the one source of truth for the C ABI: this check
+fails when the Python binding (ctypes, bindings/python/libloop) or the Go
+binding (purego, bindings/go) lacks a function or constant of
+include/libloop.h and include/libloop/*.h, declares a function with another
+number of parameters, gives a constant another value, or binds an ll_
+function the headers do not declare.
+
+What each side declares, read from the source (nothing is loaded):
+  headers  every `ret ll_name(params);` prototype (arity: 0 for `(void)`)
+           and every `#define LL_NAME value` (and `LL_NAME = value` in enums)
+  Python   `_fn(lib, "ll_name", restype, [argtypes])` calls and
+           `x = lib.ll_name; x.argtypes = [...]`; module-level integer
+           constants named LL_NAME or NAME (the C name without LL_)
+  Go       the `{"ll_name", &r.Field}` symbol tables with the Raw struct
+           fields they bind (`Field func(params) result`); constants named
+           NAME, its CamelCase, or whose line comment names LL_NAME
+A binding that omits something on purpose says so in OMIT below, with the
+reason. Standard library only; exits 1 on any mismatch.
+
+usage: check_abi.py [REPO_ROOT]
+       check_abi.py --self-test   (breaks a copy of the tree in each way the
+                                   check must catch, and fails if one passes)
+"""
+import ast
+import contextlib
+import glob
+import io
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+ROOT = REPO  # the tree checked; --self-test points it at broken copies
+
+# Deliberate omissions: binding -> {C name: reason}. An entry that is no
+# longer omitted (the binding grew it) is itself reported, so the list
+# cannot go stale.
+OMIT = {
+    "python": {
+        # The loop: asyncio's Handle, TimerHandle and BaseEventLoop keep this
+        # state in Python, and call_soon takes the host queue.
+        "ll_call_soon": "call_soon goes through the host queue (ll_loop_set_host_queue, ll_loop_host_ready): "
+                        "one crossing runs a batch of Python callbacks",
+        "ll_handle_cancelled": "asyncio's Handle.cancelled() is kept in Python",
+        "ll_timer_when": "asyncio's TimerHandle.when() is kept in Python",
+        "ll_loop_get_debug": "get_debug()/set_debug() are asyncio's, kept in Python",
+        "ll_loop_set_slow_callback_duration": "slow callbacks are Python callbacks, timed by asyncio's debug mode",
+        "ll_loop_set_exception_handler": "errors reach Python as return codes and Python exceptions go "
+                                         "to asyncio's call_exception_handler",
+        # Futures and tasks: asyncio.Future objects live in Python; the task
+        # machine (task_machine.py) declares exactly the calls it makes.
+        "ll_future_done": "task_machine reads ll_future_state",
+        "ll_future_get_loop": "a Python future knows its loop",
+        "ll_future_remove_done_callback": "done callbacks of C futures are added once and fire once",
+        "ll_future_set_exception": "a Python exception stays a Python object; tasks raise through ll_task_raise",
+        "ll_task_awaited": "task_machine keeps what a task awaits in Python",
+        "ll_task_sleep": "asyncio.sleep makes a timer with ll_call_later",
+        "ll_loop_run_until_complete": "asyncio's run_until_complete runs the loop through ll_loop_run_forever",
+        "ll_sleep": "asyncio.sleep is used unchanged",
+        "ll_gather": "asyncio.gather is used unchanged",
+        "ll_wait_for": "asyncio.wait_for is used unchanged",
+        "ll_run": "libloop.run is asyncio.Runner with a libloop loop",
+        # The executor: the work is Python code, so it runs on a
+        # concurrent.futures pool as in asyncio (a libloop worker would take
+        # the GIL all the same).
+        "ll_run_in_executor": "run_in_executor uses concurrent.futures, as asyncio does",
+        "ll_queue_work": "as ll_run_in_executor",
+        "ll_loop_set_executor_workers": "set_default_executor takes a concurrent.futures executor",
+        "ll_loop_shutdown_default_executor": "shutdown_default_executor shuts the Python executor down",
+        # Network: asyncio's own create_connection / create_server /
+        # create_datagram_endpoint make the sockets (options, happy eyeballs,
+        # errors as asyncio's) and hand the fd over (ll_transport_open,
+        # ll_server_open); names resolve with socket.getaddrinfo in the executor.
+        "ll_tcp_connect": "sockets are made by asyncio's code, then ll_transport_open",
+        "ll_tcp_listen": "sockets are made by asyncio's code, then ll_server_open",
+        "ll_unix_connect": "as ll_tcp_connect",
+        "ll_unix_listen": "as ll_tcp_listen",
+        "ll_udp_open": "sockets are made by asyncio's code, then ll_transport_open(LL_DATAGRAM)",
+        "ll_getaddrinfo": "asyncio resolves with socket.getaddrinfo in the executor",
+        "LL_REUSE_PORT": "asyncio sets SO_REUSEPORT on the Python socket before libloop gets the fd",
+        "ll_server_port": "Server.sockets are Python socket objects",
+        "ll_server_num_sockets": "Server.sockets are Python socket objects",
+        "ll_server_sockname": "Server.sockets are Python socket objects",
+        "ll_transport_sockname": "get_extra_info('sockname') asks the Python socket",
+        "ll_transport_peername": "get_extra_info('peername') asks the Python socket",
+        "ll_transport_is_closing": "is_closing() is the Python transport's state (it must hold after close())",
+        "ll_transport_write": "write() binds ll_transport_write_async: asyncio's write never fails "
+                              "synchronously, errors reach connection_lost",
+        # Processes: asyncio's Process API over the calls bound.
+        "ll_process_kill": "kill() is send_signal(SIGKILL) through ll_process_send_signal",
+        "ll_process_terminate": "terminate() is send_signal(SIGTERM) through ll_process_send_signal",
+        "ll_process_wait": "wait() awaits the LL_PROCESS_EXITED event",
+        # Version: the loader compares ll_version() with ABI_MAJOR/ABI_MINOR.
+        "LL_VERSION_PATCH": "a patch release never changes the ABI",
+        "LL_VERSION": "the library's ll_version() is read at load time instead",
+    },
+    "go": {
+        "LL_VERSION": "HeaderVersion is computed from the three parts, as the header does",
+    },
+}
+
+# Binding constants whose names follow no rule: binding -> {C name: name}.
+ALIASES = {
+    "python": {"LL_VERSION_MAJOR": "ABI_MAJOR", "LL_VERSION_MINOR": "ABI_MINOR"},
+    "go": {},
+}
+
+
+# ---- the headers ----------------------------------------------------------------
+
+def strip_c_comments(text):
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", text)
+
+
+def split_params(params):
+    """Top-level comma-separated parts of a parameter list."""
+    parts, depth, cur = [], 0, ""
+    for ch in params:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return [p.strip() for p in parts]
+
+
+def c_eval(expr, known):
+    """The integer value of a #define body made of literals and known macros."""
+    expr = re.sub(r"\b(LL_[A-Z0-9_]+)\b", lambda m: str(known[m.group(1)]), expr)
+    if not re.fullmatch(r"[\s0-9()+\-*/]+", expr):
+        raise ValueError(expr)
+    return int(eval(expr.replace("/", "//")))  # digits and operators only
+
+
+def read_headers():
+    funcs, consts = {}, {}
+    paths = [os.path.join(ROOT, "include", "libloop.h")] + sorted(
+        glob.glob(os.path.join(ROOT, "include", "libloop", "*.h")))
+    for path in paths:
+        text = strip_c_comments(open(path).read())
+        for m in re.finditer(r"^\s*#\s*define\s+(LL_[A-Z0-9_]+)[ \t]+([^\n]+)", text, re.M):
+            consts[m.group(1)] = c_eval(m.group(2), consts)
+        for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", text):
+            value = -1
+            for item in split_params(body):
+                name, _, val = item.partition("=")
+                value = c_eval(val, consts) if val.strip() else value + 1
+                if name.strip().startswith("LL_"):
+                    consts[name.strip()] = value
+        no_typedefs = re.sub(r"\btypedef\b[^;]*;", " ", text)
+        for m in re.finditer(r"\b(ll_[a-z0-9_]+)\s*\(([^;{]*?)\)\s*;", no_typedefs):
+            params = split_params(m.group(2))
+            funcs[m.group(1)] = 0 if params in ([], ["void"]) else len(params)
+    return funcs, consts
+
+
+# ---- the Python binding ---------------------------------------------------------------
+
+def read_python():
+    funcs, consts, problems = {}, {}, []
+    for path in sorted(glob.glob(os.path.join(ROOT, "bindings", "python", "libloop", "*.py"))):
+        rel = os.path.relpath(path, ROOT)
+        tree = ast.parse(open(path).read(), path)
+        fetched = {}  # local name -> ll_ name, from `x = lib.ll_name`
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "_fn" and len(node.args) == 4):
+                name, argtypes = node.args[1], node.args[3]
+                if not (isinstance(name, ast.Constant) and isinstance(argtypes, ast.List)):
+                    problems.append(f"{rel}:{node.lineno}: a _fn call this check cannot read")
+                    continue
+                funcs.setdefault(name.value, []).append((len(argtypes.elts), f"{rel}:{node.lineno}"))
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+                pairs = [(target, value)]
+                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+                    pairs = list(zip(target.elts, value.elts))  # a.restype, a.argtypes = ...
+                for t, v in pairs:
+                    if (isinstance(t, ast.Name) and isinstance(v, ast.Attribute)
+                            and v.attr.startswith("ll_")):
+                        fetched[t.id] = v.attr
+                    elif (isinstance(t, ast.Attribute) and t.attr == "argtypes"
+                          and isinstance(t.value, ast.Name) and t.value.id in fetched
+                          and isinstance(v, ast.List)):
+                        funcs.setdefault(fetched[t.value.id], []).append(
+                            (len(v.elts), f"{rel}:{node.lineno}"))
+        for node in tree.body:  # module-level constants only
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                continue
+            target, value = node.targets[0], node.value
+            pairs = []
+            if isinstance(target, ast.Name):
+                pairs = [(target, value)]
+            elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+                pairs = list(zip(target.elts, value.elts))
+            for t, v in pairs:
+                try:
+                    val = ast.literal_eval(v)
+                except ValueError:
+                    continue
+                if isinstance(t, ast.Name) and isinstance(val, int) and not isinstance(val, bool):
+                    consts.setdefault(t.id, []).append((val, f"{rel}:{node.lineno}"))
+    return funcs, consts, problems
+
+
+def python_names(c_name):
+    return [ALIASES["python"].get(c_name), c_name, c_name[3:]]
+
+
+# ---- the Go binding -------------------------------------------------------------------
+
+GO_FIELD = re.compile(r"^\s*(\w+)\s+func\((.*)\)\s*[\w.*\[\]]*\s*(?://.*)?$")
+GO_SYMBOL = re.compile(r'\{\s*"(ll_[a-z0-9_]+)"\s*,\s*&r\.(\w+)\s*\}')
+GO_CONST = re.compile(r"^\s*(\w+)(?:\s+[\w.]+)?\s*=\s*(-?\d+)\s*(?://(.*))?$")
+
+
+def camel(c_name):
+    return "".join(w.capitalize() for w in c_name[3:].split("_"))
+
+
+def read_go():
+    fields, bound, consts = {}, {}, {}
+    for path in sorted(glob.glob(os.path.join(ROOT, "bindings", "go", "*.go"))):
+        if path.endswith("_test.go"):
+            continue
+        rel = os.path.relpath(path, ROOT)
+        in_const = False
+        for no, line in enumerate(open(path), 1):
+            where = f"{rel}:{no}"
+            m = GO_FIELD.match(line)
+            if m:
+                fields[m.group(1)] = (len(split_params(m.group(2))), where)
+            for name, field in GO_SYMBOL.findall(line):
+                bound.setdefault(name, []).append((field, where))
+            if re.match(r"^const \($", line):
+                in_const = True
+            elif in_const and line.startswith(")"):
+                in_const = False
+            m = GO_CONST.match(line) if in_const or line.startswith("const ") else None
+            if m:
+                text = line[len("const "):] if line.startswith("const ") else line
+                m = GO_CONST.match(text)
+                consts.setdefault(m.group(1), []).append(
+                    (int(m.group(2)), m.group(3) or "", where))
+    funcs = {}
+    for name, binds in bound.items():
+        for field, where in binds:
+            if field not in fields:
+                funcs.setdefault(name, []).append((None, f"{where}: Raw field {field} not found"))
+            else:
+                funcs.setdefault(name, []).append((fields[field][0], fields[field][1]))
+    return funcs, consts
+
+
+def go_lookup(c_name, consts):
+    """The Go constants standing for c_name: (go name, value, where)."""
+    names = {ALIASES["go"].get(c_name), c_name[3:], camel(c_name)}
+    hits = []
+    for go_name, defs in consts.items():
+        for value, comment, where in defs:
+            if go_name in names or re.search(r"\b%s\b" % c_name, comment):
+                hits.append((go_name, value, where))
+    return hits
+
+
+# ---- the comparison -------------------------------------------------------------------
+
+def compare(binding, h_funcs, h_consts, funcs, const_hits):
+    errors, omit = [], OMIT[binding]
+    for name, arity in sorted(h_funcs.items()):
+        decls = funcs.get(name)
+        if not decls:
+            if name not in omit:
+                errors.append(f"{binding}: {name} (arity {arity}) is not bound")
+            continue
+        if name in omit:
+            errors.append(f"{binding}: {name} is bound now: drop it from OMIT")
+        for n, where in decls:
+            if n != arity:
+                errors.append(f"{binding}: {name} takes {arity} parameters in the header, "
+                              f"{n if n is not None else '?'} at {where}")
+    for name in sorted(set(funcs) - set(h_funcs)):
+        errors.append(f"{binding}: binds {name}, which no header declares "
+                      f"({funcs[name][0][1]})")
+    for name, value in sorted(h_consts.items()):
+        hits = const_hits(name)
+        if not hits:
+            if name not in omit:
+                errors.append(f"{binding}: constant {name} = {value} is missing")
+            continue
+        if name in omit:
+            errors.append(f"{binding}: {name} is defined now: drop it from OMIT")
+        for b_name, b_value, where in hits:
+            if b_value != value:
+                errors.append(f"{binding}: {b_name} = {b_value} at {where}, "
+                              f"but the header has {name} = {value}")
+    for name in omit:
+        if name not in h_funcs and name not in h_consts:
+            errors.append(f"{binding}: OMIT names {name}, which no header declares")
+    return errors
+
+
+def main():
+    h_funcs, h_consts = read_headers()
+    if len(h_funcs) < 50 or len(h_consts) < 20:
+        print(f"abi: read only {len(h_funcs)} functions and {len(h_consts)} constants "
+              "from the headers: the parser is broken")
+        return 1
+    py_funcs, py_consts, problems = read_python()
+
+    def py_hits(c_name):
+        return [(n, v, w) for n in python_names(c_name) if n in py_consts
+                for v, w in py_consts[n]]
+
+    go_funcs, go_consts = read_go()
+    errors = problems
+    errors += compare("python", h_funcs, h_consts, py_funcs, py_hits)
+    errors += compare("go", h_funcs, h_consts, go_funcs, lambda n: go_lookup(n, go_consts))
+    for e in errors:
+        print(e)
+    print(f"abi: headers declare {len(h_funcs)} functions and {len(h_consts)} constants; "
+          f"python binds {len(py_funcs)}, go binds {len(go_funcs)}; "
+          f"{sum(len(v) for v in OMIT.values())} deliberate omissions")
+    print(f"abi: {0 if errors else 1} passed, {1 if errors else 0} failed")
+    return 1 if errors else 0
+
+
+# ---- the self-test ----------------------------------------------------------------------
+
+# (file, text, replacement, what the report must then say)
+MUTATIONS = [
+    ("bindings/go/raw.go", "RemoveReader func(loop uint64, fd int32) int32",
+     "RemoveReader func(loop uint64) int32", "go: ll_remove_reader takes 2 parameters"),
+    ("bindings/go/raw.go", '{"ll_loop_wakeup", &r.Wakeup},', "",
+     "go: ll_loop_wakeup (arity 1) is not bound"),
+    ("bindings/python/libloop/_lib.py", "[c_uint64, c_int, IO_CALLBACK, c_void_p])",
+     "[c_uint64, IO_CALLBACK, c_void_p])", "python: ll_add_reader takes 4 parameters"),
+    ("bindings/python/libloop/_lib.py", "LL_ETIMEDOUT = -10008", "LL_ETIMEDOUT = -10018",
+     "python: LL_ETIMEDOUT = -10018"),
+    ("bindings/go/transports.go", "KindPipeWrite TransportKind = 3", "KindPipeWrite TransportKind = 5",
+     "go: KindPipeWrite = 5"),
+    ("include/libloop.h", "int ll_loop_wakeup(ll_loop loop);",
+     "int ll_loop_wakeup(ll_loop loop, int how);", "python: ll_loop_wakeup takes 2 parameters"),
+    ("include/libloop.h", "#define LL_RUN_NOWAIT 1", "#define LL_RUN_NOWAIT 1\n#define LL_RUN_NEW 2",
+     "go: constant LL_RUN_NEW = 2 is missing"),
+    ("include/libloop/process.h", "int ll_process_kill(ll_process p);", "",
+     "python: OMIT names ll_process_kill, which no header declares"),
+]
+
+
+def self_test():
+    global ROOT
+    failed = 0
+    for path, old, new, expect in MUTATIONS:
+        with tempfile.TemporaryDirectory() as tmp:
+            for sub in ("include", "bindings/python/libloop", "bindings/go"):
+                shutil.copytree(os.path.join(REPO, sub), os.path.join(tmp, sub),
+                                ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+            text = open(os.path.join(tmp, path)).read()
+            if old not in text:
+                print(f"self-test: {path} no longer holds {old!r}: update MUTATIONS")
+                failed += 1
+                continue
+            open(os.path.join(tmp, path), "w").write(text.replace(old, new, 1))
+            ROOT, out = tmp, io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = main()
+            ROOT = REPO
+        if rc == 0 or expect not in out.getvalue():
+            print(f"self-test: {path}: {old!r} -> {new!r} was not reported as {expect!r}")
+            failed += 1
+    print(f"abi self-test: {len(MUTATIONS) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(self_test())
+    if sys.argv[1:]:
+        ROOT = os.path.abspath(sys.argv[1])
+    sys.exit(main())
