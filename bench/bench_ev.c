@@ -26,6 +26,7 @@
 #include "common.h"
 #include <ev.h>
 #include <unistd.h>
+#include "post_queue.h"
 
 static const char *IMPL = "libev";
 static long n_cb;
@@ -79,6 +80,32 @@ static void timer_cb(struct ev_loop *loop, ev_timer *t, int revents) {
         n_odd_fired++;
 }
 
+/* W6: the host's own queue (post_queue.h) and ev_async_send to wake. */
+static post_queue w6_q;
+static ev_async w6_async;
+static struct ev_loop *w6_loop;
+
+static void w6_cb(void *arg) {
+    (void)arg;
+    if (++n_cb == n_target)
+        ev_break(w6_loop, EVBREAK_ALL);
+}
+
+static void w6_async_cb(struct ev_loop *loop, ev_async *a, int revents) {
+    (void)loop;
+    (void)a;
+    (void)revents;
+    post_queue_run(&w6_q);
+}
+
+static int w6_post(long i) {
+    (void)i;
+    if (post_queue_push(&w6_q, w6_cb, NULL) != 0)
+        return -1;
+    ev_async_send(w6_loop, &w6_async);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2)
         bench_usage(argv[0]);
@@ -127,6 +154,22 @@ int main(int argc, char **argv) {
         t1 = bench_mark_now();
         bench_check(n_cb == n, IMPL, w, "callback count");
         free(idles);
+    } else if (strcmp(w, "W6") == 0) {
+        post_queue_init(&w6_q);
+        w6_loop = loop;
+        ev_async_init(&w6_async, w6_async_cb);
+        ev_async_start(loop, &w6_async);
+        n_target = n;
+        bench_poster poster = {n, w6_post, 0, 0, 0};
+        pthread_t tid;
+        t0 = bench_mark_now();
+        bench_check(pthread_create(&tid, NULL, bench_poster_main, &poster) == 0, IMPL, w, "pthread_create");
+        ev_run(loop, 0);
+        t1 = bench_mark_now();
+        pthread_join(tid, NULL);
+        bench_sched_end = poster.end;
+        bench_check(!poster.failed && n_cb == n, IMPL, w, "callback count");
+        ev_async_stop(loop, &w6_async);
     } else if (strcmp(w, "W3") == 0 || strcmp(w, "W3c") == 0) {
         int cancel = w[2] == 'c';
         t0 = bench_mark_now();

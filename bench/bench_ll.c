@@ -48,6 +48,7 @@
  */
 #include "common.h"
 #include <libloop.h>
+#include <pthread.h>
 #include <unistd.h>
 
 static const char *IMPL = "libloop";
@@ -170,6 +171,14 @@ static void t_yield_step(ll_task task, void *arg) {
         die_rc("T-yield", "ll_task_yield", rc);
 }
 
+/* W6: ll_call_soon_threadsafe from the poster thread. */
+static ll_loop w6_loop;
+
+static int w6_post(long i) {
+    (void)i;
+    return ll_call_soon_threadsafe(w6_loop, counting_cb, NULL);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2)
         bench_usage(argv[0]);
@@ -223,6 +232,19 @@ int main(int argc, char **argv) {
             die_rc(w, "ll_loop_run_forever", rc);
         t1 = bench_mark_now();
         bench_check(n_cb == n, IMPL, w, "callback count");
+    } else if (strcmp(w, "W6") == 0) {
+        w6_loop = loop;
+        n_target = n;
+        bench_poster poster = {n, w6_post, 0, 0, 0};
+        pthread_t tid;
+        t0 = bench_mark_now();
+        bench_check(pthread_create(&tid, NULL, bench_poster_main, &poster) == 0, IMPL, w, "pthread_create");
+        if ((rc = ll_loop_run_forever(loop)) != 0)
+            die_rc(w, "ll_loop_run_forever", rc);
+        t1 = bench_mark_now();
+        pthread_join(tid, NULL);
+        bench_sched_end = poster.end;
+        bench_check(!poster.failed && n_cb == n, IMPL, w, "callback count");
     } else if (strcmp(w, "W3") == 0 || strcmp(w, "W3c") == 0) {
         int cancel = w[2] == 'c';
         ll_handle *handles = NULL;

@@ -35,6 +35,7 @@
 #include "common.h"
 #include <uv.h>
 #include <unistd.h>
+#include "post_queue.h"
 
 static const char *IMPL = "libuv";
 static long n_cb;     /* callbacks that ran */
@@ -111,6 +112,29 @@ static void close_idles(uv_loop_t *loop, long n) {
     uv_run(loop, UV_RUN_DEFAULT);
 }
 
+/* W6: the host's own queue (post_queue.h) and uv_async_send to wake. */
+static post_queue w6_q;
+static uv_async_t w6_async;
+static uv_loop_t *w6_loop;
+
+static void w6_cb(void *arg) {
+    (void)arg;
+    if (++n_cb == n_target)
+        uv_stop(w6_loop);
+}
+
+static void w6_async_cb(uv_async_t *a) {
+    (void)a;
+    post_queue_run(&w6_q);
+}
+
+static int w6_post(long i) {
+    (void)i;
+    if (post_queue_push(&w6_q, w6_cb, NULL) != 0)
+        return -1;
+    return uv_async_send(&w6_async);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2)
         bench_usage(argv[0]);
@@ -165,6 +189,22 @@ int main(int argc, char **argv) {
             uv_close((uv_handle_t *)&first, close_noop);
         close_idles(&loop, n);
         free(idles);
+    } else if (strcmp(w, "W6") == 0) {
+        post_queue_init(&w6_q);
+        w6_loop = &loop;
+        uv_async_init(&loop, &w6_async, w6_async_cb);
+        n_target = n;
+        bench_poster poster = {n, w6_post, 0, 0, 0};
+        pthread_t tid;
+        t0 = bench_mark_now();
+        bench_check(pthread_create(&tid, NULL, bench_poster_main, &poster) == 0, IMPL, w, "pthread_create");
+        uv_run(&loop, UV_RUN_DEFAULT);
+        t1 = bench_mark_now();
+        pthread_join(tid, NULL);
+        bench_sched_end = poster.end;
+        bench_check(!poster.failed && n_cb == n, IMPL, w, "callback count");
+        uv_close((uv_handle_t *)&w6_async, close_noop);
+        uv_run(&loop, UV_RUN_DEFAULT);
     } else if (strcmp(w, "W3") == 0 || strcmp(w, "W3c") == 0) {
         int cancel = w[2] == 'c';
         t0 = bench_mark_now();

@@ -17,7 +17,7 @@
  * rss_mib = the process's peak RSS at the end; base_rss_mib = peak RSS before
  * the region began (runtime + libraries); sched_s = wall time spent scheduling
  * from outside the loop before it ran (W2, W3, W3c, W7 submission, T-* task
- * creation; 0 otherwise).
+ * creation; W6: the posting thread's time to post all N; 0 otherwise).
  */
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
@@ -32,6 +32,7 @@
 #define BENCH_N 1000000
 #define BENCH_N_W7 100000   /* W7: executor jobs */
 #define BENCH_N_TASKS 10000 /* T-sleep / T-yield: tasks */
+#define BENCH_N_W6 200000  /* W6: cross-thread posts */
 #define BENCH_T_AWAITS 100  /* T-*: suspensions per task (so 101 steps each) */
 
 typedef struct bench_mark {
@@ -72,6 +73,28 @@ static inline void bench_report(const char *impl, const char *workload, long n,
     fflush(stdout);
 }
 
+/* W6: a thread that posts N callbacks to a running loop as fast as it can,
+ * through post(i); the loop's callbacks count and stop the loop at N. The
+ * posting time is reported as sched_s (posted/s = N / sched_s). */
+typedef struct bench_poster {
+    long n;
+    int (*post)(long i);
+    double start, end;
+    int failed;
+} bench_poster;
+
+static inline void *bench_poster_main(void *arg) {
+    bench_poster *p = arg;
+    p->start = bench_now();
+    for (long i = 0; i < p->n; i++)
+        if (p->post(i) != 0) {
+            p->failed = 1;
+            break;
+        }
+    p->end = bench_now();
+    return NULL;
+}
+
 static inline void bench_check(int ok, const char *impl, const char *workload, const char *what) {
     if (!ok) {
         fprintf(stderr, "%s %s: check failed: %s\n", impl, workload, what);
@@ -84,7 +107,10 @@ static inline void bench_check(int ok, const char *impl, const char *workload, c
 static inline long bench_n(int argc, char **argv) {
     /* Optional argv[2] overrides N (for profiling runs on a smaller N). */
     const char *w = argv[1];
-    long def = strncmp(w, "W7", 2) == 0 ? BENCH_N_W7 : strncmp(w, "T-", 2) == 0 ? BENCH_N_TASKS : BENCH_N;
+    long def = strncmp(w, "W7", 2) == 0   ? BENCH_N_W7
+               : strncmp(w, "T-", 2) == 0 ? BENCH_N_TASKS
+               : strcmp(w, "W6") == 0     ? BENCH_N_W6
+                                          : BENCH_N;
     long n = argc > 2 ? atol(argv[2]) : def;
     if (n < 2 || n % 2 != 0) {
         fprintf(stderr, "N must be an even number >= 2\n");
@@ -94,7 +120,7 @@ static inline long bench_n(int argc, char **argv) {
 }
 
 static inline void bench_usage(const char *prog) {
-    fprintf(stderr, "usage: %s W1|W1-fd|W2|W2-inloop|W3|W3c|W7|W7-4|T-sleep|T-yield [N]\n"
+    fprintf(stderr, "usage: %s W1|W1-fd|W2|W2-inloop|W3|W3c|W6|W7|W7-4|T-sleep|T-yield [N]\n"
                     "  (W7*: libuv and libloop only; T-*: libloop only)\n", prog);
     exit(2);
 }

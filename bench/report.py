@@ -35,6 +35,9 @@ ROWS = [
     ("W3c", "wall_s", "wall s", "{:.3f}"),
     ("W3c", "sched_s", "of which scheduling (+cancel), wall s", "{:.3f}"),
     ("W3c", "rss_mib", "peak RSS MiB", "{:.1f}"),
+    ("W6", "posted_per_s", "posts/s from another thread (higher is better)", "{:.0f}"),
+    ("W6", "ns_per_cb", "ns per callback, first post to the last one run", "{:.1f}"),
+    ("W6", "cpu_s", "CPU s (user+sys)", "{:.3f}"),
     ("W7", "per_s", "jobs/s, default pools (higher is better)", "{:.0f}"),
     ("W7", "cpu_s", "CPU s (user+sys)", "{:.3f}"),
     ("W7", "sched_s", "of which submitting (libloop: + ll_gather), wall s", "{:.3f}"),
@@ -92,6 +95,9 @@ def parse(path):
             if k in ("impl", "workload"):
                 continue
             data.setdefault(key, {}).setdefault(k, []).append(float(v))
+        if kv["workload"] == "W6" and float(kv.get("sched_s", 0)) > 0:
+            # W6's rate is the posting thread's: N / its posting time.
+            data[key].setdefault("posted_per_s", []).append(float(kv["n"]) / float(kv["sched_s"]))
     return data
 
 

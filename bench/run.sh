@@ -9,9 +9,10 @@
 #   BENCH_REPS  repetitions of every (workload, implementation) pair (default 7, min 5)
 #   BENCH_N     number of callbacks / timers of W1-W3 (default 1000000; must be even)
 #   BENCH_N_W7  executor jobs of W7 / W7-4 (default 100000; even)
+#   BENCH_N_W6  cross-thread posts of W6 (default 200000; even)
 #   BENCH_TASKS tasks of T-sleep / T-yield (default 10000; even; 101 steps each)
 #   BENCH_WORKLOADS  space-separated subset of
-#               "W1 W1-fd W2 W2-inloop W3 W3c W7 W7-4 W7q W7q-4 T-sleep T-yield"
+#               "W1 W1-fd W2 W2-inloop W3 W3c W6 W7 W7-4 W7q W7q-4 T-sleep T-yield"
 #               (W7*: libuv and libloop only, libev has no thread pool;
 #               T-*: libloop only, the rivals have no tasks)
 #   LIBLOOP_LIB_DIR  directory holding the libloop.so to measure (default build/;
@@ -29,7 +30,7 @@ REPS="${BENCH_REPS:-7}"
 N="${BENCH_N:-1000000}"
 N7="${BENCH_N_W7:-100000}"
 NT="${BENCH_TASKS:-10000}"
-WORKLOADS="${BENCH_WORKLOADS:-W1 W1-fd W2 W2-inloop W3 W3c W7 W7-4 W7q W7q-4 T-sleep T-yield}"
+WORKLOADS="${BENCH_WORKLOADS:-W1 W1-fd W2 W2-inloop W3 W3c W6 W7 W7-4 W7q W7q-4 T-sleep T-yield}"
 CC="${CC:-gcc}"
 BIN="${BENCH_BIN:-$ROOT/build/bench}"
 RES="$ROOT/bench/results"
@@ -50,8 +51,8 @@ fi
 
 mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
-$CC $CFLAGS bench/bench_uv.c -o "$BIN/bench_uv" -luv
-$CC $CFLAGS bench/bench_ev.c -o "$BIN/bench_ev" -lev
+$CC $CFLAGS bench/bench_uv.c -o "$BIN/bench_uv" -luv -lpthread
+$CC $CFLAGS bench/bench_ev.c -o "$BIN/bench_ev" -lev -lpthread
 soname_link "$LIBDIR"
 $CC $CFLAGS bench/bench_ll.c -o "$BIN/bench_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR"
 
@@ -71,6 +72,7 @@ impls_of() {
 n_of() {
     case "$1" in
     W7*) echo "$N7" ;;
+    W6) echo "${BENCH_N_W6:-200000}" ;;
     T-*) echo "$NT" ;;
     *) echo "$N" ;;
     esac

@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"math"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -130,6 +131,23 @@ func init() {
 	C.ll__set_clock_base(C.int64_t(c - libloop.Nanotime()))
 }
 
+// Pending and Take make loopState the core's PostSource: the C-side
+// queue of ll_call_soon_threadsafe (softqueue.c), taken whole each
+// iteration and run as one batch.
+func (s *loopState) Pending() bool {
+	return atomic.LoadInt64((*int64)(unsafe.Pointer(&s.pending.nposts))) != 0
+}
+
+func (s *loopState) Take() libloop.HostBatch {
+	var n C.int64_t
+	items := C.ll__posts_take(s.pending, &n)
+	if n == 0 {
+		C.free(unsafe.Pointer(items))
+		return nil
+	}
+	return &softBatch{s: s, items: items, n: n}
+}
+
 // softBatchMin is the shortest run handed over as a batch: below it, a
 // readyItem per call costs less than the batch's own bookkeeping.
 const softBatchMin = 64
@@ -230,6 +248,7 @@ func ll_loop_new(out *C.uint64_t) C.int {
 	l.SetDispatcher(s)
 	l.SetEventSink(s)
 	l.SetSpawner(posixSpawn)
+	l.SetPostSource(s)
 	l.SetHostEnv(hostEnv)
 	l.SetDisposeHook(s.futureDisposed)
 	*out = C.uint64_t(s.id)

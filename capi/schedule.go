@@ -94,8 +94,12 @@ func ll__call_at_go(caller, id C.uint64_t, when C.double, cb C.ll_callback, arg 
 	return giveHandle(s, h, out)
 }
 
-//export ll_call_soon_threadsafe
-func ll_call_soon_threadsafe(id C.uint64_t, cb C.ll_callback, arg unsafe.Pointer) C.int {
+// ll__call_soon_threadsafe_go is ll_call_soon_threadsafe's Go path
+// (softqueue.c queues in C first): a loop left out of the C registry, a
+// closed or stale one (refused here), or memory running out in C.
+//
+//export ll__call_soon_threadsafe_go
+func ll__call_soon_threadsafe_go(id C.uint64_t, cb C.ll_callback, arg unsafe.Pointer) C.int {
 	obj, ok := ids.get(uint64(id), kindLoop)
 	if !ok {
 		return C.int(libloop.EBADHANDLE)

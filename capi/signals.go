@@ -97,5 +97,6 @@ func closeLoop(s *loopState) error {
 	C.ll__pending_set_open(s.pending, 0)
 	s.pending.len = 0
 	s.pending.ntimers = 0
+	C.ll__posts_close(s.pending)
 	return err
 }

@@ -64,3 +64,29 @@ func (l *Loop) dropBatches() {
 		l.batches.pop().Drop()
 	}
 }
+
+// PostSource is a host's own queue of callbacks posted from other threads
+// (capi: a C-side queue a poster fills without entering Go, waking the
+// loop with Wake once per batch). The loop checks Pending before it
+// decides to block, and Takes everything after each poll, as it takes its
+// own posted callbacks.
+type PostSource interface {
+	// Pending reports whether anything was posted since the last Take:
+	// cheap, from the loop's thread while other threads post.
+	Pending() bool
+	// Take returns everything posted so far as one batch (nil if none).
+	Take() HostBatch
+}
+
+// SetPostSource makes the loop take callbacks from src each iteration.
+func (l *Loop) SetPostSource(src PostSource) { l.postSource = src }
+
+// takeHostPosts queues what the host's post source holds.
+func (l *Loop) takeHostPosts() {
+	if src := l.postSource; src != nil && src.Pending() {
+		if b := src.Take(); b != nil {
+			l.batches.q = append(l.batches.q, b)
+			l.ready.pushBatchMark()
+		}
+	}
+}

@@ -27,6 +27,7 @@ type Dispatcher interface {
 type Loop struct {
 	ready          readyQueue
 	batches        hostBatches // host batches whose marks are in ready
+	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerHeap
 	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
 	timerCancelled int

@@ -21,7 +21,8 @@ func (l *Loop) runOnce(nowait bool) error {
 	l.maybeReturnMemory()
 
 	timeout := int64(-1)
-	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
+	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 ||
+		l.postSource != nil && l.postSource.Pending() {
 		timeout = 0
 	} else if when, ok := l.nextDeadline(); ok {
 		// Compared first: a deadline of -Inf is math.MinInt64, and the
@@ -47,6 +48,7 @@ func (l *Loop) runOnce(nowait bool) error {
 		l.events = evs[:0]
 	}
 	l.takePosted()
+	l.takeHostPosts()
 
 	if len(l.timers) > 0 || l.hostTimers.n > 0 {
 		l.queueDueTimers(monoNow() + ClockResolution)

@@ -69,6 +69,11 @@ func (l *Loop) takePosted() {
 	q.n.Store(0)
 	q.mu.Unlock()
 	for i := range items {
+		if fc := items[i].foreign; fc.Fn != 0 && fc.ID == l.Tag && fc.Kind == ForeignPlain {
+			l.ready.pushHost(fc.Fn, fc.Arg) // no handle: nobody holds one
+			items[i] = postedCall{}
+			continue
+		}
 		h := l.newHandle()
 		if f := items[i].done; f != nil {
 			// The handle carries the future; unref releases it, so it holds
