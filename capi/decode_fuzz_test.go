@@ -120,7 +120,13 @@ func FuzzSpawnOptions(f *testing.F) {
 			t.Fatalf("valid options, missing program: rc %d, want -ENOENT", rc)
 		}
 		if after := fdCount(t); after != before {
-			t.Fatalf("a refused ll_spawn changed the fd count %d -> %d", before, after)
+			ents, _ := os.ReadDir("/proc/self/fd")
+			var names []string
+			for _, e := range ents {
+				l, _ := os.Readlink("/proc/self/fd/" + e.Name())
+				names = append(names, e.Name()+"->"+l)
+			}
+			t.Fatalf("a refused ll_spawn changed the fd count %d -> %d: %v", before, after, names)
 		}
 	})
 }

@@ -79,7 +79,7 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	child, parent, err := l.spawn.stdioFDs(o.Stdio)
 	defer closeAll(child[:], o.Stdio)
 	if err != nil {
-		closeAll(parent[:], [3]int{})
+		closeAll(parent[:], allPipes)
 		return nil, err
 	}
 	var pid int
@@ -100,7 +100,7 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 		pid, err = syscall.ForkExec(path, o.Argv, attr)
 	}
 	if err != nil {
-		closeAll(parent[:], [3]int{})
+		closeAll(parent[:], allPipes)
 		return nil, err
 	}
 	p.pid = pid
@@ -229,6 +229,10 @@ func (st *spawnState) stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 	}
 	return
 }
+
+// allPipes is the stdio of a child's parent ends for closeAll: every one
+// the library's (a zero would mean "the host's fd 0", and keep it open).
+var allPipes = [3]int{StdioPipe, StdioPipe, StdioPipe}
 
 // closeAll closes the fds the library opened for one child (not the
 // host's, not the inherited ones, not a duplicate of stdout, not the

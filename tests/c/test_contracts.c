@@ -161,6 +161,16 @@ static void test_refused_constructors_leave_no_fd(void) {
     int file = mkstemp(path);
     CHECK(file >= 0);
     close(file);
+    { /* the loop opens its /dev/null once, at its first spawn */
+        static const char *const a[] = {"true", NULL};
+        ll_process_options o;
+        memset(&o, 0, sizeof o);
+        o.file = "/nonexistent-dir/x";
+        o.argv = a;
+        o.stdio[0] = LL_STDIO_DEVNULL;
+        ll_process p = 0;
+        CHECK_EQ_INT(ll_spawn(loop, &o, NULL, NULL, &p), -ENOENT);
+    }
     int before = nfds(), bad = 0;
     for (int i = 0; i < 200; i++) {
         ll_server s = 77;
@@ -173,6 +183,17 @@ static void test_refused_constructors_leave_no_fd(void) {
         bad += ll_udp_open(loop, "127.0.0.1", 0, "127.0.0.1", 70000, 0, NULL, NULL, &t) != LL_EINVAL || t != 77;
         bad += ll_unix_listen(loop, path, 0, NULL, NULL, &s) != -EADDRINUSE || s != 77;
         bad += ll_transport_open(loop, 100000 + i, LL_STREAM, NULL, NULL, &t) != -EBADF || t != 77;
+        /* a program that cannot run, with pipes made for it first */
+        static const char *const argv[] = {"no-such-program", NULL};
+        ll_process_options o;
+        memset(&o, 0, sizeof o);
+        o.file = "/nonexistent-dir/no-such-program";
+        o.argv = argv;
+        o.stdio[0] = LL_STDIO_PIPE;
+        o.stdio[1] = LL_STDIO_PIPE;
+        o.stdio[2] = i % 2 ? LL_STDIO_STDOUT : LL_STDIO_PIPE;
+        ll_process p = 77;
+        bad += ll_spawn(loop, &o, NULL, NULL, &p) != -ENOENT || p != 77;
     }
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT(nfds(), before);
