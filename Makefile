@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: install test-install test-exports test-spdx test-abi test-types all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-net bench-spawn bench-chart clean soak fuzz test-valgrind
+.PHONY: test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -56,7 +56,18 @@ $(BUILD)/ctests/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(wildc
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
 
-demo: all
+# The TLS tests and examples/https_get make their certificates with the
+# openssl command (and talk to openssl s_server / s_client): install it when
+# missing and we can (root with apt-get).
+openssl-cli:
+	@command -v openssl >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "openssl missing: installing it with apt-get"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >/dev/null; \
+	  else echo "the openssl command is required by the TLS tests (apt-get install openssl)"; exit 1; fi; }
+
+demo: all openssl-cli
 	@for e in $(EXAMPLE_BINS); do echo "== $$e"; $$e || exit 1; done
 	@if [ -f examples/hello_asyncio.py ]; then echo "== examples/hello_asyncio.py"; \
 	  PYTHONPATH=bindings/python LIBLOOP_LIBRARY=$(abspath $(LIB)) $(PYTHON) examples/hello_asyncio.py; fi
@@ -77,10 +88,32 @@ test-vet:
 test-purego: lib
 	LIBLOOP_LIBRARY=$(abspath $(LIB)) $(GO) test -count=1 ./bindings/go/... ./tests/...
 
-test-c: $(CTEST_BINS)
+test-c: $(CTEST_BINS) openssl-cli
 	@pass=0; fail=0; for t in $(CTEST_BINS); do \
 	  if $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
 	  echo "C tests: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
+
+# The docs' examples (docs/examples): every C file is compiled and run, then
+# the Python and Go ones; each checks what its page promises and exits 1 if
+# it is not so.
+DOCEX_C := $(wildcard docs/examples/*.c)
+DOCEX_BINS := $(patsubst docs/examples/%.c,$(BUILD)/docs/%,$(DOCEX_C))
+
+$(BUILD)/docs/%: docs/examples/%.c docs/examples/must.h include/libloop.h $(wildcard include/libloop/*.h) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
+
+test-docs: $(DOCEX_BINS)
+	@pass=0; fail=0; \
+	for t in $(DOCEX_BINS); do \
+	  if $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
+	for py in docs/examples/*.py; do \
+	  if LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(PYTHON) $$py; then pass=$$((pass+1)); \
+	  else echo "FAIL $$py"; fail=$$((fail+1)); fi; done; \
+	for g in docs/examples/go/*/; do \
+	  if LIBLOOP_LIBRARY=$(abspath $(LIB)) $(GO) run ./$$g; then pass=$$((pass+1)); \
+	  else echo "FAIL $$g"; fail=$$((fail+1)); fi; done; \
+	echo "docs examples: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 # The C tests again under AddressSanitizer and UndefinedBehaviorSanitizer
 # (the C side: the Go runtime's own memory is not instrumented; leak
@@ -92,13 +125,13 @@ $(BUILD)/asan/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread -lm
 
-test-asan: $(ASAN_BINS)
+test-asan: $(ASAN_BINS) openssl-cli
 	@pass=0; fail=0; for t in $(ASAN_BINS); do \
 	  if ASAN_OPTIONS=detect_leaks=0 $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
 	  echo "C tests under ASan/UBSan: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
 # A fresh machine has no cmake: install it when we can (root with apt-get).
-test-cmake:
+test-cmake: openssl-cli
 	@command -v cmake >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "cmake missing: installing it with apt-get"; \
@@ -120,12 +153,14 @@ test-python: lib
 	else echo "no Python suite yet"; fi
 
 # Benchmarks are not tests: C against libuv/libev, then Python against
-# asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python),
+# asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python)
+# and the Python network workloads (bench/python/run_net.sh),
 # then the network workloads W4, W5, W10 from C against libuv/libev
 # (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing),
 # then the subprocess workloads W8, W8-1g (bench/run_spawn.sh, same needs).
-# Last, bench-chart draws bench/results/chart.png from the raw results.
-bench: bench-c bench-python bench-net bench-spawn bench-chart
+# then W11, TLS (bench/run_tls.sh). Last, bench-chart draws
+# bench/results/chart.png from the raw results.
+bench: bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart
 
 bench-c: lib
 	bash bench/run.sh
@@ -133,8 +168,19 @@ bench-c: lib
 bench-python: lib
 	bash bench/python/run.sh
 
+# The Python loops' network and process workloads (W4, W5, W9, W10, W8):
+# asyncio vs uvloop vs libloop, a few minutes; needs python3-uvloop,
+# python3-aiohttp and wrk (bench/python/run_net.sh says what is missing).
+bench-python-net: lib
+	bash bench/python/run_net.sh
+
 bench-net: lib
 	bash bench/run_net.sh
+
+# W11, TLS echo and handshakes: libloop from C against asyncio and uvloop
+# with ssl= (bench/run_tls.sh; needs openssl and /usr/bin/python3's uvloop).
+bench-tls: lib
+	bash bench/run_tls.sh
 
 # make install [PREFIX=/usr/local] [DESTDIR=...]: the library as
 # libloop.so.X.Y.Z with the links libloop.so.MAJOR (its SONAME, what programs

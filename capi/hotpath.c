@@ -201,6 +201,54 @@ int ll_transport_write(ll_transport t, const void *data, size_t len) {
     return ll__transport_write_go(t, (void *)data, len);
 }
 
+/* The run of events the batch sink is handling on this thread, and their
+ * protocol slots (tls_sink_n 0: none): ll_transport_write_async_size's fast
+ * path. Go computed each slot's direct flag just before the delivery and
+ * every ll_* call that changes a transport's state refreshes it, so during
+ * the call it is exact for these transports. */
+static LL_TLS const ll_event *tls_sink_events;
+static LL_TLS ll__proto *const *tls_sink_protos;
+static LL_TLS int tls_sink_n, tls_sink_pos;
+
+/* The slot of transport t if the run holds an event of t (NULL if not),
+ * searched from where the last search ended: a batch's writes mostly come
+ * in the order of its events. */
+static ll__proto *sink_slot(ll_transport t) {
+    int n = tls_sink_n, i = tls_sink_pos;
+    for (int k = 0; k < n; k++, i++) {
+        if (i == n)
+            i = 0;
+        if (tls_sink_events[i].transport == t) {
+            tls_sink_pos = i;
+            return tls_sink_protos[i];
+        }
+    }
+    return NULL;
+}
+
+/* asyncio's write from a batch sink: to a transport of the run being
+ * delivered with nothing buffered, send it here, without entering Go (the
+ * buffer stays empty when the kernel takes it all: *buffered 0, result 0).
+ * Whatever the kernel does not take (or an error) goes to Go, which
+ * buffers or ends the transport as usual. */
+int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, size_t *buffered) {
+    ll__proto *p = tls_sink_n > 0 ? sink_slot(t) : NULL;
+    if (p != NULL && p->direct && len > 0 && data != NULL) {
+        ssize_t n = send(p->fd, data, len, MSG_NOSIGNAL);
+        if (n == (ssize_t)len) {
+            if (buffered != NULL)
+                *buffered = 0;
+            return 0;
+        }
+        if (n > 0) {
+            data = (const char *)data + n;
+            len -= (size_t)n;
+        }
+        p->direct = 0;
+    }
+    return ll__transport_write_async_size_go(t, data, len, buffered);
+}
+
 void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
                         uintptr_t batch_fn, uintptr_t batch_arg) {
     ll_event *evs = (ll_event *)events_addr;
@@ -229,8 +277,20 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
             evs[j].arg = protos[j] ? (void *)((volatile ll__proto *)protos[j])->arg : NULL;
             j++;
         }
-        if (batch_fn != 0)
+        if (batch_fn != 0) {
+            const ll_event *saved_events = tls_sink_events;
+            ll__proto *const *saved_protos = tls_sink_protos;
+            int saved_n = tls_sink_n, saved_pos = tls_sink_pos;
+            tls_sink_events = &evs[i];
+            tls_sink_protos = &protos[i];
+            tls_sink_n = j - i;
+            tls_sink_pos = 0;
             ((ll_event_batch_fn)batch_fn)(loop, &evs[i], (size_t)(j - i), (void *)batch_arg);
+            tls_sink_events = saved_events;
+            tls_sink_protos = saved_protos;
+            tls_sink_n = saved_n;
+            tls_sink_pos = saved_pos;
+        }
         i = j;
     }
     tls_batch_loop = saved_loop;

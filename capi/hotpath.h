@@ -13,6 +13,8 @@
 typedef const char ll__cchar;
 typedef const uint64_t ll__cid;
 typedef const void ll__cvoid;
+/* ll_tls_config_set_alpn's list: an array of constant string pointers. */
+typedef const char *const ll__cstr;
 typedef const ll_process_options ll__cprocess_options;
 
 typedef struct ll__call {

@@ -176,6 +176,9 @@ func (b *softBatch) Run() {
 	s.flushPending()
 }
 
+// Len is how many calls the batch holds (0 once run or dropped).
+func (b *softBatch) Len() int { return int(b.n) }
+
 func (b *softBatch) Drop() {
 	C.free(unsafe.Pointer(b.items))
 	b.items, b.n = nil, 0

@@ -35,3 +35,5 @@ int ll_future_set_exception(ll_future fut, int code, const char *message, uintpt
 }
 
 int ll_future_cancel(ll_future fut, const char *msg) { return ll__future_cancel_go(ll__thread_loop, fut, msg); }
+
+int ll_loop_stats(ll_loop loop, struct ll_loop_stats *out) { return ll__loop_stats_go(ll__thread_loop, loop, out); }

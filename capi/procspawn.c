@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Spawning for the C ABI: posix_spawn (glibc: a CLONE_VFORK child straight
+/* Spawning for the C ABI where it is not Linux (procspawn_linux.c is):
+ * posix_spawn (glibc: a CLONE_VFORK child straight
  * to exec), whose file actions close every fd but the child's stdio with
  * one close_range (posix_spawn_file_actions_addclosefrom_np) instead of one
  * close() per fd number, and a pidfd opened for the child afterwards. The
@@ -17,6 +18,7 @@
 #define SYS_pidfd_open 434
 #endif
 
+#ifndef __linux__
 int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], const char *dir, int fd0, int fd1,
                     int fd2, int flags, int *pid_out, int *pidfd_out) {
     posix_spawn_file_actions_t fa;
@@ -72,3 +74,4 @@ int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], co
         *pidfd_out = -1;
     return 0;
 }
+#endif

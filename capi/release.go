@@ -42,6 +42,8 @@ func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
 		// A transport's id lives until its LL_CONNECTION_LOST: release
 		// aborts it, and the id goes stale after that event.
 		return gated(s.obj.(*libloop.Transport).Loop(), tok, func() C.int { return ll_transport_abort(id) })
+	case kindTLSConfig:
+		return releaseTLSConfig(id)
 	case kindHandle:
 		hs := s.obj.(*handleState)
 		return releaseOn(hs.loop, uint64(id), uintptr(tok), func() {

@@ -198,20 +198,46 @@ func ll__transport_write_go(id C.uint64_t, data unsafe.Pointer, n C.size_t) C.in
 //
 //export ll_transport_write_async
 func ll_transport_write_async(id C.uint64_t, data *C.ll__cvoid, n C.size_t) C.int {
+	rc, _ := writeAsync(id, data, n)
+	return rc
+}
+
+// ll_transport_write_async_size is in hotpath.c (its fast path sends from
+// C during the batch sink's call); its Go side is ll_transport_write_async
+// that also stores the write buffer's size after the call in *buffered
+// (when not NULL): 0 says the kernel holds every byte written so far, so a
+// binding that gathers a batch's small writes knows the buffer is empty
+// without a second call.
+//
+//export ll__transport_write_async_size_go
+func ll__transport_write_async_size_go(id C.uint64_t, data *C.ll__cvoid, n C.size_t, buffered *C.size_t) C.int {
+	rc, t := writeAsync(id, data, n)
+	if buffered != nil {
+		*buffered = 0
+		if t != nil {
+			*buffered = C.size_t(t.WriteBufferSize())
+		}
+	}
+	return rc
+}
+
+// writeAsync is asyncio's write: the result code, and the transport when
+// the call reached it (nil for LL_EINVAL and LL_EBADHANDLE).
+func writeAsync(id C.uint64_t, data *C.ll__cvoid, n C.size_t) (C.int, *libloop.Transport) {
 	b, rc := cBytes(unsafe.Pointer(data), n)
 	if rc != 0 {
-		return rc
+		return rc, nil
 	}
 	t, _, rc := getTransport(id)
 	if rc != 0 {
-		return rc
+		return rc, nil
 	}
 	err := t.Write(b)
 	refreshDirect(t)
 	if err != nil {
-		return errCode(err)
+		return errCode(err), t
 	}
-	return boolInt(t.WritePaused())
+	return boolInt(t.WritePaused()), t
 }
 
 //export ll_transport_write_eof

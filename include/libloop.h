@@ -37,7 +37,7 @@
  *    a worker thread by mistake: ll_call_soon, ll_call_later, ll_call_at,
  *    ll_handle_cancel, ll_add_reader, ll_add_writer, ll_remove_reader,
  *    ll_remove_writer, ll_future_set_result, ll_future_set_exception,
- *    ll_future_cancel, ll_loop_stop, ll_loop_close and ll_release (on a
+ *    ll_future_cancel, ll_loop_stop, ll_loop_stats, ll_loop_close and ll_release (on a
  *    loop, handle, future or task id). The check reads a thread-local marker set by
  *    ll_loop_run_* and ll_run, and costs about a nanosecond;
  *  - in debug mode (ll_loop_set_debug), on Linux, for every other function
@@ -88,6 +88,7 @@ typedef uint64_t ll_task;
 typedef uint64_t ll_process;
 typedef uint64_t ll_transport;
 typedef uint64_t ll_server;
+typedef uint64_t ll_tls_config;
 
 #define LL_EINVAL       (-10000) /**< bad argument (NULL callback, NaN delay, oversize value) */
 #define LL_EBADHANDLE   (-10001) /**< id 0, stale, forged or of the wrong kind */
@@ -100,6 +101,15 @@ typedef uint64_t ll_server;
 #define LL_ETIMEDOUT    (-10008) /**< a timeout passed */
 #define LL_ENOMEM       (-10009) /**< out of memory or of id space */
 #define LL_ENONAME      (-10010) /**< a host name that does not resolve (getaddrinfo's EAI_NONAME, EAI_AGAIN, EAI_FAIL) */
+/* TLS failures (libloop/tls.h): a handshake that fails ends its connection with one of these. */
+#define LL_ETLS          (-10011) /**< a TLS failure no other code names */
+#define LL_ETLSCERT      (-10012) /**< the peer's certificate did not verify (unknown CA, expired, wrong usage) */
+#define LL_ETLSHOST      (-10013) /**< the peer's certificate is not for the expected host name */
+#define LL_ETLSNOCERT    (-10014) /**< the peer sent no certificate where one is required */
+#define LL_ETLSALERT     (-10015) /**< the peer ended the handshake with a fatal alert (e.g. it rejected our certificate) */
+#define LL_ETLSNEGOTIATE (-10016) /**< no TLS version, cipher suite or ALPN protocol in common */
+#define LL_ETLSPROTO     (-10017) /**< the peer sent bytes that are not valid TLS */
+#define LL_ETLSEOF       (-10018) /**< the connection closed during the handshake or in the middle of a record */
 
 /** @return a description of any code (library, -errno, or unknown). Never NULL; static storage. Thread-safe. */
 const char *ll_strerror(int code);
@@ -232,6 +242,47 @@ int ll_loop_set_slow_callback_duration(ll_loop loop, double seconds);
  * @return 0, LL_EBADHANDLE.
  */
 int ll_loop_set_exception_handler(ll_loop loop, ll_exception_handler handler, void *arg);
+
+/* ---- Metrics ------------------------------------------------------------ */
+
+/**
+ * A loop's metrics (libuv's uv_metrics_info and uv_metrics_idle_time, plus
+ * current counts), filled by ll_loop_stats. Named like struct stat: the
+ * function and the struct share a name, so write `struct ll_loop_stats`.
+ * The struct can only grow at its end: set size to sizeof(struct
+ * ll_loop_stats) before the call; the library fills the fields that fit.
+ * Totals count from ll_loop_new and never reset; take two snapshots and
+ * subtract for an interval.
+ */
+struct ll_loop_stats {
+    uint64_t size;       /**< in: sizeof the caller's struct; out: bytes the library filled */
+    uint64_t iterations; /**< iterations run */
+    uint64_t events;     /**< I/O readiness events the poll reported (one per fd per poll; the wakeup fd not counted) */
+    uint64_t callbacks;  /**< callbacks run from the ready queue: call_soon, timers, fd watchers, task steps, done callbacks
+                              (not a host queue's own, see ll_loop_set_host_queue) */
+    uint64_t idle_ns;    /**< time blocked in a poll that could block */
+    uint64_t running_ns; /**< time inside ll_loop_run_forever, _run_until_complete, ll_run and blocking
+                              ll_loop_run_once calls (not LL_RUN_NOWAIT ones), a run in progress included;
+                              idle_ns is part of it, running_ns - idle_ns is the time busy */
+    uint64_t ready;      /**< callbacks waiting in the ready queue now (ll_call_soon_threadsafe's once the loop took them) */
+    uint64_t timers;     /**< timers scheduled and not cancelled */
+    uint64_t fds;        /**< fds watched: readers, writers, transports, servers, child pidfds */
+    uint64_t tasks;      /**< tasks not yet done */
+};
+
+/** The size of the first version of struct ll_loop_stats (the smallest size accepted). */
+#define LL_LOOP_STATS_V1_SIZE 80
+
+/**
+ * Fill *out with loop's metrics. Call it from the loop's thread (a callback)
+ * or while the loop is not running. Counting costs no clock read per
+ * callback: a pair per blocking poll and per run.
+ * @return 0, LL_EINVAL (out NULL, or out->size below LL_LOOP_STATS_V1_SIZE),
+ *         LL_EBADHANDLE, LL_EWRONGTHREAD (another thread runs the loop;
+ *         post a callback with ll_call_soon_threadsafe and read them there).
+ *         A closed loop still reports its totals.
+ */
+int ll_loop_stats(ll_loop loop, struct ll_loop_stats *out);
 
 /* ---- Callbacks and timers ---------------------------------------------- */
 
@@ -555,5 +606,7 @@ int ll_loop_host_ready(ll_loop loop);
 #include "libloop/transport.h"
 /* Subprocesses and signals. */
 #include "libloop/process.h"
+/* TLS on Go's crypto/tls: configs, TLS connect/listen, start_tls. */
+#include "libloop/tls.h"
 
 #endif /* LIBLOOP_H */

@@ -18,6 +18,11 @@ type DialFunc func(t *Transport, err error)
 // on the loop thread, in a later callback, exactly once (unless the loop
 // closes first).
 func (l *Loop) DialTCP(host string, port int, proto Protocol, done DialFunc) error {
+	return l.dialTCP(host, port, proto, done, nil)
+}
+
+// dialTCP is DialTCP; setup, when given, adjusts the dialer first.
+func (l *Loop) dialTCP(host string, port int, proto Protocol, done DialFunc, setup func(*dialer)) error {
 	if l.closed.Load() {
 		return ECLOSED
 	}
@@ -25,6 +30,9 @@ func (l *Loop) DialTCP(host string, port int, proto Protocol, done DialFunc) err
 		return EINVAL
 	}
 	d := &dialer{loop: l, port: port, proto: proto, done: done, tcp: true}
+	if setup != nil {
+		setup(d)
+	}
 	if ips, ok := parseNumeric(host); ok {
 		d.ips = ips
 		_, err := l.CallSoon(d.next)
@@ -52,6 +60,10 @@ type dialer struct {
 	proto   Protocol
 	done    DialFunc
 	lastErr error
+	// tlsCfg set: a TLS connect (tls_dial.go) that handshakes with
+	// serverName before ConnectionMade.
+	tlsCfg     *TLSConfig
+	serverName string
 }
 
 // next tries the next address; with none left it reports the last error.
@@ -114,6 +126,10 @@ func (d *dialer) connected(fd int) {
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}
 	t := d.loop.newTransport(fd, Stream, true, d.proto)
+	if d.tlsCfg != nil {
+		d.handshake(t)
+		return
+	}
 	if err := t.start(); err != nil {
 		t.Refuse()
 		d.done(nil, err)

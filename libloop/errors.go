@@ -20,6 +20,17 @@ const (
 	ETIMEDOUT    Errno = -10008 // a timeout passed
 	ENOMEM       Errno = -10009 // out of memory or out of id space
 	ENONAME      Errno = -10010 // a host name that does not resolve
+
+	// TLS handshake and record failures (tls_errors.go says which Go
+	// error becomes which).
+	ETLS          Errno = -10011 // a TLS failure no other code names
+	ETLSCERT      Errno = -10012 // the peer's certificate did not verify
+	ETLSHOST      Errno = -10013 // the peer's certificate is not for the expected host name
+	ETLSNOCERT    Errno = -10014 // the peer sent no certificate where one is required
+	ETLSALERT     Errno = -10015 // the peer ended the handshake with a fatal alert
+	ETLSNEGOTIATE Errno = -10016 // no TLS version, cipher suite or ALPN protocol in common
+	ETLSPROTO     Errno = -10017 // the peer sent bytes that are not valid TLS
+	ETLSEOF       Errno = -10018 // the connection closed mid-handshake or mid-record
 )
 
 var errnoNames = map[Errno][2]string{
@@ -34,6 +45,15 @@ var errnoNames = map[Errno][2]string{
 	ETIMEDOUT:    {"LL_ETIMEDOUT", "timed out"},
 	ENOMEM:       {"LL_ENOMEM", "out of memory"},
 	ENONAME:      {"LL_ENONAME", "name does not resolve"},
+
+	ETLS:          {"LL_ETLS", "TLS failure"},
+	ETLSCERT:      {"LL_ETLSCERT", "TLS peer certificate verification failed"},
+	ETLSHOST:      {"LL_ETLSHOST", "TLS peer certificate does not match the host name"},
+	ETLSNOCERT:    {"LL_ETLSNOCERT", "TLS peer sent no certificate"},
+	ETLSALERT:     {"LL_ETLSALERT", "TLS peer refused the handshake (fatal alert)"},
+	ETLSNEGOTIATE: {"LL_ETLSNEGOTIATE", "no TLS version, cipher suite or ALPN protocol in common"},
+	ETLSPROTO:     {"LL_ETLSPROTO", "TLS protocol error: the peer sent bytes that are not valid TLS"},
+	ETLSEOF:       {"LL_ETLSEOF", "connection closed during the TLS handshake or mid-record"},
 }
 
 // Error implements error.

@@ -78,6 +78,9 @@ type ioState struct {
 	evqSpare       []Event
 	flushQueued    bool
 	runFn, flushFn func()
+	// TLS scratch, shared by the loop's TLS transports: ciphertext read
+	// from a socket, and ciphertext encrypted for one (tls.go).
+	tlsIn, tlsOut []byte
 }
 
 // ioOwner is an object that owns an fd registered with the selector: a

@@ -17,6 +17,8 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 	}
 	token := f.AddDoneCallback(func(*Future) { l.stopping = true })
 	defer l.leaveRun()
+	l.startRunClock()
+	defer l.stopRunClock()
 	defer f.RemoveDoneCallbackToken(token)
 	for {
 		if err := l.runOnce(false); err != nil {

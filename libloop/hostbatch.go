@@ -14,6 +14,9 @@ type HostBatch interface {
 	Run()
 	// Drop releases the batch unrun (the loop closed first).
 	Drop()
+	// Len is how many calls the batch holds until it runs (Stats counts
+	// them: ready while queued, callbacks once run).
+	Len() int
 }
 
 // hostBatches is the FIFO of batches whose marks are in the ready queue.
@@ -49,6 +52,8 @@ func (hb *hostBatches) pop() HostBatch {
 // times it as one callback.
 func (l *Loop) runBatch() {
 	b := l.batches.pop()
+	// runOnce counted the batch's mark as one callback; it runs Len.
+	l.counters.callbacks += uint64(b.Len()) - 1
 	if !l.debug {
 		b.Run()
 		return

@@ -19,6 +19,9 @@ type hostTimer struct {
 // (deadline, then scheduling order), stored in fixed chunks of 4,096
 // entries: growing never copies the heap, so the peak memory of a million
 // timers is their 32 MB, not that plus a doubled array being copied.
+// Entry i lives at position i+3 (libev's layout), so the four children of
+// any entry (positions 4(i+1) .. 4(i+1)+3) are one aligned group of 128
+// bytes that never straddles a chunk: a pop reads one group per level.
 type hostTimerHeap struct {
 	chunks [][]hostTimer
 	n      int
@@ -27,12 +30,14 @@ type hostTimerHeap struct {
 const (
 	htChunkBits = 12
 	htChunkLen  = 1 << htChunkBits
+	htOffset    = 3 // position of entry 0
 )
 
 func (t *hostTimerHeap) len() int { return t.n }
 
 func (t *hostTimerHeap) at(i int) *hostTimer {
-	return &t.chunks[i>>htChunkBits][i&(htChunkLen-1)]
+	p := i + htOffset
+	return &t.chunks[p>>htChunkBits][p&(htChunkLen-1)]
 }
 
 func (a *hostTimer) before(b *hostTimer) bool {
@@ -43,7 +48,7 @@ func (a *hostTimer) before(b *hostTimer) bool {
 }
 
 func (t *hostTimerHeap) push(e hostTimer) {
-	if t.n == len(t.chunks)*htChunkLen {
+	if t.n+htOffset >= len(t.chunks)*htChunkLen {
 		t.chunks = append(t.chunks, make([]hostTimer, htChunkLen))
 	}
 	i := t.n
@@ -67,7 +72,7 @@ func (t *hostTimerHeap) pop() hostTimer {
 	t.n--
 	last := t.n
 	e := *t.at(last)
-	if len(t.chunks)*htChunkLen-last > 2*htChunkLen {
+	if len(t.chunks)*htChunkLen-(last+htOffset) > 2*htChunkLen {
 		t.chunks[len(t.chunks)-1] = nil
 		t.chunks = t.chunks[:len(t.chunks)-1]
 	}
@@ -76,21 +81,25 @@ func (t *hostTimerHeap) pop() hostTimer {
 	}
 	i := 0
 	for {
-		c := 4*i + 1
+		c := 4*i + 1 // first child; the group starts at position 4(i+1)
 		if c >= last {
 			break
 		}
-		m, me := c, t.at(c)
-		for k := c + 1; k < c+4 && k < last; k++ {
-			if ke := t.at(k); ke.before(me) {
-				m, me = k, ke
+		p := c + htOffset
+		g := t.chunks[p>>htChunkBits][p&(htChunkLen-1):]
+		k := min(4, last-c)
+		g = g[:k:k]
+		m := 0
+		for j := 1; j < len(g); j++ {
+			if g[j].before(&g[m]) {
+				m = j
 			}
 		}
-		if !me.before(&e) {
+		if !g[m].before(&e) {
 			break
 		}
-		*t.at(i) = *me
-		i = m
+		*t.at(i) = g[m]
+		i = c + m
 	}
 	*t.at(i) = e
 	return top

@@ -27,6 +27,9 @@ type Server struct {
 	// OnAccept, when set, runs for each accepted transport before its
 	// ConnectionMade is queued (a host gives it an id and a protocol there).
 	OnAccept func(*Transport)
+	// tls set: each accepted connection handshakes as a TLS server before
+	// its ConnectionMade (tls_dial.go).
+	tls *TLSConfig
 	// Tag is the host's id for this server, Data is free for the host.
 	Tag  uint64
 	Data any
@@ -149,6 +152,10 @@ func (s *Server) accepted(fd int, tcp bool) {
 	}
 	if t.state == tClosed {
 		return // the host refused it (e.g. no id left)
+	}
+	if s.tls != nil {
+		s.handshake(t)
+		return
 	}
 	if err := t.start(); err != nil {
 		t.Refuse()

@@ -27,6 +27,8 @@ type Dispatcher interface {
 type Loop struct {
 	ready          readyQueue
 	batches        hostBatches // host batches whose marks are in ready
+	iter           uint64      // iterations run, for yieldIfLong and Stats
+	lastYield      int64       // loop time of the last yield to the Go scheduler
 	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerHeap
 	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
@@ -73,6 +75,8 @@ type Loop struct {
 	disposeHook func(*Future)
 	hostRun     func() bool
 	hostPending bool
+
+	counters loopCounters // Stats' totals (stats.go)
 
 	debug        bool
 	slowDuration time.Duration
@@ -209,6 +213,8 @@ func (l *Loop) RunForever() error {
 		return err
 	}
 	defer l.leaveRun()
+	l.startRunClock()
+	defer l.stopRunClock()
 	for {
 		if err := l.runOnce(false); err != nil {
 			return err
@@ -225,7 +231,15 @@ func (l *Loop) RunOnce(nowait bool) error {
 		return err
 	}
 	defer l.leaveRun()
-	return l.runOnce(nowait)
+	if nowait {
+		// Not timed for Stats.Running: a clock read pair would double
+		// the cost of an iteration that cannot block.
+		return l.runOnce(true)
+	}
+	l.startRunClock()
+	err := l.runOnce(false)
+	l.stopRunClock() // not deferred: that would cost the nowait path too
+	return err
 }
 
 // postQueue holds callbacks posted from other threads until the loop takes

@@ -19,6 +19,9 @@ const dispatchBatch = 256
 func (l *Loop) runOnce(nowait bool) error {
 	l.purgeCancelledTimers()
 	l.maybeReturnMemory()
+	if l.iter++; l.iter%yieldEvery == 0 {
+		l.yieldIfLong()
+	}
 
 	timeout := int64(-1)
 	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 ||
@@ -37,10 +40,18 @@ func (l *Loop) runOnce(nowait bool) error {
 	// A non-blocking poll with no fd watched can report nothing but the
 	// wakeup fd, and posted callbacks are taken below anyway: skip it.
 	if timeout != 0 || l.nWatched > 0 {
+		var idleFrom int64
+		if timeout != 0 { // may block: time it for Stats.Idle
+			idleFrom = monoNow()
+		}
 		evs, woke, err := l.sel.poll(timeout, l.events[:0])
+		if timeout != 0 {
+			l.counters.idleNs += monoNow() - idleFrom
+		}
 		if err != nil {
 			return err
 		}
+		l.counters.events += uint64(len(evs))
 		if woke {
 			l.wakePending.Store(0)
 		}
@@ -63,6 +74,10 @@ func (l *Loop) runOnce(nowait bool) error {
 			l.hostPending = true
 		}
 	}
+	// Counted once per iteration, not per callback: a cancelled handle is
+	// subtracted where it is dropped, a host batch adds its calls where it
+	// runs (the rare paths).
+	l.counters.callbacks += uint64(ntodo)
 	for ntodo > 0 {
 		ntodo -= l.runSome(ntodo)
 	}
@@ -133,6 +148,7 @@ func (l *Loop) runSome(max int) int {
 	}
 	if h != nil {
 		if h.cancelled {
+			l.counters.callbacks--
 			l.unref(h)
 			return 1
 		}
@@ -163,6 +179,7 @@ func (l *Loop) runSome(max int) int {
 			h.pos = int32(len(batch))
 			batch = append(batch, h)
 		default:
+			l.counters.callbacks--
 			l.unref(h)
 		}
 		n++
@@ -208,6 +225,7 @@ func (l *Loop) hostHandle(it readyItem) *Handle {
 
 func (l *Loop) runGo(h *Handle) {
 	if !h.isGo() {
+		l.counters.callbacks--
 		l.unref(h) // a host callback with no dispatcher installed cannot run
 		return
 	}

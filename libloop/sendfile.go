@@ -34,7 +34,7 @@ func (t *Transport) Sendfile(fd int, offset, count int64, done SendfileFunc) err
 	switch {
 	case t.state != tOpen:
 		return ECLOSED
-	case t.kind != Stream && t.kind != PipeWrite:
+	case t.kind != Stream && t.kind != PipeWrite, t.tls != nil:
 		return EINVAL
 	case done == nil || offset < 0 || count < 0:
 		return EINVAL

@@ -47,11 +47,13 @@ type Transport struct {
 	Tag  uint64
 	Data any
 
+	tls *tlsState // nil: plain; see tls.go
+
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 88 bytes (the
-	// 96-byte size class), which a server with tens of thousands of
+	// Flags, packed at the end: with them the struct is 96 bytes (a size
+	// class of its own), which a server with tens of thousands of
 	// connections notices.
 	socket      bool
 	state       transportState
@@ -153,7 +155,7 @@ func (t *Transport) wanted() uint8 {
 	}
 	if t.kind == PipeWrite && t.state == tOpen && !t.socket {
 		m |= evRead // a pipe's write end reads ready when the reader goes away
-	} else if t.IsReading() {
+	} else if t.IsReading() || (t.handshaking() && !t.readEOF) {
 		m |= evRead
 	}
 	if t.wsize > 0 || (t.pw != nil && (len(t.pw.dgq) > 0 || t.pw.sendfile != nil)) {
@@ -257,7 +259,17 @@ func (t *Transport) Close() error {
 	if t.state != tOpen {
 		return nil
 	}
+	if t.handshaking() {
+		t.finish(0) // nothing of the host's was sent yet: as abort
+		return nil
+	}
 	t.state = tClosing
+	if t.tls != nil {
+		t.tlsClose()
+		if t.state == tClosed {
+			return nil
+		}
+	}
 	if t.WriteBufferSize() == 0 && t.sendfileOp() == nil {
 		t.finish(0)
 		return nil
@@ -292,6 +304,9 @@ func (t *Transport) finish(code int) {
 	if op != nil {
 		op.finish(ECLOSED)
 	}
+	if t.tls != nil && t.tlsFinished(code) {
+		return // a connect's handshake failed: its caller hears of it
+	}
 	t.loop.emit(Event{Kind: ConnectionLost, Code: code, FD: int(t.evFD), T: t})
 }
 
@@ -313,6 +328,9 @@ func (t *Transport) loopClosing() {
 	t.state = tClosed
 	unix.Close(t.fd)
 	t.pw, t.wsize = nil, 0
+	if t.tls != nil {
+		t.tls.pipe.abort(ECLOSED) // a handshake goroutine ends
+	}
 }
 
 // ioReady serves the readiness the selector reported.
@@ -326,6 +344,8 @@ func (t *Transport) ioReady(mask uint8) {
 			t.readDatagrams()
 		case t.kind == PipeWrite && !t.socket:
 			t.peerGone()
+		case t.tls != nil && (t.IsReading() || (t.handshaking() && !t.readEOF)):
+			t.tlsRead()
 		case t.IsReading():
 			t.readStream()
 		}
@@ -368,9 +388,10 @@ func (t *Transport) readStream() {
 }
 
 // eofAnswered applies the protocol's answer to EOFReceived: close unless
-// it asked to keep the transport open (a pipe's read end always closes).
+// it asked to keep the transport open (a pipe's read end always closes,
+// and so does TLS, as asyncio's SSL transports do).
 func (t *Transport) eofAnswered(keepOpen bool) {
-	if !keepOpen || t.kind == PipeRead {
+	if !keepOpen || t.kind == PipeRead || t.tls != nil {
 		t.Close()
 	}
 }

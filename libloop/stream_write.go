@@ -29,18 +29,27 @@ func (t *Transport) Write(p []byte) error {
 		return ESTATE
 	case len(p) == 0:
 		return nil
+	case t.tls != nil:
+		return t.tlsWrite(p)
 	}
+	t.writeRaw(p)
+	return nil
+}
+
+// writeRaw sends p, or what the kernel does not take of it, after what is
+// buffered: the bytes on the wire (a TLS transport's ciphertext).
+func (t *Transport) writeRaw(p []byte) {
 	if t.wsize == 0 && t.sendfileOp() == nil {
 		n, err := writeOnce(t.fd, p, t.socket)
 		if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 			t.fatal(err)
-			return nil
+			return
 		}
 		if n > 0 {
 			p = p[n:]
 		}
 		if len(p) == 0 {
-			return nil
+			return
 		}
 		t.buffer(p)
 		t.updateInterest()
@@ -48,7 +57,6 @@ func (t *Transport) Write(p []byte) error {
 		t.buffer(p)
 	}
 	t.maybePause()
-	return nil
 }
 
 // DirectWritable reports whether a write may go straight to the socket
@@ -56,7 +64,7 @@ func (t *Transport) Write(p []byte) error {
 // transport is an open stream socket and nothing waits to be written. A
 // write that the kernel takes whole then changes nothing here.
 func (t *Transport) DirectWritable() bool {
-	return t.state == tOpen && t.socket && t.kind == Stream && t.wsize == 0 && t.pw == nil && !t.eofWritten
+	return t.state == tOpen && t.socket && t.kind == Stream && t.wsize == 0 && t.pw == nil && !t.eofWritten && t.tls == nil
 }
 
 // Writev writes several buffers as one Write (asyncio's writelines).
@@ -69,8 +77,11 @@ func (t *Transport) Writev(bufs [][]byte) error {
 	return nil
 }
 
-// CanWriteEOF reports whether WriteEOF is supported (streams and pipe write ends).
-func (t *Transport) CanWriteEOF() bool { return t.kind == Stream || t.kind == PipeWrite }
+// CanWriteEOF reports whether WriteEOF is supported (streams and pipe write
+// ends; not TLS, as asyncio's SSL transports refuse it).
+func (t *Transport) CanWriteEOF() bool {
+	return (t.kind == Stream || t.kind == PipeWrite) && t.tls == nil
+}
 
 // WriteEOF closes the write side once the buffer is flushed (shutdown
 // SHUT_WR on a socket; a pipe's write end is closed). Reading goes on.

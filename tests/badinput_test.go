@@ -191,7 +191,11 @@ func TestHandlesOfReleasedLoop(t *testing.T) {
 
 func TestNullOutPointer(t *testing.T) {
 	expect(t, "ll_loop_new(NULL)", raw.LoopNew(nil), cEINVAL)
-	assertAlive(t, newRawLoop(t))
+	loop := newRawLoop(t)
+	expect(t, "ll_loop_stats(NULL)", raw.LoopStats(loop, nil), cEINVAL)
+	// An 8-byte slot holding 0: a size below the struct's first version.
+	expect(t, "ll_loop_stats(size 0)", raw.LoopStats(loop, newOut(t).Ptr()), cEINVAL)
+	assertAlive(t, loop)
 }
 
 func TestNullCallback(t *testing.T) {

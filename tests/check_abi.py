@@ -92,6 +92,37 @@ OMIT = {
         "ll_process_kill": "kill() is send_signal(SIGKILL) through ll_process_send_signal",
         "ll_process_terminate": "terminate() is send_signal(SIGTERM) through ll_process_send_signal",
         "ll_process_wait": "wait() awaits the LL_PROCESS_EXITED event",
+        # TLS: asyncio's ssl= runs Python's ssl module (sslproto) over the
+        # plain transports bound above, as asyncio does on any loop; the
+        # C-side TLS of include/libloop/tls.h is for C and Go hosts.
+        "ll_tls_config_new": "asyncio's ssl= uses the ssl module over plain transports (sslproto)",
+        "ll_tls_config_set_cert_pem": "as ll_tls_config_new",
+        "ll_tls_config_load_cert_file": "as ll_tls_config_new",
+        "ll_tls_config_add_ca_pem": "as ll_tls_config_new",
+        "ll_tls_config_load_ca_file": "as ll_tls_config_new",
+        "ll_tls_config_load_ca_dir": "as ll_tls_config_new",
+        "ll_tls_config_use_system_ca": "as ll_tls_config_new",
+        "ll_tls_config_set_verify": "as ll_tls_config_new",
+        "ll_tls_config_set_server_name": "as ll_tls_config_new",
+        "ll_tls_config_set_client_auth": "as ll_tls_config_new",
+        "ll_tls_config_set_alpn": "as ll_tls_config_new",
+        "ll_tls_config_set_versions": "as ll_tls_config_new",
+        "ll_tls_config_set_session_cache": "as ll_tls_config_new",
+        "ll_tls_config_set_timeouts": "as ll_tls_config_new",
+        "ll_tls_connect": "as ll_tls_config_new",
+        "ll_tls_listen": "as ll_tls_config_new",
+        "ll_transport_start_tls": "as ll_tls_config_new",
+        "ll_tls_version": "as ll_tls_config_new",
+        "ll_tls_cipher": "as ll_tls_config_new",
+        "ll_tls_alpn": "as ll_tls_config_new",
+        "ll_tls_peer_cert": "as ll_tls_config_new",
+        "ll_tls_verify_result": "as ll_tls_config_new",
+        "ll_tls_resumed": "as ll_tls_config_new",
+        "LL_TLS_1_2": "as ll_tls_config_new",
+        "LL_TLS_1_3": "as ll_tls_config_new",
+        "LL_TLS_CLIENT_NONE": "as ll_tls_config_new",
+        "LL_TLS_CLIENT_REQUEST": "as ll_tls_config_new",
+        "LL_TLS_CLIENT_REQUIRE": "as ll_tls_config_new",
         # Version: the loader compares ll_version() with ABI_MAJOR/ABI_MINOR.
         "LL_VERSION_PATCH": "a patch release never changes the ABI",
         "LL_VERSION": "the library's ll_version() is read at load time instead",
@@ -136,6 +167,7 @@ def split_params(params):
 def c_eval(expr, known):
     """The integer value of a #define body made of literals and known macros."""
     expr = re.sub(r"\b(LL_[A-Z0-9_]+)\b", lambda m: str(known[m.group(1)]), expr)
+    expr = re.sub(r"\b0[xX][0-9a-fA-F]+\b", lambda m: str(int(m.group(0), 16)), expr)
     if not re.fullmatch(r"[\s0-9()+\-*/]+", expr):
         raise ValueError(expr)
     return int(eval(expr.replace("/", "//")))  # digits and operators only

@@ -106,5 +106,28 @@ else
 fi
 rm -rf bindings/python/build bindings/python/*.egg-info
 
+# The same into a virtual environment, as a user does it: a venv that sees
+# Debian's pip and setuptools (no PyPI here), the package installed into it,
+# then `import libloop` with no variable set, from anywhere.
+venv="$tmp/venv"
+if /usr/bin/python3 -m venv --without-pip --system-site-packages "$venv" >"$tmp/venv.log" 2>&1 &&
+    LIBLOOP_LIBRARY="$PWD/build/libloop.so" "$venv/bin/python" -m pip install -q --no-build-isolation \
+        --no-deps bindings/python >"$tmp/pip-venv.log" 2>&1; then
+    ok "pip install --no-build-isolation bindings/python into a venv"
+    check "import libloop in the venv runs a coroutine on libloop's loop, no environment variable" \
+        sh -c "cd / && env -u LIBLOOP_LIBRARY -u PYTHONPATH '$venv/bin/python' -c '
+import asyncio, libloop
+async def main():
+    await asyncio.sleep(0)
+    return type(asyncio.get_running_loop()).__module__.split(\".\")[0]
+assert libloop.run(main()) == \"libloop\"
+assert libloop.__file__.startswith(\"$venv\"), libloop.__file__
+'"
+else
+    cat "$tmp/venv.log" "$tmp/pip-venv.log" 2>/dev/null
+    bad "pip install --no-build-isolation bindings/python into a venv"
+fi
+rm -rf bindings/python/build bindings/python/*.egg-info
+
 echo "install: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]

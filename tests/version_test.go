@@ -31,6 +31,9 @@ var headerNames = map[int]string{
 	cERUNNING: "LL_ERUNNING", cESTATE: "LL_ESTATE", cECANCELLED: "LL_ECANCELLED",
 	cEWRONGTHREAD: "LL_EWRONGTHREAD", cESTOPPED: "LL_ESTOPPED",
 	cETIMEDOUT: "LL_ETIMEDOUT", cENOMEM: "LL_ENOMEM", cENONAME: "LL_ENONAME",
+	// include/libloop.h's TLS codes
+	-10011: "LL_ETLS", -10012: "LL_ETLSCERT", -10013: "LL_ETLSHOST", -10014: "LL_ETLSNOCERT",
+	-10015: "LL_ETLSALERT", -10016: "LL_ETLSNEGOTIATE", -10017: "LL_ETLSPROTO", -10018: "LL_ETLSEOF",
 }
 
 func TestErrorConstantsMatchHeader(t *testing.T) {
@@ -39,8 +42,10 @@ func TestErrorConstantsMatchHeader(t *testing.T) {
 		ll.ERUNNING: cERUNNING, ll.ESTATE: cESTATE, ll.ECANCELLED: cECANCELLED,
 		ll.EWRONGTHREAD: cEWRONGTHREAD, ll.ESTOPPED: cESTOPPED,
 		ll.ETIMEDOUT: cETIMEDOUT, ll.ENOMEM: cENOMEM, ll.ENONAME: cENONAME,
+		ll.ETLS: -10011, ll.ETLSCERT: -10012, ll.ETLSHOST: -10013, ll.ETLSNOCERT: -10014,
+		ll.ETLSALERT: -10015, ll.ETLSNEGOTIATE: -10016, ll.ETLSPROTO: -10017, ll.ETLSEOF: -10018,
 	}
-	if len(consts) != 11 {
+	if len(consts) != 19 {
 		t.Fatalf("binding constants collide: %v", consts)
 	}
 	for e, code := range consts {
@@ -76,7 +81,7 @@ func TestErrNameAndStrError(t *testing.T) {
 	if got := lib.StrError(eBADF); !strings.Contains(strings.ToLower(got), "bad file") {
 		t.Errorf("ll_strerror(-EBADF) = %q", got)
 	}
-	for _, code := range []int{-10011, -10999, -20000, math.MinInt32} {
+	for _, code := range []int{-10019, -10999, -20000, math.MinInt32} {
 		if got := lib.ErrName(code); got != "UNKNOWN" {
 			t.Errorf("ll_err_name(%d) = %q, want UNKNOWN", code, got)
 		}

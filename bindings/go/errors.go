@@ -25,6 +25,15 @@ const (
 	ETIMEDOUT    Error = -10008 // a timeout passed
 	ENOMEM       Error = -10009 // out of memory or of id space
 	ENONAME      Error = -10010 // a host name that does not resolve
+
+	ETLS          Error = -10011 // a TLS failure no other code names
+	ETLSCERT      Error = -10012 // the peer's certificate did not verify
+	ETLSHOST      Error = -10013 // the peer's certificate is not for the expected host name
+	ETLSNOCERT    Error = -10014 // the peer sent no certificate where one is required
+	ETLSALERT     Error = -10015 // the peer ended the handshake with a fatal alert
+	ETLSNEGOTIATE Error = -10016 // no TLS version, cipher suite or ALPN protocol in common
+	ETLSPROTO     Error = -10017 // the peer sent bytes that are not valid TLS
+	ETLSEOF       Error = -10018 // the connection closed mid-handshake or mid-record
 )
 
 // fallbackNames names the library codes when the library is not loaded.
@@ -33,6 +42,8 @@ var fallbackNames = map[Error]string{
 	ERUNNING: "LL_ERUNNING", ESTATE: "LL_ESTATE", ECANCELLED: "LL_ECANCELLED",
 	EWRONGTHREAD: "LL_EWRONGTHREAD", ESTOPPED: "LL_ESTOPPED",
 	ETIMEDOUT: "LL_ETIMEDOUT", ENOMEM: "LL_ENOMEM", ENONAME: "LL_ENONAME",
+	ETLS: "LL_ETLS", ETLSCERT: "LL_ETLSCERT", ETLSHOST: "LL_ETLSHOST", ETLSNOCERT: "LL_ETLSNOCERT",
+	ETLSALERT: "LL_ETLSALERT", ETLSNEGOTIATE: "LL_ETLSNEGOTIATE", ETLSPROTO: "LL_ETLSPROTO", ETLSEOF: "LL_ETLSEOF",
 }
 
 // Code returns the integer code.

@@ -21,21 +21,22 @@ const (
 // CallbackPtr) and their void *arg a uintptr. Nothing is checked on the Go
 // side, so a raw call can pass id 0, stale, forged or wrong-kind ids and NULL.
 type Raw struct {
-	Version       func() int32                           // ll_version
-	VersionString func() unsafe.Pointer                  // ll_version_string
-	StrError      func(code int32) unsafe.Pointer        // ll_strerror
-	ErrName       func(code int32) unsafe.Pointer        // ll_err_name
-	Release       func(id uint64) int32                  // ll_release
-	LoopNew       func(out unsafe.Pointer) int32         // ll_loop_new
-	LoopClose     func(loop uint64) int32                // ll_loop_close
-	RunForever    func(loop uint64) int32                // ll_loop_run_forever
-	RunOnce       func(loop uint64, mode int32) int32    // ll_loop_run_once
-	Stop          func(loop uint64) int32                // ll_loop_stop
-	IsRunning     func(loop uint64) int32                // ll_loop_is_running
-	IsClosed      func(loop uint64) int32                // ll_loop_is_closed
-	Time          func(loop uint64) float64              // ll_loop_time
-	SetDebug      func(loop uint64, enabled int32) int32 // ll_loop_set_debug
-	GetDebug      func(loop uint64) int32                // ll_loop_get_debug
+	Version       func() int32                                // ll_version
+	VersionString func() unsafe.Pointer                       // ll_version_string
+	StrError      func(code int32) unsafe.Pointer             // ll_strerror
+	ErrName       func(code int32) unsafe.Pointer             // ll_err_name
+	Release       func(id uint64) int32                       // ll_release
+	LoopNew       func(out unsafe.Pointer) int32              // ll_loop_new
+	LoopClose     func(loop uint64) int32                     // ll_loop_close
+	RunForever    func(loop uint64) int32                     // ll_loop_run_forever
+	RunOnce       func(loop uint64, mode int32) int32         // ll_loop_run_once
+	Stop          func(loop uint64) int32                     // ll_loop_stop
+	IsRunning     func(loop uint64) int32                     // ll_loop_is_running
+	IsClosed      func(loop uint64) int32                     // ll_loop_is_closed
+	Time          func(loop uint64) float64                   // ll_loop_time
+	SetDebug      func(loop uint64, enabled int32) int32      // ll_loop_set_debug
+	GetDebug      func(loop uint64) int32                     // ll_loop_get_debug
+	LoopStats     func(loop uint64, out unsafe.Pointer) int32 // ll_loop_stats; out is a struct ll_loop_stats, its size set
 
 	SetSlowCallbackDuration func(loop uint64, secs float64) int32         // ll_loop_set_slow_callback_duration
 	SetExceptionHandler     func(loop uint64, handler, arg uintptr) int32 // ll_loop_set_exception_handler
@@ -56,6 +57,7 @@ type Raw struct {
 
 	RawFutures // futures, tasks, helpers, executor, host queue (raw_futures.go)
 	RawNet     // transports, servers, datagrams, names (raw_net.go)
+	RawTLS     // TLS configs, connections, accessors (raw_tls.go)
 }
 
 // symbols lists every function of the header with the Raw field bound to it.
@@ -83,6 +85,7 @@ func (r *Raw) symbols() []struct {
 		{"ll_loop_time", &r.Time},
 		{"ll_loop_set_debug", &r.SetDebug},
 		{"ll_loop_get_debug", &r.GetDebug},
+		{"ll_loop_stats", &r.LoopStats},
 		{"ll_loop_set_slow_callback_duration", &r.SetSlowCallbackDuration},
 		{"ll_loop_set_exception_handler", &r.SetExceptionHandler},
 		{"ll_call_soon", &r.CallSoon},
@@ -97,7 +100,7 @@ func (r *Raw) symbols() []struct {
 		{"ll_remove_reader", &r.RemoveReader},
 		{"ll_add_writer", &r.AddWriter},
 		{"ll_remove_writer", &r.RemoveWriter},
-	}, append(r.RawFutures.symbols(), r.RawNet.symbols()...)...)
+	}, append(append(r.RawFutures.symbols(), r.RawNet.symbols()...), r.RawTLS.symbols()...)...)
 }
 
 // bindRaw resolves every symbol of the header in the library handle h.

@@ -24,6 +24,7 @@ type RawNet struct {
 	TransportSetProtocol          func(t uint64, fn, arg uintptr) int32                                                     // ll_transport_set_protocol
 	TransportWrite                func(t uint64, data unsafe.Pointer, n uintptr) int32                                      // ll_transport_write
 	TransportWriteAsync           func(t uint64, data unsafe.Pointer, n uintptr) int32                                      // ll_transport_write_async
+	TransportWriteAsyncSize       func(t uint64, data unsafe.Pointer, n uintptr, buffered unsafe.Pointer) int32             // ll_transport_write_async_size
 	TransportWriteEOF             func(t uint64) int32                                                                      // ll_transport_write_eof
 	TransportCanWriteEOF          func(t uint64) int32                                                                      // ll_transport_can_write_eof
 	TransportClose                func(t uint64) int32                                                                      // ll_transport_close
@@ -67,6 +68,7 @@ func (r *RawNet) symbols() []struct {
 		{"ll_transport_set_protocol", &r.TransportSetProtocol},
 		{"ll_transport_write", &r.TransportWrite},
 		{"ll_transport_write_async", &r.TransportWriteAsync},
+		{"ll_transport_write_async_size", &r.TransportWriteAsyncSize},
 		{"ll_transport_write_eof", &r.TransportWriteEOF},
 		{"ll_transport_can_write_eof", &r.TransportCanWriteEOF},
 		{"ll_transport_close", &r.TransportClose},

@@ -200,6 +200,20 @@ int ll_transport_write(ll_transport t, const void *data, size_t len);
 int ll_transport_write_async(ll_transport t, const void *data, size_t len);
 
 /**
+ * ll_transport_write_async, and *buffered (when not NULL) receives the
+ * write buffer's size after the call: 0 means the kernel holds every byte
+ * written so far. A binding that gathers one batch's small writes into one
+ * send (as uvloop does) learns with the same call whether the buffer is
+ * empty, i.e. whether its next small write may wait for the batch's end
+ * without changing when pause_writing runs. *buffered is 0 when the result
+ * is LL_EINVAL or LL_EBADHANDLE. Called from a batch sink (see
+ * ll_loop_set_event_batch) for a transport with an event in that call and
+ * nothing buffered, it sends without entering the Go runtime.
+ * @return as ll_transport_write_async.
+ */
+int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, size_t *buffered);
+
+/**
  * Shut down the write side once the buffer is flushed (shutdown(SHUT_WR);
  * a pipe's write end closes). Reading goes on.
  * @return 0, LL_ECLOSED, LL_EINVAL (datagram or read pipe), LL_EBADHANDLE.

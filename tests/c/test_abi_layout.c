@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The ABI's struct layouts, which the bindings read by offset (the purego
- * binding's bindings/go/events.go, the Python binding's _netlib.py): a
+ * binding's bindings/go/events.go and stats.go, the Python binding's _netlib.py and stats.py): a
  * change here must change them too. */
 #include <stddef.h>
 
@@ -31,8 +31,24 @@ static void process_options_layout(void) {
     CHECK_EQ_INT(sizeof(ll_process_options), 48);
 }
 
+static void loop_stats_layout(void) {
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, size), 0);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, iterations), 8);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, events), 16);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, callbacks), 24);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, idle_ns), 32);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, running_ns), 40);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, ready), 48);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, timers), 56);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, fds), 64);
+    CHECK_EQ_INT(offsetof(struct ll_loop_stats, tasks), 72);
+    CHECK_EQ_INT(sizeof(struct ll_loop_stats), 80);
+    CHECK_EQ_INT(LL_LOOP_STATS_V1_SIZE, 80);
+}
+
 int main(void) {
     RUN_TEST(event_layout);
     RUN_TEST(process_options_layout);
+    RUN_TEST(loop_stats_layout);
     return CHECK_REPORT();
 }

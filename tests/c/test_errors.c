@@ -30,6 +30,7 @@ static void check_bad_loop_id_at(ll_loop id, int include_release, const char *fi
     int p[2];
     if (pipe(p) != 0)
         return;
+    struct ll_loop_stats st = {.size = sizeof st};
     struct {
         const char *name;
         int rc;
@@ -54,6 +55,7 @@ static void check_bad_loop_id_at(ll_loop id, int include_release, const char *fi
         {"ll_add_writer", ll_add_writer(id, p[1], io_cb, &sink)},
         {"ll_remove_reader", ll_remove_reader(id, p[0])},
         {"ll_remove_writer", ll_remove_writer(id, p[1])},
+        {"ll_loop_stats", ll_loop_stats(id, &st)},
         {"ll_release", include_release ? ll_release(id) : LL_EBADHANDLE},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
@@ -187,6 +189,13 @@ static void test_wrong_kind_ids(void) {
 
 static void test_null_out(void) {
     CHECK_EQ_INT(ll_loop_new(NULL), LL_EINVAL);
+    CHECK_EQ_INT(ll_loop_stats(good, NULL), LL_EINVAL);
+    /* A size below the first version's is refused and nothing is written. */
+    struct ll_loop_stats st = {.size = LL_LOOP_STATS_V1_SIZE - 8, .iterations = 77};
+    CHECK_EQ_INT(ll_loop_stats(good, &st), LL_EINVAL);
+    CHECK_EQ_INT(st.iterations, 77);
+    st.size = 0;
+    CHECK_EQ_INT(ll_loop_stats(good, &st), LL_EINVAL);
     STILL_RUNS(good);
 }
 

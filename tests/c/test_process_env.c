@@ -4,11 +4,13 @@
  * no blocked signal, and no fd of the host however high its number; a
  * PATH the host set after start finds the program; the loop's /dev/null
  * is gone with the loop. */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc_helpers.h"
@@ -21,12 +23,18 @@ static unsigned long long status_mask(const char *status, const char *name) {
     return strtoull(p + strlen(name) + 2, NULL, 16);
 }
 
+static void noop_handler(int sig) { (void)sig; }
+
 static void test_ignored_signals_are_default_in_child(void) {
     struct sigaction old_pipe, old_xfsz, ign;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigaction(SIGPIPE, &ign, &old_pipe);
     sigaction(SIGXFSZ, &ign, &old_xfsz);
+    struct sigaction usr1, old_usr1;
+    memset(&usr1, 0, sizeof usr1);
+    usr1.sa_handler = noop_handler;
+    sigaction(SIGUSR1, &usr1, &old_usr1);
     sigset_t block, old_mask;
     sigemptyset(&block);
     sigaddset(&block, SIGUSR2);
@@ -39,6 +47,9 @@ static void test_ignored_signals_are_default_in_child(void) {
     CHECK(run_child(loop, argv, LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_DEVNULL, &l));
     unsigned long long ign_mask = status_mask(l.out[1], "SigIgn");
     unsigned long long blk_mask = status_mask(l.out[1], "SigBlk");
+    /* No handler of the host's survives into the child (cat sets none):
+     * the Go runtime's, and the host's SIGUSR1 below. */
+    CHECK_EQ_INT(status_mask(l.out[1], "SigCgt"), 0);
     CHECK((ign_mask & (1ULL << (SIGPIPE - 1))) == 0);
     CHECK((ign_mask & (1ULL << (SIGXFSZ - 1))) == 0);
     CHECK((blk_mask & (1ULL << (SIGUSR2 - 1))) == 0);
@@ -48,6 +59,28 @@ static void test_ignored_signals_are_default_in_child(void) {
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     sigaction(SIGPIPE, &old_pipe, NULL);
     sigaction(SIGXFSZ, &old_xfsz, NULL);
+    sigaction(SIGUSR1, &old_usr1, NULL);
+}
+
+/* A program that cannot run is the spawn's error, and its child (which
+ * got as far as the failed exec) is reaped at once: no zombie, no fd. */
+static void test_failed_exec_leaves_nothing(void) {
+    ll_loop loop = new_loop();
+    int before = -1;
+    for (int i = 0; i < 201; i++) {
+        if (i == 1)
+            before = count_fds();
+        const char *const argv[] = {"x", NULL};
+        ll_process_options o = {.file = i % 2 ? "/nonexistent/prog" : "/etc/passwd", .argv = argv,
+                                .stdio = {LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_PIPE}};
+        ll_process p = 0;
+        CHECK_EQ_INT(ll_spawn(loop, &o, plog_fn, NULL, &p), i % 2 ? -ENOENT : -EACCES);
+    }
+    CHECK_EQ_INT(count_fds(), before);
+    errno = 0;
+    CHECK_EQ_INT(waitpid(-1, NULL, WNOHANG), -1);
+    CHECK_EQ_INT(errno, ECHILD);
+    ll_release(loop);
 }
 
 static void test_high_fd_not_inherited(void) {
@@ -126,5 +159,6 @@ int main(void) {
     RUN_TEST(test_high_fd_not_inherited);
     RUN_TEST(test_path_set_by_host_is_searched);
     RUN_TEST(test_devnull_closed_with_loop);
+    RUN_TEST(test_failed_exec_leaves_nothing);
     return CHECK_REPORT();
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Write flow control: the water marks, LL_PAUSE_WRITING and
- * LL_RESUME_WRITING exactly once per crossing, set_write_buffer_limits and
- * get_write_buffer_size, and abort with a full buffer. */
+ * LL_RESUME_WRITING exactly once per crossing, set_write_buffer_limits,
+ * get_write_buffer_size and ll_transport_write_async_size's report, and
+ * abort with a full buffer. */
 #include "net_util.h"
 
 static int in_write;        /* set around ll_transport_write calls */
@@ -149,7 +150,56 @@ static void test_abort_full_buffer(void) {
     ll_release(loop);
 }
 
+/* ll_transport_write_async_size: the buffer's size after each write, as
+ * ll_transport_get_write_buffer_size tells it; 1 once over the mark. */
+static void test_write_async_size(void) {
+    ll_loop loop = new_loop();
+    struct server srv;
+    struct conn cl;
+    setup(loop, &srv, &cl);
+    static char chunk[256 << 10];
+    size_t n = 12345;
+    /* The kernel takes a small write whole: nothing buffered. */
+    CHECK_EQ_INT(ll_transport_write_async_size(cl.t, "hello", 5, &n), 0);
+    CHECK_EQ_INT(n, 0);
+    CHECK_EQ_INT(ll_transport_write_async_size(cl.t, "!", 1, NULL), 0);
+    /* Until the socket refuses: then the size is the buffer's. */
+    int rc = 0;
+    for (int i = 0; i < 4096 && n == 0; i++) {
+        rc = ll_transport_write_async_size(cl.t, chunk, sizeof chunk, &n);
+        CHECK(rc == 0 || rc == 1);
+    }
+    CHECK(n > 0);
+    CHECK_EQ_INT(n, bufsize(cl.t));
+    /* Over the high-water mark: 1, and the size grows by what is queued. */
+    size_t before = n;
+    rc = ll_transport_write_async_size(cl.t, chunk, sizeof chunk, &n);
+    CHECK_EQ_INT(rc, 1);
+    CHECK_EQ_INT(n, before + sizeof chunk);
+    /* Bad input: the code, and 0 for the size. */
+    n = 7;
+    CHECK_EQ_INT(ll_transport_write_async_size(cl.t, NULL, 10, &n), LL_EINVAL);
+    CHECK_EQ_INT(n, 0);
+    n = 7;
+    CHECK_EQ_INT(ll_transport_write_async_size(0xdead, "x", 1, &n), LL_EBADHANDLE);
+    CHECK_EQ_INT(n, 0);
+    /* The peer reads everything: the buffer drains to 0 again. */
+    CHECK_EQ_INT(ll_transport_resume_reading(srv.conns[0].t), 0);
+    RUN_UNTIL(loop, bufsize(cl.t) == 0, 10.0);
+    CHECK_EQ_INT(ll_transport_write_async_size(cl.t, "x", 1, &n), 0);
+    CHECK_EQ_INT(n, 0);
+    CHECK_EQ_INT(ll_transport_abort(cl.t), 0);
+    n = 7;
+    CHECK_EQ_INT(ll_transport_write_async_size(cl.t, "x", 1, &n), LL_ECLOSED);
+    CHECK_EQ_INT(n, 0);
+    RUN_UNTIL(loop, cl.nlost == 1, 5.0);
+    server_free(&srv, loop);
+    STILL_RUNS(loop);
+    ll_release(loop);
+}
+
 int main(void) {
+    RUN_TEST(test_write_async_size);
     RUN_TEST(test_default_marks);
     RUN_TEST(test_custom_marks);
     RUN_TEST(test_abort_full_buffer);

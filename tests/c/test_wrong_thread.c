@@ -57,8 +57,9 @@ static void *hammer(void *arg) {
     while (!atomic_load(&w.go))
         usleep(100);
     ll_handle h = 0;
+    struct ll_loop_stats st = {.size = sizeof st};
     for (int i = 0; !atomic_load(&w.stop); i++) {
-        switch (i % 17) {
+        switch (i % 18) {
         case 0: tally(ll_call_soon(w.loop, forbidden_cb, NULL, NULL)); break;
         case 1: tally(ll_call_soon(w.loop, forbidden_cb, NULL, &h)); break;
         case 2: tally(ll_call_later(w.loop, 0, forbidden_cb, NULL, NULL)); break;
@@ -76,6 +77,7 @@ static void *hammer(void *arg) {
         case 14: tally(ll_release(w.loop)); break;
         case 15: tally(ll_loop_stop(w.loop)); break;
         case 16: tally(ll_loop_close(w.loop)); break;
+        case 17: tally(ll_loop_stats(w.loop, &st)); break;
         }
     }
     return NULL;
@@ -150,12 +152,14 @@ static void test_refused_while_running(void) {
 
 /* While the loop is not running another thread may make the same calls. */
 static int idle_ran;
-static int idle_rc[3];
+static int idle_rc[4];
+static struct ll_loop_stats idle_stats = {.size = sizeof idle_stats};
 static void *idle_caller(void *arg) {
     (void)arg;
     idle_rc[0] = ll_call_soon(w.loop, count_cb, &idle_ran, NULL);
     idle_rc[1] = ll_future_set_result(w.fut, 7, NULL);
     idle_rc[2] = ll_handle_cancel(w.timer);
+    idle_rc[3] = ll_loop_stats(w.loop, &idle_stats);
     return NULL;
 }
 
@@ -163,8 +167,10 @@ static void test_allowed_while_idle(void) {
     pthread_t th;
     CHECK_EQ_INT(pthread_create(&th, NULL, idle_caller, NULL), 0);
     pthread_join(th, NULL);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         CHECK_EQ_INT(idle_rc[i], 0);
+    CHECK_EQ_INT(idle_stats.size, sizeof idle_stats);
+    CHECK(idle_stats.ready >= 1); /* the call_soon just made */
     CHECK_EQ_INT(ll_loop_run_once(w.loop, LL_RUN_NOWAIT), 0);
     CHECK_EQ_INT(idle_ran, 1);
     uintptr_t v = 0;

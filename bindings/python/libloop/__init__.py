@@ -14,8 +14,10 @@ from .loop import EventLoop
 Loop = EventLoop  # uvloop's name
 from .policy import EventLoopPolicy, install, new_event_loop, run
 from .task_machine import Task, task_factory
+from .stats import ELU, LoopStats
 
 __all__ = ["EventLoop", "Loop", "EventLoopPolicy", "LibloopError", "install",
-           "new_event_loop", "run", "LIBRARY_PATH", "Task", "task_factory"]
+           "new_event_loop", "run", "LIBRARY_PATH", "Task", "task_factory",
+           "LoopStats", "ELU"]
 
 __version__ = _ll_version_string().decode()

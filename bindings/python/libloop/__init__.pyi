@@ -15,6 +15,7 @@ import asyncio
 import contextvars
 from asyncio import events
 from collections.abc import Coroutine, Generator
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 _T = TypeVar("_T")
@@ -26,7 +27,8 @@ LIBRARY_PATH: str
 """The path libloop.so was loaded from."""
 
 __all__ = ["EventLoop", "Loop", "EventLoopPolicy", "LibloopError", "install",
-           "new_event_loop", "run", "LIBRARY_PATH", "Task", "task_factory"]
+           "new_event_loop", "run", "LIBRARY_PATH", "Task", "task_factory",
+           "LoopStats", "ELU"]
 
 
 class LibloopError(RuntimeError):
@@ -37,12 +39,41 @@ class LibloopError(RuntimeError):
     def __init__(self, code: int, what: str = ...) -> None: ...
 
 
+@dataclass(frozen=True)
+class LoopStats:
+    """A snapshot of a loop's metrics (loop.stats(); docs/metrics.md)."""
+
+    iterations: int
+    events: int
+    callbacks: int
+    idle_ns: int
+    running_ns: int
+    ready: int
+    timers: int
+    fds: int
+    tasks: int
+
+    @property
+    def busy_ns(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class ELU:
+    """Event loop utilization as Node reports it (seconds, and a ratio)."""
+
+    idle: float
+    active: float
+    utilization: float
+
+
 class EventLoop(asyncio.BaseEventLoop):
     """An asyncio event loop run by libloop (drop-in for asyncio's own)."""
 
     slow_callback_duration: float
 
     def __init__(self, *, task_machine: bool = ...) -> None: ...
+    def stats(self) -> LoopStats: ...
+    def event_loop_utilization(self, prev: ELU | None = ..., prev2: ELU | None = ...) -> ELU: ...
 
 
 Loop = EventLoop

@@ -96,6 +96,17 @@ LL_ESTOPPED = -10007
 LL_ETIMEDOUT = -10008
 LL_ENOMEM = -10009
 LL_ENONAME = -10010
+# TLS failures of libloop's own TLS transports (include/libloop/tls.h); the
+# asyncio loop does TLS with the ssl module instead, so Python sees these
+# only from C code it calls.
+LL_ETLS = -10011
+LL_ETLSCERT = -10012
+LL_ETLSHOST = -10013
+LL_ETLSNOCERT = -10014
+LL_ETLSALERT = -10015
+LL_ETLSNEGOTIATE = -10016
+LL_ETLSPROTO = -10017
+LL_ETLSEOF = -10018
 
 ll_strerror = _fn(LIB, "ll_strerror", c_char_p, [c_int])
 
@@ -168,6 +179,20 @@ class ErrorContext(ctypes.Structure):
 EXCEPTION_HANDLER = CFUNCTYPE(None, c_uint64, POINTER(ErrorContext), c_void_p)
 ll_loop_set_exception_handler = _fn(LIB, "ll_loop_set_exception_handler", c_int,
                                     [c_uint64, EXCEPTION_HANDLER, c_void_p])
+
+
+class LoopStats(ctypes.Structure):
+    """struct ll_loop_stats (tests/c/test_abi_layout.c pins its layout)."""
+    _fields_ = [(name, c_uint64) for name in (
+        "size", "iterations", "events", "callbacks", "idle_ns", "running_ns",
+        "ready", "timers", "fds", "tasks")]
+
+
+LL_LOOP_STATS_V1_SIZE = 80  # sizeof(LoopStats): the fields above
+assert ctypes.sizeof(LoopStats) == LL_LOOP_STATS_V1_SIZE
+
+
+ll_loop_stats = _fn(PYLIB, "ll_loop_stats", c_int, [c_uint64, POINTER(LoopStats)])
 
 # Runs the loop: CDLL, so the GIL is released while it polls.
 ll_loop_run_forever = _fn(LIB, "ll_loop_run_forever", c_int, [c_uint64])

@@ -8,6 +8,8 @@ protocol fn, so its events go to the loop's batch sink
 """
 
 import ctypes
+import struct
+import sys
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int64,
                     c_size_t, c_uint32, c_uint64, c_void_p)
 
@@ -60,7 +62,22 @@ class ProcessOptions(Structure):
     ]
 
 
-EVENT_BATCH = CFUNCTYPE(None, c_uint64, POINTER(Event), c_size_t, c_void_p)
+# The batch sink gets the events' address (an int): NetworkMixin._on_events
+# reads them with event_head, or as Event.from_address for the rare kinds.
+EVENT_BATCH = CFUNCTYPE(None, c_uint64, c_void_p, c_size_t, c_void_p)
+EVENT_SIZE = ctypes.sizeof(Event)
+
+# The process's address space as one char array: MEM[a:a + n] is a bytes
+# copy of n bytes at address a (a quarter of ctypes.string_at's cost: no
+# foreign call), and struct.unpack_from(MEM, a) reads a C struct at a.
+# A 64-bit process's addresses all fit below sys.maxsize; a 32-bit one's
+# do not (MEM is None there, and the sink takes the ctypes path).
+MEM = (ctypes.c_char * sys.maxsize).from_address(0) if ctypes.sizeof(c_void_p) == 8 else None
+
+# kind, transport, data, len of an ll_event at an address in MEM.
+_HEAD = struct.Struct('i12xQPN')
+assert (Event.transport.offset, Event.data.offset, Event.len.offset) == (16, 24, 32)
+event_head = _HEAD.unpack_from
 CALLBACK = CFUNCTYPE(None, c_uint64, c_void_p)
 
 _u64p = POINTER(c_uint64)
@@ -70,6 +87,8 @@ ll_loop_set_event_batch = _fn(_P, "ll_loop_set_event_batch", c_int, [c_uint64, E
 ll_transport_open = _fn(_P, "ll_transport_open", c_int, [c_uint64, c_int, c_int, c_void_p, c_void_p, _u64p])
 ll_transport_set_protocol = _fn(_P, "ll_transport_set_protocol", c_int, [c_uint64, c_void_p, c_void_p])
 ll_transport_write = _fn(_P, "ll_transport_write_async", c_int, [c_uint64, c_char_p, c_size_t])  # asyncio's write()
+ll_transport_write_async_size = _fn(_P, "ll_transport_write_async_size", c_int,
+                                    [c_uint64, c_char_p, c_size_t, POINTER(c_size_t)])
 ll_transport_write_eof = _fn(_P, "ll_transport_write_eof", c_int, [c_uint64])
 ll_transport_can_write_eof = _fn(_P, "ll_transport_can_write_eof", c_int, [c_uint64])
 ll_transport_close = _fn(_P, "ll_transport_close", c_int, [c_uint64])
@@ -103,6 +122,8 @@ def u64():
 
 def data_at(ev):
     """The bytes of a data or datagram event (a copy: the buffer is reused)."""
+    if MEM is not None:
+        return MEM[ev.data:ev.data + ev.len]
     return ctypes.string_at(ev.data, ev.len)
 
 DONE_CALLBACK = CFUNCTYPE(None, c_uint64, c_void_p)  # ll_done_callback

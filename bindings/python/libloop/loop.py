@@ -36,6 +36,7 @@ from .scheduling import SchedulingMixin
 from .servers import ServersMixin
 from .signals import SignalsMixin
 from .sockets import SocketsMixin
+from .stats import StatsMixin
 from .subprocess import SubprocessMixin
 from .task_machine import Task as _MachineTask
 
@@ -81,7 +82,7 @@ def _unraisable(loop, previous, unraisable):
 
 class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, ServersMixin,
                 DatagramsMixin, PipesMixin, SubprocessMixin, SignalsMixin, CFuturesMixin,
-                ExecutorMixin, ErrorsMixin, AsyncgensMixin,
+                ExecutorMixin, ErrorsMixin, AsyncgensMixin, StatsMixin,
                 asyncio.AbstractEventLoop):
     """An asyncio event loop run by libloop (drop-in for asyncio's own).
 
@@ -103,6 +104,8 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
         self._timers = []
         self._timer_seq = itertools.count()
         self._timer_cancelled_count = 0
+        self._n_callbacks = 0   # handles run by this Python loop (stats.py)
+        self._n_virtual = 0     # iterations run inside one host-queue call
         self._armed = []
         self._ts = collections.deque()
         self._ts_posted = False
@@ -200,6 +203,7 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
             # interrupted step never skips the next (a skipped
             # _set_running_loop(None) would refuse every later run).
             self._stopping = False
+            self._gather = False  # writes outside the loop go at once
             self._thread_id = None
             self._pending_exc = None
             sys.unraisablehook = old_unraisable

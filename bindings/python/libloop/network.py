@@ -11,6 +11,7 @@ hand the fd to libloop. So the loop behaves as asyncio's does and the bytes
 move through libloop's C transports.
 """
 
+import ctypes
 import io
 import os
 from asyncio import base_events, exceptions, sslproto, unix_events
@@ -21,6 +22,8 @@ from .stream_transport import StreamTransport
 from .transports import event_dispatch
 
 _Base = base_events.BaseEventLoop
+_DATA = _net.DATA_RECEIVED
+_Event = _net.Event
 _Unix = unix_events._UnixSelectorEventLoop
 
 
@@ -29,17 +32,38 @@ class NetworkMixin:
 
     def _init_network(self):
         self._transports = {}  # C transport id -> transport object
+        # Write gathering (stream_transport.py): on while a trampoline that
+        # runs protocol and task code runs; the transports holding
+        # gathered bytes; the out-parameter of their sends.
+        self._gather = False
+        self._wq = []
+        self._wsize = ctypes.c_size_t()
         self._c_events = _net.EVENT_BATCH(self._on_events)
         check(_net.ll_loop_set_event_batch(self._id, self._c_events, None),
               'll_loop_set_event_batch')
         self._init_servers()
 
-    def _on_events(self, _loop_id, evs, n, _arg):
-        """The batch sink: every transport event of this loop, in arrays."""
+    def _on_events(self, _loop_id, addr, n, _arg):
+        """The batch sink: every transport event of this loop, n structs at
+        addr. Data for a transport whose protocol takes bytes (the hot
+        path) is read with one unpack and one slice of _net.MEM, with no
+        ctypes struct; every other event goes through event_dispatch."""
+        self._gather = True
         try:
             get = self._transports.get
+            mem = _net.MEM
+            head = _net.event_head
+            size = _net.EVENT_SIZE
             for i in range(n):
-                ev = evs[i]
+                at = addr + i * size
+                if mem is not None:
+                    kind, tid, data, length = head(mem, at)
+                    if kind == _DATA:
+                        t = get(tid)
+                        if t is not None and t._fast_data:
+                            t._context.run(t._data_bytes, mem[data:data + length])
+                            continue
+                ev = _Event.from_address(at)
                 t = get(ev.transport)
                 if t is None:
                     if ev.kind == _net.CONNECTION_MADE and ev.arg:
@@ -54,6 +78,29 @@ class NetworkMixin:
             self.call_exception_handler({
                 'message': 'libloop: error while delivering transport events',
                 'exception': exc})
+        self._gather = False
+        if self._wq:
+            self._flush_writes()
+
+    def _flush_writes(self):
+        """The end of a trampoline: send every transport's gathered bytes
+        (one call each), in the order the transports first wrote."""
+        wq = self._wq
+        self._gather = False
+        for t in wq:
+            pend = t._wpend
+            if pend is None:
+                continue  # sent early (close, a big write) or lost meanwhile
+            t._wpend = None
+            try:
+                t._send(pend if type(pend) is bytes else b''.join(pend))
+            except (SystemExit, KeyboardInterrupt) as exc:
+                self._stash(exc)
+            except BaseException as exc:
+                self.call_exception_handler({
+                    'message': 'Fatal error on transport: write failed',
+                    'exception': exc, 'transport': t, 'protocol': t._protocol})
+        wq.clear()
 
     def _ensure_fd_no_transport(self, fd):
         """asyncio refuses add_reader on an fd a transport owns; libloop
@@ -92,10 +139,11 @@ class NetworkMixin:
         """close(): abort what is still open (libloop closes the fds)."""
         for t in list(self._transports.values()):
             t._lost = True  # (not _closing: an unclosed one still warns)
-            if t._sock is not None:
-                t._sock.detach()
-                t._sock = None
+            t._release_socket()
         self._transports.clear()
+        for t in self._wq:  # (only an interrupted trampoline leaves any)
+            t._wpend = None
+        self._wq.clear()
 
     # ---- asyncio's own high-level methods -----------------------------------------------
 
@@ -129,6 +177,7 @@ class NetworkMixin:
             raise _sendfile_not_available("not a regular file") from err
         if not (count or fsize):
             return 0  # empty file
+        transp._send_gathered()  # the file goes after what was written
         out = _net.u64()
         check(_net.ll_transport_sendfile(transp._tid, fileno, offset, count or 0, out),
               'sendfile')

@@ -62,8 +62,11 @@ class ReadPipeTransport(ReadingMixin, _PipeTransport, transports.ReadTransport):
     _MODE = 'rb'
 
     def _data(self, ev):
+        self._data_bytes(_net.data_at(ev))
+
+    def _data_bytes(self, data):
         try:
-            self._protocol.data_received(_net.data_at(ev))
+            self._protocol.data_received(data)
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:

@@ -187,6 +187,7 @@ class SchedulingMixin:
     def _host_run(self, _loop_id, _arg):
         ready = self._ready
         self._signalled = True
+        self._gather = True  # small writes wait for the end of this batch
         try:
             if self._debug:
                 n = len(ready)
@@ -194,11 +195,15 @@ class SchedulingMixin:
                     n -= 1
                     h = ready.popleft()
                     if not h._cancelled:
+                        self._n_callbacks += 1
                         run_debug(self, h)
             else:
                 self._run_ready(ready)
         except BaseException as exc:
             self._stash(exc)
+        self._gather = False
+        if self._wq:
+            self._flush_writes()
         more = len(ready) > 0
         self._signalled = more
         if more is self._sig_on and self._sig_fd >= 0:
@@ -219,10 +224,14 @@ class SchedulingMixin:
         budget = self._virtual_iterations
         while True:
             n = len(ready)
+            # Metrics (stats.py): counted per round, not per callback; a
+            # cancelled handle is taken back on its own (rare) path.
+            self._n_callbacks += n
             while n:
                 n -= 1
                 h = popleft()
                 if h._cancelled:
+                    self._n_callbacks -= 1
                     continue
                 try:
                     h._context.run(h._callback, *h._args)
@@ -237,6 +246,7 @@ class SchedulingMixin:
                     > (self._sig_fd >= 0)
                     or (armed and armed[0] <= _monotonic() + self._clock_offset)):
                 return
+            self._n_virtual += 1    # the next round stands for an iteration
 
     def _run_handle(self, h):
         if self._debug:
@@ -267,10 +277,13 @@ class SchedulingMixin:
                     self._timer_cancelled_count -= 1
                 else:
                     due.append(h)
+            self._n_callbacks += len(due)
             for h in due:
                 i += 1
                 if not h._cancelled:
                     self._run_handle(h)
+                else:
+                    self._n_callbacks -= 1
         except BaseException as exc:
             # SystemExit/KeyboardInterrupt from a callback, or from a signal
             # handler between two lines: run_forever raises it.
@@ -311,6 +324,9 @@ class SchedulingMixin:
         while ts:
             ready.append(ts.popleft())
         self._signalled = False     # libloop may have dropped the request
+        self._gather = False        # (an interrupted trampoline left it on)
+        if self._wq:
+            self._flush_writes()
         if ready:
             self._signal()
         # Deadlines already past: their libloop timer fired (its trampoline

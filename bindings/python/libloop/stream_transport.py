@@ -3,14 +3,28 @@
 asyncio's selector_events._SelectorSocketTransport API, with the fd, the
 reads, the write buffer and the close owned by libloop.
 
-A write goes straight to ll_transport_write: one ctypes call, which sends
-at once and buffers only what the kernel refused; its return value says
-when the buffer went over the high-water mark, so pause_writing runs inside
-write() as in asyncio (the event that follows finds the protocol paused).
+Writes of one batch are gathered (as uvloop does): inside the loop's
+callbacks (the host-queue and event-batch trampolines, which set
+loop._gather), a small write to a transport whose C buffer is empty is kept
+in _wpend and the loop sends each transport's gathered bytes with one
+ll_transport_write_async_size when the trampoline ends, before libloop
+polls again: an HTTP response written as headers + body is one crossing
+and one send(), not two. A write that would take the gathered bytes over
+_gather_max (at most the high-water mark), a write while the C buffer
+holds bytes, and every write outside those callbacks go at once, after
+what is gathered. Because gathering happens only while the C buffer is
+empty and stays under the high-water mark, asyncio would not pause there
+either: pause_writing still runs inside write() exactly when asyncio's
+does. close, write_eof, get_write_buffer_size, set_write_buffer_limits and
+sendfile send the gathered bytes first; so does abort (it drops the C
+buffer, as asyncio drops its own, but asyncio's write would have handed
+the gathered bytes to the kernel already).
 """
 
 import ctypes
 import socket
+import sys
+import types
 from asyncio import constants, trsock
 from asyncio.log import logger
 
@@ -19,16 +33,36 @@ from . import _netlib as _net
 from ._lib import check
 from .transports import ReadingMixin, _CTransport
 
+_GATHER_MAX = 64 * 1024  # most bytes one transport gathers in a batch
+_UNKNOWN = object()      # a name not read yet
+_NO_EXTRA = types.MappingProxyType({})
+
+
+def _shared(addr):
+    """An address with its host string interned: the connections from one
+    host share one string instead of holding a copy each."""
+    if type(addr) is tuple and addr and type(addr[0]) is str:
+        return (sys.intern(addr[0]),) + addr[1:]
+    return addr
+
 
 class StreamTransport(ReadingMixin, _CTransport):
     """A TCP, Unix-socket or other stream transport (selector_events'
     _SelectorSocketTransport, on libloop)."""
 
     _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
+    __slots__ = ('_eof', '_wpend', '_wpend_n', '_cbuf', '_gather_max', '_conn_lost_writes',
+                 '_sockname', '_peername', '_xsock')
 
     def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None,
                  context=None):
+        self._wpend = None  # bytes gathered in this batch (see the module doc)
+        self._cbuf = 0      # C buffer size after our last write (0: empty)
+        self._sockname = self._peername = _UNKNOWN
+        self._xsock = None  # get_extra_info('socket'), made when asked
         super().__init__(loop, tid, protocol, extra, server, sock, context)
+        if not extra:
+            self._extra = _NO_EXTRA  # (no dict per connection: W10's memory)
         self._eof = False
         if sock is not None:
             self._fill_names(sock)
@@ -43,40 +77,48 @@ class StreamTransport(ReadingMixin, _CTransport):
     def _fill_names(self, sock):
         """asyncio's transports know their names from the start (and
         after close)."""
-        self._extra['socket'] = trsock.TransportSocket(sock)
         try:
-            self._extra['sockname'] = sock.getsockname()
+            self._sockname = _shared(sock.getsockname())
         except OSError:
-            self._extra['sockname'] = None
-        if 'peername' not in self._extra:
-            try:
-                self._extra['peername'] = sock.getpeername()
-            except socket.error:
-                self._extra['peername'] = None
+            self._sockname = None
+        try:
+            self._peername = _shared(sock.getpeername())
+        except OSError:
+            self._peername = None
 
-    # ---- extra info: computed on demand from the fd -----------------------------
+    # ---- extra info: names kept in slots, the socket wrapped when asked ---------
 
     def get_extra_info(self, name, default=None):
-        if name in self._extra:
-            return self._extra[name]
-        sock = self._socket()
-        if sock is None:
-            return default
+        extra = self._extra
+        if extra and name in extra:
+            return extra[name]
+        if name == 'peername' or name == 'sockname':
+            value = self._peername if name == 'peername' else self._sockname
+            if value is _UNKNOWN:
+                sock = self._socket()
+                if sock is None:
+                    return default
+                self._fill_names(sock)
+                value = self._peername if name == 'peername' else self._sockname
+            return value
         if name == 'socket':
-            self._extra['socket'] = trsock.TransportSocket(sock)
-        elif name == 'sockname':
-            try:
-                self._extra['sockname'] = sock.getsockname()
-            except OSError:
-                return default
-        elif name == 'peername':
-            try:
-                self._extra['peername'] = sock.getpeername()
-            except OSError:
-                return default
-        else:
-            return default
-        return self._extra[name]
+            if self._xsock is None:
+                sock = self._socket()
+                if sock is None:
+                    return default
+                self._xsock = trsock.TransportSocket(sock)
+            return self._xsock
+        return default
+
+    def _release_socket(self):
+        """libloop closed the fd: let go of the socket object (its
+        TransportSocket stays, as asyncio's does after close)."""
+        sock = self._sock
+        if sock is not None:
+            if self._xsock is None:
+                self._xsock = trsock.TransportSocket(sock)
+            sock.detach()
+            self._sock = None
 
     def _socket(self):
         """The socket object over the fd (made once, for accepted ones)."""
@@ -95,9 +137,12 @@ class StreamTransport(ReadingMixin, _CTransport):
     def _data(self, ev):
         if self._buffered_protocol:
             self._data_buffered(ev)
-            return
+        else:
+            self._data_bytes(_net.data_at(ev))
+
+    def _data_bytes(self, data):
         try:
-            self._protocol.data_received(_net.data_at(ev))
+            self._protocol.data_received(data)
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
@@ -148,7 +193,7 @@ class StreamTransport(ReadingMixin, _CTransport):
     # ---- writing -----------------------------------------------------------------
 
     def write(self, data):
-        if not isinstance(data, (bytes, bytearray, memoryview)):
+        if type(data) is not bytes and not isinstance(data, (bytearray, memoryview)):
             raise TypeError(f'data argument must be a bytes-like object, '
                             f'not {type(data).__name__!r}')
         if self._eof:
@@ -158,12 +203,41 @@ class StreamTransport(ReadingMixin, _CTransport):
         if self._lost:
             self._warn_lost_write()
             return
-        # Closing: libloop takes the bytes while close() still flushes (as
-        # asyncio's transport does; sslproto's close_notify comes that
-        # way) and refuses them (LL_ECLOSED) once the fd is closed.
         if type(data) is not bytes:
             data = bytes(data)
-        rc = _net.ll_transport_write(self._tid, data, len(data))
+        pend = self._wpend
+        if self._loop._gather and not self._cbuf and not self._closing:
+            if pend is None:
+                if len(data) <= self._gather_max:
+                    self._wpend = data
+                    self._wpend_n = len(data)
+                    self._loop._wq.append(self)
+                    return
+            else:
+                n = self._wpend_n + len(data)
+                if n <= self._gather_max:
+                    if type(pend) is list:
+                        pend.append(data)
+                    else:
+                        self._wpend = [pend, data]
+                    self._wpend_n = n
+                    return
+        if pend is not None:
+            self._wpend = None
+            data = b''.join(pend + [data] if type(pend) is list else (pend, data))
+        self._send(data)
+
+    def _send(self, data):
+        """One ll_transport_write_async_size: sends at once, buffers what
+        the kernel refused; its result says when the buffer went over the
+        high-water mark, so pause_writing runs inside write() as in asyncio
+        (the event that follows finds the protocol paused). Closing:
+        libloop takes the bytes while close() still flushes (as asyncio's
+        transport does; sslproto's close_notify comes that way) and refuses
+        them (LL_ECLOSED) once the fd is closed."""
+        size = self._loop._wsize  # the loop's out-parameter (one thread per loop)
+        rc = _net.ll_transport_write_async_size(self._tid, data, len(data), size)
+        self._cbuf = size.value
         if rc:
             if rc == 1:  # over the high-water mark: pause now, as asyncio
                 self._pause_writing_event()
@@ -176,6 +250,14 @@ class StreamTransport(ReadingMixin, _CTransport):
             else:
                 check(rc, 'write')
 
+    def _send_gathered(self):
+        """Send what this batch gathered (the loop's flush; before close,
+        write_eof, ...)."""
+        pend = self._wpend
+        if pend is not None:
+            self._wpend = None
+            self._send(b''.join(pend) if type(pend) is list else pend)
+
     def _warn_lost_write(self):
         self._conn_lost_writes = getattr(self, '_conn_lost_writes', 0) + 1
         if self._conn_lost_writes >= constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES:
@@ -187,8 +269,37 @@ class StreamTransport(ReadingMixin, _CTransport):
     def write_eof(self):
         if self._closing or self._eof:
             return
+        self._send_gathered()
         self._eof = True
         check(_net.ll_transport_write_eof(self._tid), 'write_eof')
+
+    def close(self):
+        if not self._closing:
+            self._send_gathered()
+        super().close()
+
+    def _force_close(self, exc):
+        # abort drops the buffer; asyncio's write would already have given
+        # the gathered bytes to the kernel, so they go first.
+        if self._wpend is not None and not self._lost:
+            self._send_gathered()
+        super()._force_close(exc)
+
+    def get_write_buffer_size(self):
+        self._send_gathered()
+        n = super().get_write_buffer_size()
+        self._cbuf = n
+        return n
+
+    def _set_write_buffer_limits(self, high=None, low=None):
+        if self._wpend is not None:
+            self._send_gathered()
+        super()._set_write_buffer_limits(high, low)
+        self._gather_max = min(_GATHER_MAX, self._high_water)
+
+    def _connection_lost(self, code):
+        self._wpend = None
+        super()._connection_lost(code)
 
     def can_write_eof(self):
         return True

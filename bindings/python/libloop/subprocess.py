@@ -72,7 +72,10 @@ class _PipeProto(protocols.Protocol):
 class SubprocessTransport(transports.SubprocessTransport):
     """A child started by ll_spawn; its id routes LL_PROCESS_EXITED here."""
 
-    _sock = None   # loop.close() treats every registered id alike
+    _fast_data = False  # (the batch sink's data path: never data here)
+
+    def _release_socket(self):
+        """loop.close() treats every registered id alike: no socket here."""
 
     def __init__(self, loop, pid_id, protocol, pipe_fds, waiter, extra=None):
         super().__init__(extra)

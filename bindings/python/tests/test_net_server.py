@@ -174,6 +174,39 @@ class ServerTests(LoopCase):
             self.assertEqual(protos[0].calls, ['made', 'data', 'lost'])
         self.run_coro(main())
 
+    def test_names_known_in_and_after_connection_lost(self):
+        # Never asked while open: the names are still there once the peer
+        # has gone, in connection_lost and after it, as asyncio's.
+        got = []
+
+        class P(asyncio.Protocol):
+            def connection_made(self, transport):
+                self.transport = transport
+
+            def connection_lost(self, exc):
+                t = self.transport
+                got.append((t.get_extra_info('peername'), t.get_extra_info('sockname'),
+                            t.get_extra_info('socket') is not None))
+                got.append(t)
+
+        async def main():
+            srv = await self.loop.create_server(P, '127.0.0.1', 0)
+            addr = srv.sockets[0].getsockname()
+            r, w = await asyncio.open_connection(*addr)
+            mine = w.get_extra_info('sockname')
+            w.close()
+            await w.wait_closed()
+            while len(got) < 2:
+                await asyncio.sleep(0.01)
+            t = got[1]
+            self.assertEqual(got[0], (mine, addr, True))
+            self.assertEqual((t.get_extra_info('peername'), t.get_extra_info('sockname')),
+                             (mine, addr))
+            self.assertEqual(t.get_extra_info('nothing', 'dflt'), 'dflt')
+            srv.close()
+            await srv.wait_closed()
+        self.run_coro(main())
+
     def test_accepted_transport_extra_info(self):
         got = []
 

@@ -7,6 +7,7 @@ stubs themselves (make test-types)."""
 
 import ast
 import asyncio
+import dataclasses
 import inspect
 import os
 import unittest
@@ -86,7 +87,14 @@ class StubTests(unittest.TestCase):
             runtime = getattr(libloop, cls.name)
             bases = [base_name(b) for b in cls.bases]
             for node in cls.body:
-                if isinstance(node, ast.FunctionDef):
+                if isinstance(node, ast.FunctionDef) and any(
+                        isinstance(d, ast.Name) and d.id == 'property' for d in node.decorator_list):
+                    with self.subTest(f'{cls.name}.{node.name}'):
+                        self.assertIsInstance(getattr(runtime, node.name, None), property)
+                elif dataclasses.is_dataclass(runtime) and isinstance(node, ast.AnnAssign):
+                    with self.subTest(f'{cls.name}.{node.target.id}'):
+                        self.assertIn(node.target.id, [f.name for f in dataclasses.fields(runtime)])
+                elif isinstance(node, ast.FunctionDef):
                     with self.subTest(f'{cls.name}.{node.name}'):
                         self.assertTrue(hasattr(runtime, node.name),
                                         f'{cls.name}.{node.name} is in the stub, not the class')

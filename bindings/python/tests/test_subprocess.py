@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import unittest
 
 import libloop
@@ -158,6 +159,26 @@ class LibloopOnlySubprocessTests(LoopCase, LibloopLoop, unittest.TestCase):
             with self.assertRaisesRegex(ValueError, 'preexec_fn.*not supported'):
                 await asyncio.create_subprocess_exec('true', preexec_fn=print)
         self.run_coro(main())
+
+    def test_loop_close_with_a_running_child(self):
+        # close() lets go of every registered transport, a child's too;
+        # libloop still reaps the child when it ends (no zombie).
+        async def main():
+            return await self.loop.subprocess_exec(
+                lambda: Proto(self.loop), 'sleep', '30', stdin=None, stdout=None, stderr=None)
+        t, p = self.run_coro(main())
+        pid = t.get_pid()
+        self.loop.close()
+        self.assertTrue(self.loop.is_closed())
+        os.kill(pid, signal.SIGKILL)
+        for _ in range(500):  # reaped: the pid is gone
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.01)
+        else:
+            self.fail(f'child {pid} still exists after loop.close()')
 
     def test_child_watcher_api(self):
         policy = libloop.EventLoopPolicy()

@@ -22,4 +22,6 @@ def main() -> None:
     libloop.install(loop)  # error
     libloop.LibloopError("EINVAL")  # error
     asyncio.set_event_loop_policy(libloop.EventLoop())  # error
-    print(text, number)
+    idle: str = loop.stats().idle_ns  # error
+    loop.event_loop_utilization(loop.stats())  # error
+    print(text, number, idle)

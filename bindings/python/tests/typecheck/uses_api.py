@@ -28,6 +28,11 @@ def main() -> None:
     t2: libloop.Task[int] = libloop.Task(answer(), loop=loop)
     loop.run_until_complete(t2)
     when: float = loop.time()
+    st: libloop.LoopStats = loop.stats()
+    busy: int = st.busy_ns + st.callbacks
+    elu: libloop.ELU = loop.event_loop_utilization()
+    share: float = loop.event_loop_utilization(elu).utilization
+    share += loop.event_loop_utilization(elu, elu).active
     loop.close()
 
     with asyncio.Runner(loop_factory=libloop.new_event_loop) as runner:
@@ -39,4 +44,4 @@ def main() -> None:
         raise libloop.LibloopError(-10000, "ll_call_soon")
     except libloop.LibloopError as exc:
         code: int = exc.code
-    print(value, version, path, done, when, code)
+    print(value, version, path, done, when, code, busy, share)

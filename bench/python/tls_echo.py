@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+"""W11's Python TLS echo servers (bench/run_tls.sh): asyncio or uvloop with
+an ssl= context (OpenSSL), a Protocol that writes back what it reads.
+Prints "PORT <n>" once listening; stops itself after 900 s.
+
+    /usr/bin/python3 tls_echo.py asyncio|uvloop CERT.pem KEY.pem
+"""
+import asyncio
+import ssl
+import sys
+
+
+class Echo(asyncio.Protocol):
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def data_received(self, data):
+        self.transport.write(data)
+
+
+async def main(cert, key):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    loop = asyncio.get_running_loop()
+    srv = await loop.create_server(Echo, "127.0.0.1", 0, ssl=ctx, backlog=1024)
+    print("PORT %d" % srv.sockets[0].getsockname()[1], flush=True)
+    await asyncio.sleep(900)
+
+
+if __name__ == "__main__":
+    kind, cert, key = sys.argv[1:4]
+    if kind == "uvloop":
+        import uvloop  # Debian's python3-uvloop (0.17: no uvloop.run)
+        uvloop.install()
+    asyncio.run(main(cert, key))

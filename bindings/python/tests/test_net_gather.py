@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: MIT
+"""Writes made inside the loop's callbacks (libloop gathers a batch's small
+writes into one send): twin tests that every order and flow-control rule
+stays asyncio's, and a libloop-only test that two writes of one callback
+cost one C call."""
+
+import asyncio
+import unittest
+
+from libloop import _netlib
+
+from .base import LibloopLoop, LoopCase, twin
+from .netbase import Recorder, listening_socket
+
+
+def _recv_all(sock):
+    """Everything until EOF (blocking, for an executor thread)."""
+    buf = bytearray()
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            return bytes(buf)
+        buf += chunk
+
+
+class GatherTests(LoopCase):
+
+    def pair(self):
+        """(transport, protocol, peer) as in test_net_transport."""
+        listener = listening_socket()
+        self.addCleanup(listener.close)
+
+        async def main():
+            fut = self.loop.create_task(self.loop.create_connection(
+                lambda: Recorder(self.loop), *listener.getsockname()))
+            conn, _ = await self.loop.sock_accept(listener)
+            t, p = await fut
+            return t, p, conn
+        t, p, peer = self.run_coro(main())
+        peer.setblocking(True)
+        peer.settimeout(10)
+        self.addCleanup(peer.close)
+        self.opened.append(t)
+        return t, p, peer
+
+    def setUp(self):
+        super().setUp()
+        self.opened = []
+
+    def tearDown(self):
+        if not self.loop.is_closed():
+            for t in self.opened:
+                if not t.is_closing():
+                    t.abort()
+            self.run_coro(asyncio.sleep(0.01))
+        super().tearDown()
+
+    def in_callback(self, fn):
+        """Run fn() inside a task step (where libloop gathers writes)."""
+        async def step():
+            return fn()
+        return self.run_coro(step())
+
+    def received(self, peer):
+        return self.run_coro(self.loop.run_in_executor(None, _recv_all, peer))
+
+    def test_writes_then_close_keep_their_order(self):
+        t, p, peer = self.pair()
+
+        def cb():
+            t.write(b'head ')
+            t.writelines([b'bo', b'dy '])
+            t.write(bytearray(b'tail'))
+            t.close()
+        self.in_callback(cb)
+        self.assertEqual(self.received(peer), b'head body tail')
+        self.run_coro(p.lost)
+
+    def test_small_then_big_write_keep_their_order(self):
+        t, p, peer = self.pair()
+        big = bytes(range(256)) * 1024  # 256 KiB: over what is ever gathered
+        small = [b'%05d' % i for i in range(2000)]
+
+        def cb():
+            for s in small[:1000]:
+                t.write(s)
+            t.write(big)
+            for s in small[1000:]:
+                t.write(s)
+            t.close()
+        self.in_callback(cb)
+        self.assertEqual(self.received(peer),
+                         b''.join(small[:1000]) + big + b''.join(small[1000:]))
+
+    def test_write_eof_after_writes(self):
+        t, p, peer = self.pair()
+
+        def cb():
+            t.write(b'abc')
+            t.write(b'def')
+            t.write_eof()
+            return t.get_write_buffer_size()
+        self.assertEqual(self.in_callback(cb), 0)
+        self.assertEqual(self.received(peer), b'abcdef')
+        t.close()
+
+    def test_buffer_size_counts_nothing_the_kernel_took(self):
+        # asyncio sends at once: right after a small write the buffer is
+        # empty, inside a callback too.
+        t, p, peer = self.pair()
+
+        def cb():
+            t.write(b'x' * 100)
+            return t.get_write_buffer_size(), t.get_write_buffer_limits()
+        self.assertEqual(self.in_callback(cb), (0, (16384, 65536)))
+        self.assertEqual(peer.recv(1000), b'x' * 100)
+
+    def test_abort_after_writes(self):
+        # asyncio's writes had reached the kernel before abort(): the peer
+        # gets them, then EOF.
+        t, p, peer = self.pair()
+
+        def cb():
+            t.write(b'sent ')
+            t.write(b'before abort')
+            t.abort()
+        self.in_callback(cb)
+        self.assertEqual(self.received(peer), b'sent before abort')
+        self.run_coro(p.lost)
+        self.assertIsNone(p.exc)
+
+    def test_pause_writing_inside_write_with_small_writes(self):
+        # Many small writes in one callback to a peer that does not read:
+        # pause_writing runs inside the write that takes the buffer over
+        # the high-water mark, as asyncio's.
+        t, p, peer = self.pair()
+        t.set_write_buffer_limits(high=100_000)
+        chunk = b'w' * 1000
+
+        def cb():
+            for i in range(20_000):  # 20 MB: far more than the socket holds
+                t.write(chunk)
+                if 'pause' in p.calls:
+                    return i, t.get_write_buffer_size()
+            return None, 0
+        i, size = self.in_callback(cb)
+        self.assertIsNotNone(i)
+        self.assertEqual(p.calls, ['made', 'pause'])
+        self.assertGreater(size, 100_000)
+        self.assertLessEqual(size, 100_000 + len(chunk))
+        t.abort()
+
+    def test_write_from_protocol_callback(self):
+        # The batch sink's callbacks gather too: an echo that writes twice
+        # per data_received keeps the order.
+        listener = listening_socket()
+        self.addCleanup(listener.close)
+
+        class TwiceEcho(asyncio.Protocol):
+            def connection_made(self, transport):
+                self.transport = transport
+
+            def data_received(self, data):
+                self.transport.write(b'<')
+                self.transport.write(data + b'>')
+
+            def eof_received(self):
+                self.transport.close()
+
+        async def main():
+            srv = await self.loop.create_server(TwiceEcho, sock=listener)
+            r, w = await asyncio.open_connection(*listener.getsockname())
+            got = []
+            for word in (b'a', b'bb', b'ccc'):
+                w.write(word)
+                got.append(await r.readexactly(len(word) + 2))
+            w.write_eof()
+            got.append(await r.read())
+            w.close()
+            srv.close()
+            await srv.wait_closed()
+            return got
+        self.assertEqual(self.run_coro(main()), [b'<a>', b'<bb>', b'<ccc>', b''])
+
+
+class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
+    """libloop only: what gathering saves."""
+
+    def test_two_writes_of_one_callback_are_one_call(self):
+        listener = listening_socket()
+        self.addCleanup(listener.close)
+        calls = []
+        real = _netlib.ll_transport_write_async_size
+
+        def counted(*args):
+            calls.append(args[2])
+            return real(*args)
+
+        async def main():
+            t, p = await self.loop.create_connection(
+                lambda: Recorder(self.loop), *listener.getsockname())
+            conn, _ = await self.loop.sock_accept(listener)
+            _netlib.ll_transport_write_async_size = counted
+            try:
+                t.write(b'HTTP/1.1 200 OK\r\n\r\n')
+                t.write(b'Hello')
+                await asyncio.sleep(0)
+            finally:
+                _netlib.ll_transport_write_async_size = real
+            t.write(b'!')  # (outside the patch: no count)
+            data = b''
+            while len(data) < 25:
+                data += await self.loop.sock_recv(conn, 100)
+            t.close()
+            conn.close()
+            return data
+        self.assertEqual(self.run_coro(main()), b'HTTP/1.1 200 OK\r\n\r\nHello!')
+        self.assertEqual(calls, [24])
+
+    def test_writes_outside_the_loop_go_at_once(self):
+        listener = listening_socket()
+        self.addCleanup(listener.close)
+
+        async def main():
+            t, p = await self.loop.create_connection(
+                lambda: Recorder(self.loop), *listener.getsockname())
+            conn, _ = await self.loop.sock_accept(listener)
+            return t, conn
+        t, conn = self.run_coro(main())
+        self.addCleanup(conn.close)
+        t.write(b'now')  # the loop is not running: nothing would flush it
+        conn.settimeout(10)
+        self.assertEqual(conn.recv(10), b'now')
+        t.close()
+        self.run_coro(asyncio.sleep(0.01))
+
+
+twin(GatherTests, globals())

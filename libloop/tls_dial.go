@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+
+package libloop
+
+// DialTLS connects to host:port as DialTCP does, then runs a TLS client
+// handshake (server name: serverName, else the config's, else host)
+// before ConnectionMade. done gets the transport once the handshake
+// completed, or the failure: a connect error, or the handshake's LL_ETLS*
+// code / ETIMEDOUT (the transport is then gone without any event).
+func (l *Loop) DialTLS(host string, port int, cfg *TLSConfig, serverName string, proto Protocol, done DialFunc) error {
+	if cfg == nil {
+		return EINVAL
+	}
+	if serverName == "" {
+		cfg.mu.Lock()
+		serverName = cfg.serverName
+		cfg.mu.Unlock()
+	}
+	if serverName == "" {
+		serverName = host
+	}
+	return l.dialTCP(host, port, proto, done, func(d *dialer) { d.tlsCfg, d.serverName = cfg, serverName })
+}
+
+// handshake runs the client handshake on a connected socket.
+func (d *dialer) handshake(t *Transport) {
+	err := t.startTLS(d.tlsCfg, false, d.serverName, true, func(err error) {
+		if err != nil {
+			d.done(nil, err)
+			return
+		}
+		t.loop.emit(Event{Kind: ConnectionMade, FD: int(t.evFD), T: t})
+		d.done(t, nil)
+	})
+	if err != nil {
+		t.Refuse()
+		d.done(nil, err)
+	}
+}
+
+// ListenTLS listens as ListenTCP does; each accepted connection runs a TLS
+// server handshake with cfg before its ConnectionMade. A connection whose
+// handshake fails gets one event, ConnectionLost with the LL_ETLS* code
+// (or ETIMEDOUT), and no ConnectionMade.
+func (l *Loop) ListenTLS(host string, port, backlog, flags int, cfg *TLSConfig, proto Protocol) (*Server, error) {
+	if cfg == nil {
+		return nil, EINVAL
+	}
+	s, err := l.ListenTCP(host, port, backlog, flags, proto)
+	if err != nil {
+		return nil, err
+	}
+	s.tls = cfg
+	return s, nil
+}
+
+// handshake runs the server handshake on an accepted connection.
+func (s *Server) handshake(t *Transport) {
+	err := t.startTLS(s.tls, true, "", false, func(err error) {
+		if err == nil {
+			t.loop.emit(Event{Kind: ConnectionMade, FD: int(t.evFD), T: t})
+		}
+	})
+	if err != nil {
+		t.finish(Code(err))
+	}
+}
