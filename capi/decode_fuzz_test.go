@@ -92,6 +92,17 @@ func FuzzSpawnOptions(f *testing.F) {
 		f.Fatal(rc)
 	}
 	f.Cleanup(func() { ll__release_go(loop, 1) })
+	// The loop opens one /dev/null at its first spawn that wants it and
+	// keeps it until it closes: open it before counting.
+	{
+		argv := cArray([]string{"x"})
+		var o _Ctype_ll_process_options
+		o.file = cstr("/nonexistent-dir/x")
+		o.argv = (**_Ctype_char)(unsafe.Pointer(&argv[0]))
+		o.stdio = [3]_Ctype_int{-3, -3, -3}
+		var p cid
+		ll_spawn(loop, (*_Ctype_ll__cprocess_options)(unsafe.Pointer(&o)), nil, nil, &p)
+	}
 	f.Fuzz(func(t *testing.T, in, out, errfd, flags int32, argvData []byte, nullEnv bool) {
 		before := fdCount(t)
 		var argv []string
