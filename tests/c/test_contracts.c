@@ -194,6 +194,12 @@ static void test_refused_constructors_leave_no_fd(void) {
         o.stdio[2] = i % 2 ? LL_STDIO_STDOUT : LL_STDIO_PIPE;
         ll_process p = 77;
         bad += ll_spawn(loop, &o, NULL, NULL, &p) != -ENOENT || p != 77;
+        /* a closed fd as stdin, whose number the stdout pipe would take */
+        int closed_fd = dup(0);
+        close(closed_fd);
+        o.file = "/bin/true";
+        o.stdio[0] = closed_fd;
+        bad += ll_spawn(loop, &o, NULL, NULL, &p) != -EBADF || p != 77;
     }
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT(nfds(), before);
