@@ -22,12 +22,13 @@ import sys
 # workload -> (metric key, label, True if higher is better)
 HEADLINE = {
     "W1": ("ns_per_cb", "W1 callback chain, ns/callback", False),
-    "W1-fd": ("ns_per_cb", "W1-fd fd-ready callbacks, ns/callback", False),
-    "W2": ("ns_per_cb", "W2 1M timers, ns/timer", False),
-    "W2-inloop": ("ns_per_cb", "W2-inloop timers set in-loop, ns/timer", False),
+    "W1-fd": ("ns_per_cb", "W1-fd W1 with an idle fd watched, ns/callback", False),
+    "W2": ("ns_per_cb", "W2 1M call_soon, then run, ns/callback", False),
+    "W2-inloop": ("ns_per_cb", "W2-inloop the same from a callback, ns/callback", False),
     # W3's wall time is mostly its timers' own spread: its CPU time is the cost.
-    "W3": ("cpu_s", "W3 timers, CPU s", False),
-    "W3c": ("cpu_s", "W3c timers + cancel, CPU s", False),
+    "W3": ("cpu_s", "W3 1M timers, CPU s", False),
+    "W3c": ("cpu_s", "W3c 1M timers, half cancelled, CPU s", False),
+    "W6": ("ns_per_cb", "W6 cross-thread posts, ns/callback", False),
     "W7": ("per_s", "W7 executor, jobs/s", True),
     "W7-4": ("per_s", "W7-4 executor, 4 workers, jobs/s", True),
     "W7q": ("per_s", "W7q queue_work, jobs/s", True),
