@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean
+.PHONY: test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -246,3 +246,23 @@ bench-chart:
 
 clean:
 	rm -rf $(BUILD)
+
+# The soak (not in `make test`): 1,000 connections pinging an echo server,
+# timers and futures churning, children spawned and killed, with RSS, fds
+# and threads sampled every SOAK_INTERVAL s for SOAK_MINUTES (default 60)
+# into $(BUILD)/soak.csv, and a summary of the curve at the end.
+SOAK_MINUTES ?= 60
+$(BUILD)/soak: tests/soak/soak.c tests/soak/soak_stats.h include/libloop.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
+
+soak: $(BUILD)/soak
+	SOAK_MINUTES=$(SOAK_MINUTES) nice -n 10 $(BUILD)/soak $(BUILD)/soak.csv
+
+# Every go test -fuzz target for FUZZTIME each (default 10m; not in make test).
+fuzz:
+	bash tests/fuzz.sh
+
+# C tests under valgrind with the Go runtime's noise suppressed (not in make test).
+test-valgrind: lib
+	bash tests/valgrind/run.sh

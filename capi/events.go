@@ -154,22 +154,52 @@ func (s *loopState) eventTarget(ev *libloop.Event) (uint64, *C.ll__proto) {
 	return t.Tag, slot
 }
 
-// registerTransport gives t an id and a protocol slot holding (fn, arg);
-// nil if memory or ids ran out.
-func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *C.ll__proto {
+// claim is an id and a protocol slot taken before the transport or process
+// they are for exists, so that a constructor refused for want of either has
+// done nothing (no fd taken from the host, no child started).
+type claim struct {
+	id   uint64
+	slot *C.ll__proto
+}
+
+// claimSlot takes an id and a protocol slot, or reports false.
+func (s *loopState) claimSlot() (claim, bool) {
 	n := s.netInit()
 	slot := n.slots.get()
 	if slot == nil {
-		return nil
+		return claim{}, false
 	}
-	id := ids.add(kindTransport, t)
+	id := ids.reserveID()
 	if id == 0 {
 		n.slots.put(slot)
+		return claim{}, false
+	}
+	return claim{id, slot}, true
+}
+
+// unclaim gives back what claimSlot took.
+func (s *loopState) unclaim(c claim) {
+	ids.remove(c.id)
+	s.netInit().slots.put(c.slot)
+}
+
+// registerTransport gives t an id and a protocol slot holding (fn, arg);
+// nil if memory or ids ran out.
+func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *C.ll__proto {
+	c, ok := s.claimSlot()
+	if !ok {
 		return nil
 	}
+	return bindTransport(c, t, fn, arg)
+}
+
+// bindTransport gives t a claimed id and slot holding (fn, arg).
+func bindTransport(c claim, t *libloop.Transport, fn, arg uintptr) *C.ll__proto {
+	ids.fill(c.id, kindTransport, t)
+	slot := c.slot
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
 	slot.fd, slot.direct = C.int32_t(t.FD()), 0
-	t.Data, t.Tag = slot, id
+	t.Data, t.Tag = slot, c.id
 	return slot
 }
 

@@ -50,6 +50,9 @@ type idTable struct {
 	n       uint32 // slots ever used
 	free    slotQueue
 	reserve int // free slots kept aside before one is reused (see the layout note)
+	// limit, if not 0, lowers maxSlots: tests fill the table with it to
+	// reach the LL_ENOMEM paths without 16M live objects.
+	limit uint32
 }
 
 // idSlot is one table entry; obj == nil marks a free slot.
@@ -79,10 +82,14 @@ func (t *idTable) add(k kind, obj any) uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var i uint32
-	if t.free.len() > t.reserve || (t.free.len() > 0 && t.n >= maxSlots) {
+	max := uint32(maxSlots)
+	if t.limit != 0 {
+		max = t.limit
+	}
+	if t.free.len() > t.reserve || (t.free.len() > 0 && t.n >= max) {
 		i = t.free.pop()
 	} else {
-		if t.n >= maxSlots {
+		if t.n >= max {
 			return 0
 		}
 		if int(t.n>>chunkBits) == len(t.chunks) {

@@ -31,8 +31,11 @@ func cStrings(p **C.ll__cchar) ([]string, bool) {
 	if p == nil {
 		return nil, true
 	}
+	// One entry at a time (no slice over 65,536 entries: the array may be
+	// much shorter, and a view past its end is an invalid conversion).
 	var out []string
-	for _, s := range unsafe.Slice(p, 1<<16) {
+	for i := uintptr(0); i < 1<<16; i++ {
+		s := *(**C.ll__cchar)(unsafe.Add(unsafe.Pointer(p), i*unsafe.Sizeof(p)))
 		if s == nil {
 			return out, true
 		}
@@ -65,20 +68,45 @@ func ll_spawn(loop C.uint64_t, opts *C.ll__cprocess_options, fn C.ll_protocol_fn
 	for i := range o.Stdio {
 		o.Stdio[i] = int(opts.stdio[i])
 	}
+	// Ids and slots first (the process's and each pipe's): a spawn refused
+	// for want of them (LL_ENOMEM) has started no child.
+	var claims [4]claim
+	n := 0
+	for i := 0; i <= 3; i++ {
+		if i < 3 && o.Stdio[i] != C.LL_STDIO_PIPE {
+			continue
+		}
+		c, ok := s.claimSlot()
+		if !ok {
+			for _, c := range claims[:n] {
+				s.unclaim(c)
+			}
+			return C.int(libloop.ENOMEM)
+		}
+		claims[n] = c
+		n++
+	}
 	p, err := s.loop.Spawn(o, nil)
 	if err != nil {
+		for _, c := range claims[:n] {
+			s.unclaim(c)
+		}
 		return errCode(err)
 	}
 	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
+	used := 0
 	for i := 0; i < 3; i++ {
-		if t := p.Pipe(i); t != nil && s.registerTransport(t, fnAddr, argAddr) == nil {
-			t.Refuse()
+		if o.Stdio[i] != C.LL_STDIO_PIPE {
+			continue
 		}
+		if t := p.Pipe(i); t != nil {
+			bindTransport(claims[used], t, fnAddr, argAddr)
+		} else {
+			s.unclaim(claims[used])
+		}
+		used++
 	}
-	ref := s.registerProcess(p, fnAddr, argAddr)
-	if ref == nil {
-		return C.int(libloop.ENOMEM) // the child runs on and is reaped; it has no id
-	}
+	ref := s.bindProcess(claims[used], p, fnAddr, argAddr)
 	*out = C.uint64_t(ref.id)
 	return 0
 }
@@ -145,18 +173,10 @@ func freeStringArray(arr **C.char, n int) {
 	C.free(unsafe.Pointer(arr))
 }
 
-// registerProcess gives p an id and a protocol slot (for LL_PROCESS_EXITED).
-func (s *loopState) registerProcess(p *libloop.Process, fn, arg uintptr) *procRef {
-	n := s.netInit()
-	slot := n.slots.get()
-	if slot == nil {
-		return nil
-	}
-	id := ids.add(kindProcess, p)
-	if id == 0 {
-		n.slots.put(slot)
-		return nil
-	}
+// bindProcess gives p a claimed id and protocol slot (for LL_PROCESS_EXITED).
+func (s *loopState) bindProcess(c claim, p *libloop.Process, fn, arg uintptr) *procRef {
+	id, slot := c.id, c.slot
+	ids.fill(id, kindProcess, p)
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
 	ref := &procRef{id: id, proto: slot}
 	p.Data, p.Tag = ref, id

@@ -24,8 +24,14 @@ func listen(loop C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uin
 	if out == nil {
 		return C.int(libloop.EINVAL)
 	}
+	// The id first: a listen refused for want of ids has bound nothing.
+	id := ids.reserveID()
+	if id == 0 {
+		return C.int(libloop.ENOMEM)
+	}
 	srv, err := open(s)
 	if err != nil {
+		ids.remove(id)
 		return errCode(err)
 	}
 	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
@@ -34,11 +40,7 @@ func listen(loop C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uin
 			t.Refuse()
 		}
 	}
-	id := ids.add(kindServer, srv)
-	if id == 0 {
-		srv.Close()
-		return C.int(libloop.ENOMEM)
-	}
+	ids.fill(id, kindServer, srv)
 	srv.Tag = id
 	s.netInit().live[id] = nil
 	*out = C.uint64_t(id)

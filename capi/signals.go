@@ -92,6 +92,13 @@ func closeLoop(s *loopState) error {
 	}
 	s.unhookSignals()
 	err := s.loop.Close()
+	// Close's sweep runs host code (the exception handler, for exceptions
+	// nobody retrieved), which may release the loop: then its C queues are
+	// already closed and retired (s.pending is nil; a retired record may
+	// serve another loop by now, so it must not be touched).
+	if s.pending == nil {
+		return err
+	}
 	// Idle-queued calls are dropped with the rest of the ready queue, and
 	// later ones take the Go path, which says LL_ECLOSED.
 	C.ll__pending_set_open(s.pending, 0)

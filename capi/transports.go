@@ -126,19 +126,26 @@ func ll_transport_open(loop C.uint64_t, fd C.int, kind C.int, fn C.ll_protocol_f
 	if kind < C.LL_STREAM || kind > C.LL_DATAGRAM {
 		return C.int(libloop.EINVAL)
 	}
-	t, err := s.loop.OpenTransport(int(fd), libloop.TransportKind(kind), nil)
-	if err != nil {
-		return errCode(err)
-	}
-	return registerOut(s, t, fn, arg, out)
+	return openOut(s, fn, arg, out, func() (*libloop.Transport, error) {
+		return s.loop.OpenTransport(int(fd), libloop.TransportKind(kind), nil)
+	})
 }
 
-// registerOut gives a transport made by a synchronous call its id.
-func registerOut(s *loopState, t *libloop.Transport, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
-	if s.registerTransport(t, uintptr(unsafe.Pointer(fn)), uintptr(arg)) == nil {
-		t.Refuse()
+// openOut is the shape of a synchronous transport constructor: the id and
+// protocol slot are claimed first, so a refusal for want of them (LL_ENOMEM)
+// has opened nothing, and an fd the host passed stays the host's.
+func openOut(s *loopState, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t,
+	open func() (*libloop.Transport, error)) C.int {
+	c, ok := s.claimSlot()
+	if !ok {
 		return C.int(libloop.ENOMEM)
 	}
+	t, err := open()
+	if err != nil {
+		s.unclaim(c)
+		return errCode(err)
+	}
+	bindTransport(c, t, uintptr(unsafe.Pointer(fn)), uintptr(arg))
 	*out = C.uint64_t(t.Tag)
 	return 0
 }

@@ -23,11 +23,9 @@ func ll_udp_open(loop C.uint64_t, localHost *C.ll__cchar, localPort C.int, remot
 	if out == nil {
 		return C.int(libloop.EINVAL)
 	}
-	t, err := s.loop.OpenUDP(goString(localHost), int(localPort), goString(remoteHost), int(remotePort), int(flags), nil)
-	if err != nil {
-		return errCode(err)
-	}
-	return registerOut(s, t, fn, arg, out)
+	return openOut(s, fn, arg, out, func() (*libloop.Transport, error) {
+		return s.loop.OpenUDP(goString(localHost), int(localPort), goString(remoteHost), int(remotePort), int(flags), nil)
+	})
 }
 
 //export ll_transport_sendto

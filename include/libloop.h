@@ -20,7 +20,11 @@
  * Errors: every function that can fail returns int, >= 0 on success and < 0
  * on failure. System failures are -errno (-EBADF, -EPERM, ...). Library errors
  * are the LL_E* constants below (all <= -10000). ll_strerror() and
- * ll_err_name() describe any code and never return NULL.
+ * ll_err_name() describe any code and never return NULL. A call that
+ * returns an error has had no effect: in particular a constructor refused
+ * with LL_ENOMEM (out of ids: about 16M live objects) has run no step,
+ * started no job, armed no timer, started no child and left an fd the host
+ * passed in open and the host's.
  *
  * Threads: one thread runs a loop at a time. While it runs, only functions
  * marked "Thread-safe" may be called from other threads: ll_call_soon_threadsafe,
@@ -170,6 +174,14 @@ int ll_loop_new(ll_loop *out);
  * Close the loop: drop every pending callback, timer and fd watcher and free
  * the selector. Idempotent, also when two threads close an idle loop at once.
  * The id stays valid (ll_loop_is_closed) until released.
+ * Work in flight: executor work (ll_run_in_executor, ll_queue_work) already
+ * running or queued still runs to completion on its worker thread after
+ * close (and release) return, and may read its arg until it returns; its
+ * outcome, its after callback and its future's done callbacks are dropped.
+ * So free what work reads only once the work itself has said it is done
+ * (not from a done callback or after, which never run). Posts from other
+ * threads racing the close either run before it or return LL_ECLOSED (or
+ * LL_EBADHANDLE once the id is released); none runs after it.
  * @return 0, LL_ERUNNING while it runs on this thread, LL_EWRONGTHREAD while
  *         another thread runs it, LL_EBADHANDLE.
  */
@@ -428,7 +440,8 @@ typedef void (*ll_step_fn)(ll_task task, void *arg);
  * task is done, so the id stays valid for the step function meanwhile.
  * A step that calls none of await/yield/return/raise fails the task with
  * LL_ESTATE; so does awaiting itself or a future of another loop.
- * @return 0, LL_EINVAL (out NULL or step NULL), LL_ECLOSED, LL_EBADHANDLE.
+ * @return 0, LL_EINVAL (out NULL or step NULL), LL_ECLOSED, LL_EBADHANDLE,
+ *         LL_ENOMEM (no id left: the step never runs).
  */
 int ll_task_new(ll_loop loop, ll_step_fn step, void *arg, ll_task *out);
 
@@ -537,7 +550,8 @@ typedef uintptr_t (*ll_work_fn)(void *arg, int *err);
  * is resolved on the loop thread with the value, or fails with err. If the
  * future is cancelled first, the value is ignored. Closing the loop with
  * work in flight is safe: the work finishes and its outcome is dropped.
- * @return 0, LL_EINVAL (fn or out NULL), LL_ESTATE (executor shut down), LL_ECLOSED, LL_EBADHANDLE.
+ * @return 0, LL_EINVAL (fn or out NULL), LL_ESTATE (executor shut down), LL_ECLOSED, LL_EBADHANDLE,
+ *         LL_ENOMEM (no id left: fn never runs).
  */
 int ll_run_in_executor(ll_loop loop, ll_work_fn fn, void *arg, ll_future *out);
 

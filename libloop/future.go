@@ -85,6 +85,7 @@ func (l *Loop) addLive(f *Future) {
 		l.live.prevLive = f
 	}
 	l.live = f
+	l.futureLinked()
 }
 
 func (l *Loop) removeLive(f *Future) {
@@ -97,6 +98,7 @@ func (l *Loop) removeLive(f *Future) {
 		f.nextLive.prevLive = f.prevLive
 	}
 	f.prevLive, f.nextLive = nil, nil
+	l.futureUnlinked()
 }
 
 // dropHolds is Close's sweep: every future loses the loop's holds (its

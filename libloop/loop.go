@@ -64,7 +64,13 @@ type Loop struct {
 	tasks       map[*Task]struct{}
 	currentTask *Task
 	live        *Future // every future not yet disposed, for Close's sweep
-	executor    *executor
+	nlive       int     // how many there are, and their peak (memreturn.go)
+	peakLive    int
+	memShrunk   bool
+	// WaitFor futures dropped while their target is pending: the tokens
+	// of their dead callbacks on it (waitfor.go).
+	droppedWaits map[*Future]map[uint64]struct{}
+	executor     *executor
 
 	disposeHook func(*Future)
 	hostRun     func() bool
@@ -149,7 +155,9 @@ func (l *Loop) Close() error {
 	l.reapExitWatches()
 	l.spawn.close()
 	l.dropHolds()
+	l.droppedWaits = nil
 	l.freeHandles = nil
+	l.maybeReturnMemory()
 	return l.sel.close()
 }
 

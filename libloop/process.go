@@ -197,6 +197,17 @@ func checkExecutable(path string) error {
 func (st *spawnState) stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 	parent = [3]int{-1, -1, -1}
 	child = [3]int{-1, -1, -1}
+	// The host's fds first, before any pipe is made: a closed one is
+	// EBADF, and a pipe made below could otherwise take its number (the
+	// child would get the pipe, and closeAll, taking it for the host's,
+	// would leak it; found by FuzzSpawnOptions).
+	for _, s := range stdio {
+		if s >= 0 {
+			if _, err = unix.FcntlInt(uintptr(s), unix.F_GETFD, 0); err != nil {
+				return
+			}
+		}
+	}
 	for i, s := range stdio {
 		switch {
 		case s >= 0:

@@ -18,6 +18,7 @@ const dispatchBatch = 256
 // runOnce is one iteration, asyncio's BaseEventLoop._run_once.
 func (l *Loop) runOnce(nowait bool) error {
 	l.purgeCancelledTimers()
+	l.maybeReturnMemory()
 	if l.iter++; l.iter%yieldEvery == 0 {
 		l.yieldIfLong()
 	}

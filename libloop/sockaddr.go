@@ -4,6 +4,7 @@ package libloop
 
 import (
 	"context"
+	"encoding/binary"
 	"net/netip"
 	"unsafe"
 
@@ -93,7 +94,10 @@ func SockaddrPort(raw []byte) int {
 	if len(raw) < 4 {
 		return -1
 	}
-	fam := (*unix.RawSockaddr)(unsafe.Pointer(&raw[0])).Family
+	// The family in host order, read from the bytes themselves: viewing a
+	// 4-byte slice as a 16-byte RawSockaddr is an invalid conversion
+	// (checkptr: "straddles multiple allocations"; FuzzSockaddrPort).
+	fam := binary.NativeEndian.Uint16(raw)
 	if fam != unix.AF_INET && fam != unix.AF_INET6 {
 		return -1
 	}

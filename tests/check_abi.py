@@ -49,8 +49,6 @@ OMIT = {
         "ll_timer_when": "asyncio's TimerHandle.when() is kept in Python",
         "ll_loop_get_debug": "get_debug()/set_debug() are asyncio's, kept in Python",
         "ll_loop_set_slow_callback_duration": "slow callbacks are Python callbacks, timed by asyncio's debug mode",
-        "ll_loop_set_exception_handler": "errors reach Python as return codes and Python exceptions go "
-                                         "to asyncio's call_exception_handler",
         # Futures and tasks: asyncio.Future objects live in Python; the task
         # machine (task_machine.py) declares exactly the calls it makes.
         "ll_future_done": "task_machine reads ll_future_state",

@@ -59,7 +59,9 @@ typedef struct ll_process_options {
  * @return 0; -ENOENT, -EACCES, -ENOTDIR for a program (or cwd) that cannot
  *         be run — an error here, never a child that exits 127; LL_EINVAL
  *         (NULL opts/file/argv/out, empty argv, a bad stdio value, unknown
- *         flags); LL_EBADHANDLE; LL_ECLOSED.
+ *         flags); -EBADF (a stdio fd that is not open: nothing was made);
+ *         LL_EBADHANDLE; LL_ECLOSED; LL_ENOMEM (no id left for the
+ *         process or a pipe: no child was started).
  */
 int ll_spawn(ll_loop loop, const ll_process_options *opts, ll_protocol_fn fn, void *arg, ll_process *out);
 

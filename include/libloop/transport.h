@@ -159,7 +159,8 @@ int ll_unix_listen(ll_loop loop, const char *path, int backlog, ll_protocol_fn f
  * LL_CONNECTION_MADE comes in a later callback.
  * @return 0, -EBADF (closed fd), -EPERM (a regular file: it cannot be
  *         polled), -EBUSY (the fd is watched by ll_add_reader/writer or
- *         another transport), LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED.
+ *         another transport), LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED,
+ *         LL_ENOMEM (no id left: fd stays open and the host's).
  */
 int ll_transport_open(ll_loop loop, int fd, int kind, ll_protocol_fn fn, void *arg, ll_transport *out);
 

@@ -169,6 +169,18 @@ ll_loop_new = _fn(LIB, "ll_loop_new", c_int, [POINTER(c_uint64)])
 ll_loop_close = _fn(LIB, "ll_loop_close", c_int, [c_uint64])
 
 
+class ErrorContext(ctypes.Structure):
+    """ll_error_context: what the library reports to a loop's exception handler."""
+    _fields_ = [("message", c_char_p), ("code", c_int), ("future", c_uint64),
+                ("task", c_uint64), ("handle", c_uint64)]
+
+
+# ll_exception_handler
+EXCEPTION_HANDLER = CFUNCTYPE(None, c_uint64, POINTER(ErrorContext), c_void_p)
+ll_loop_set_exception_handler = _fn(LIB, "ll_loop_set_exception_handler", c_int,
+                                    [c_uint64, EXCEPTION_HANDLER, c_void_p])
+
+
 class LoopStats(ctypes.Structure):
     """struct ll_loop_stats (tests/c/test_abi_layout.c pins its layout)."""
     _fields_ = [(name, c_uint64) for name in (

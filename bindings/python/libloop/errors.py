@@ -6,8 +6,29 @@ functions (they only use _exception_handler and _current_handle), so the
 log text is exactly asyncio's.
 """
 
+import os
 import sys
 from asyncio import base_events, constants
+
+from . import _lib
+
+# The library's own reports name their cause with a code; asyncio's contexts
+# carry an exception instead, and a shorter message for accept failures.
+_ACCEPT_MSG = 'socket.accept() out of system resource'
+
+
+def _c_context(ctx):
+    """An asyncio context dict for an ll_error_context."""
+    msg = (ctx.message or b'').decode(errors='replace')
+    context = {'message': msg}
+    code = ctx.code
+    if -4096 < code < 0:
+        context['exception'] = OSError(-code, os.strerror(-code))
+    elif code:
+        context['exception'] = _lib.LibloopError(code, msg)
+    if msg.startswith(_ACCEPT_MSG):
+        context['message'] = _ACCEPT_MSG
+    return context
 
 
 class ErrorsMixin:
@@ -15,6 +36,20 @@ class ErrorsMixin:
 
     default_exception_handler = base_events.BaseEventLoop.default_exception_handler
     call_exception_handler = base_events.BaseEventLoop.call_exception_handler
+
+    def _init_c_errors(self):
+        """Route what the library reports (a server's accept failing with
+        EMFILE, ...) to call_exception_handler, as asyncio reports it,
+        instead of the C default handler's line on stderr."""
+        self._c_exc_handler = _lib.EXCEPTION_HANDLER(self._c_exception)
+        _lib.check(_lib.ll_loop_set_exception_handler(self._id, self._c_exc_handler, None),
+                   "ll_loop_set_exception_handler")
+
+    def _c_exception(self, loop_id, ctx, arg):
+        try:
+            self.call_exception_handler(_c_context(ctx.contents))
+        except BaseException as exc:  # never into C: raised from run_forever
+            self._stash(exc)
 
     def get_exception_handler(self):
         """The current exception handler, or None for the default."""

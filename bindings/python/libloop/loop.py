@@ -128,6 +128,7 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
         self._init_executor()
         self._init_network()
         self._init_cfutures()
+        self._init_c_errors()
         # One ctypes trampoline of each kind per loop, kept alive here.
         self._c_host = _lib.HOST_RUN(self._host_run)
         self._c_timer = _lib.CALLBACK(self._timer_fire)
