@@ -12,7 +12,10 @@
  * it has put back the default action of each signal the parent handles (a
  * Go handler must never run in it). An exec that fails reports its errno
  * through the shared arguments: ll__posix_spawn returns it, having reaped
- * the child. */
+ * the child. Where the child turns out not to share our memory (valgrind
+ * runs such a clone as a fork), the errno comes through a close-on-exec
+ * pipe instead: the first spawn of the process always has one and finds
+ * out which case holds (see report_mode). */
 #ifdef __linux__
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,14 +50,32 @@ struct spawn_args {
     const char *dir;
     int fd[3];
     int flags;
-    int err; /* the child's errno if it could not exec */
+    int err;     /* the child's errno if it could not exec */
+    int ran;     /* set by the child: it saw this memory, so it shares it */
+    int errpipe; /* the write end of the report pipe, or -1 */
 };
+
+/* How an exec failure reaches the parent: REPORT_UNKNOWN until the first
+ * spawn shows whether the child shares our memory (REPORT_SHARED: through
+ * spawn_args alone) or not (REPORT_PIPE: a pipe on every spawn). */
+enum { REPORT_UNKNOWN, REPORT_SHARED, REPORT_PIPE };
+static int report_mode;
+
+/* close_range(lo, hi), or close() one by one where the kernel lacks it. */
+static void close_fds(unsigned lo, unsigned hi) {
+    if (lo > hi || syscall(SYS_close_range, lo, hi, 0) == 0)
+        return;
+    long max = sysconf(_SC_OPEN_MAX);
+    for (long fd = lo; fd < max && fd <= (long)hi; fd++)
+        close((int)fd);
+}
 
 /* Kernel sigset for rt_sigprocmask: 64 signals. */
 typedef unsigned long long ksigset;
 
 static int child_main(void *p) {
     struct spawn_args *a = p;
+    a->ran = 1;
     /* Each signal the parent handles back at its default, and SIGPIPE and
      * SIGXFSZ too (Python's restore_signals); ignored ones stay ignored. */
     struct sigaction dfl;
@@ -81,17 +102,63 @@ static int child_main(void *p) {
         if (a->fd[i] == i ? fcntl(i, F_SETFD, 0) != 0 : dup2(a->fd[i], i) < 0)
             goto fail;
     }
-    if (syscall(SYS_close_range, 3, ~0U, 0) != 0) {
-        long max = sysconf(_SC_OPEN_MAX);
-        for (long fd = 3; fd < max; fd++)
-            close((int)fd);
+    if (a->errpipe < 0) {
+        close_fds(3, ~0U);
+    } else { /* the report pipe stays until exec closes it */
+        close_fds(3, (unsigned)a->errpipe - 1);
+        close_fds((unsigned)a->errpipe + 1, ~0U);
     }
     ksigset none = 0;
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
     execve(a->path, a->argv, a->envp);
 fail:
     a->err = errno;
+    if (a->errpipe >= 0) {
+        int e = a->err;
+        while (write(a->errpipe, &e, sizeof e) < 0 && errno == EINTR)
+            ;
+    }
     _exit(127);
+}
+
+/* A close-on-exec pipe whose ends are both above the child's stdio (so
+ * its dup2s cannot overwrite the write end); 0 or -1 with errno. */
+static int open_report_pipe(int *r, int *w) {
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        if (p[i] < 3) {
+            int moved = fcntl(p[i], F_DUPFD_CLOEXEC, 3);
+            int e = errno;
+            close(p[i]);
+            p[i] = moved;
+            errno = e;
+        }
+    }
+    if (p[0] < 0 || p[1] < 0) {
+        int e = errno;
+        if (p[0] >= 0)
+            close(p[0]);
+        if (p[1] >= 0)
+            close(p[1]);
+        errno = e;
+        return -1;
+    }
+    *r = p[0];
+    *w = p[1];
+    return 0;
+}
+
+/* Reads the child's errno from the report pipe: EOF (exec closed the
+ * write end) means it ran the program and leaves *err as it is. */
+static void read_report(int fd, int *err) {
+    int e;
+    ssize_t n;
+    while ((n = read(fd, &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    if (n == (ssize_t)sizeof e)
+        *err = e;
 }
 
 /* One stack per thread that spawns, kept: a vfork child is done with it
@@ -106,7 +173,11 @@ int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], co
             return -errno;
         tls_stack = s;
     }
-    struct spawn_args a = {path, argv, envp, dir, {fd0, fd1, fd2}, flags, 0};
+    struct spawn_args a = {path, argv, envp, dir, {fd0, fd1, fd2}, flags, 0, 0, -1};
+    int mode = __atomic_load_n(&report_mode, __ATOMIC_RELAXED);
+    int rpipe = -1;
+    if (mode != REPORT_SHARED && open_report_pipe(&rpipe, &a.errpipe) != 0)
+        return -errno;
     /* Every signal blocked (glibc's internal ones too, hence the raw call)
      * while the child shares this memory. */
     ksigset all = ~0ULL, old;
@@ -120,6 +191,15 @@ int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], co
     }
     int saved = errno;
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+    if (rpipe >= 0) {
+        close(a.errpipe);
+        if (pid >= 0) {
+            read_report(rpipe, &a.err);
+            if (mode == REPORT_UNKNOWN)
+                __atomic_store_n(&report_mode, a.ran ? REPORT_SHARED : REPORT_PIPE, __ATOMIC_RELAXED);
+        }
+        close(rpipe);
+    }
     if (pid < 0)
         return -saved;
     if (a.err != 0) { /* it never ran the program: reap it, say why */
