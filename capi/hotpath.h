@@ -16,6 +16,7 @@ typedef const void ll__cvoid;
 /* ll_tls_config_set_alpn's list: an array of constant string pointers. */
 typedef const char *const ll__cstr;
 typedef const ll_process_options ll__cprocess_options;
+typedef const ll_spawn_extra ll__cspawn_extra;
 
 typedef struct ll__call {
     uintptr_t fn;

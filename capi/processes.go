@@ -46,6 +46,12 @@ func cStrings(p **C.ll__cchar) ([]string, bool) {
 
 //export ll_spawn
 func ll_spawn(loop C.uint64_t, opts *C.ll__cprocess_options, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	return ll_spawn_ex(loop, opts, nil, fn, arg, out)
+}
+
+//export ll_spawn_ex
+func ll_spawn_ex(loop C.uint64_t, opts *C.ll__cprocess_options, extra *C.ll__cspawn_extra, fn C.ll_protocol_fn,
+	arg unsafe.Pointer, out *C.uint64_t) C.int {
 	s, rc := getLoop(loop)
 	if rc != 0 {
 		return rc
@@ -67,6 +73,13 @@ func ll_spawn(loop C.uint64_t, opts *C.ll__cprocess_options, fn C.ll_protocol_fn
 	}
 	for i := range o.Stdio {
 		o.Stdio[i] = int(opts.stdio[i])
+	}
+	if extra != nil {
+		x, ok := decodeSpawnExtra(extra)
+		if !ok {
+			return C.int(libloop.EINVAL)
+		}
+		o.Extra = x
 	}
 	// Ids and slots first (the process's and each pipe's): a spawn refused
 	// for want of them (LL_ENOMEM) has started no child.
@@ -119,23 +132,30 @@ type procRef struct {
 	released, delivered bool // the host released the id / the exit was delivered
 }
 
-// posixSpawn is the loops' Spawner (libloop.Loop.SetSpawner): posix_spawn
-// from C, whose child closes the other fds with one close_range and gets
-// SIGPIPE and SIGXFSZ back at their defaults.
-func posixSpawn(path string, argv, env []string, dir string, stdio [3]int, flags int) (int, int, error) {
-	cpath, cdir := C.CString(path), C.CString(dir)
+// posixSpawn is the loops' Spawner (libloop.Loop.SetSpawner): a vfork
+// clone on Linux (procspawn_linux.c), posix_spawn elsewhere, whose child
+// closes the other fds with one close_range and gets SIGPIPE and SIGXFSZ
+// back at their defaults.
+func posixSpawn(r *libloop.SpawnRequest) (int, int, error) {
+	cpath, cdir := C.CString(r.Path), C.CString(r.Dir)
 	defer C.free(unsafe.Pointer(cpath))
 	defer C.free(unsafe.Pointer(cdir))
-	cargv := cStringArray(argv)
-	defer freeStringArray(cargv, len(argv))
-	cenv := (**C.char)(unsafe.Pointer(C.ll__environ())) // env nil: the host's, as it is
-	if env != nil {
-		cenv = cStringArray(env)
-		defer freeStringArray(cenv, len(env))
+	cargv := cStringArray(r.Argv)
+	defer freeStringArray(cargv, len(r.Argv))
+	cenv := (**C.char)(unsafe.Pointer(C.ll__environ())) // Env nil: the host's, as it is
+	if r.Env != nil {
+		cenv = cStringArray(r.Env)
+		defer freeStringArray(cenv, len(r.Env))
+	}
+	x, free := cSpawnX(&r.SpawnExtra)
+	defer free()
+	flags := 0
+	if r.Session {
+		flags = 1
 	}
 	var pid, pidfd C.int
-	rc := C.ll__posix_spawn(cpath, cargv, cenv, cdir, C.int(stdio[0]), C.int(stdio[1]), C.int(stdio[2]),
-		C.int(flags), &pid, &pidfd)
+	rc := C.ll__posix_spawn(cpath, cargv, cenv, cdir, C.int(r.Stdio[0]), C.int(r.Stdio[1]), C.int(r.Stdio[2]),
+		C.int(flags), x, &pid, &pidfd)
 	if rc != 0 {
 		return -1, -1, syscall.Errno(-rc)
 	}

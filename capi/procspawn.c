@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Spawning for the C ABI where it is not Linux (procspawn_linux.c is):
- * posix_spawn (glibc: a CLONE_VFORK child straight
- * to exec), whose file actions close every fd but the child's stdio with
- * one close_range (posix_spawn_file_actions_addclosefrom_np) instead of one
- * close() per fd number, and a pidfd opened for the child afterwards. The
- * loop decides what to run and watches the exit; this file only starts. */
+ * posix_spawn, whose file actions close every fd but the child's stdio with
+ * one closefrom (posix_spawn_file_actions_addclosefrom_np) instead of one
+ * close() per fd number, and a pidfd opened for the child afterwards where
+ * there is one. The loop decides what to run and watches the exit; this
+ * file only starts.
+ *
+ * Of ll_spawn_ex's extras, posix_spawn has no step for a uid, gid, groups
+ * or umask, and cannot keep pass fds while closing the others: those are
+ * -ENOTSUP here. A process group (joined or new) and inherit_fds work, and
+ * pass fds together with inherit_fds (a dup2 onto itself clears
+ * close-on-exec). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -20,7 +26,9 @@
 
 #ifndef __linux__
 int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], const char *dir, int fd0, int fd1,
-                    int fd2, int flags, int *pid_out, int *pidfd_out) {
+                    int fd2, int flags, const struct ll__spawn_x *x, int *pid_out, int *pidfd_out) {
+    if (x->uid >= 0 || x->gid >= 0 || x->ngroups >= 0 || x->umask >= 0 || (x->nkeep > 0 && !x->inherit))
+        return -ENOTSUP;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     int src[3] = {fd0, fd1, fd2};
@@ -36,14 +44,16 @@ int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], co
      * stays open across exec even if the host marked it close-on-exec. */
     for (int i = 0; i < 3 && rc == 0; i++)
         rc = posix_spawn_file_actions_adddup2(&fa, src[i], i);
-    if (rc == 0)
+    for (int i = 0; i < x->nkeep && rc == 0; i++)
+        rc = posix_spawn_file_actions_adddup2(&fa, x->keep[i], x->keep[i]);
+    if (rc == 0 && !x->inherit)
         rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     if (rc == 0 && dir != NULL && dir[0] != 0)
         rc = posix_spawn_file_actions_addchdir_np(&fa, dir);
     short sflags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
     if (flags & 1)
         sflags |= POSIX_SPAWN_SETSID;
-    else if (flags & 2)
+    else if (x->pgid >= 0)
         sflags |= POSIX_SPAWN_SETPGROUP;
     if (rc == 0)
         rc = posix_spawnattr_setflags(&attr, sflags);
@@ -58,8 +68,8 @@ int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], co
         rc = posix_spawnattr_setsigmask(&attr, &none);
     if (rc == 0)
         rc = posix_spawnattr_setsigdefault(&attr, &dfl);
-    if (rc == 0 && (flags & 2) && !(flags & 1))
-        rc = posix_spawnattr_setpgroup(&attr, 0);
+    if (rc == 0 && x->pgid >= 0 && !(flags & 1))
+        rc = posix_spawnattr_setpgroup(&attr, x->pgid);
     pid_t pid = -1;
     if (rc == 0)
         rc = posix_spawn(&pid, path, &fa, &attr, argv, envp);

@@ -1,12 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: posix_spawn for ll_spawn (procspawn.c). Not installed. */
+/* Internal: starting a child for ll_spawn (procspawn_linux.c: a vfork
+ * clone; procspawn.c: posix_spawn elsewhere). Not installed. */
 #ifndef LIBLOOP_PROCSPAWN_H
 #define LIBLOOP_PROCSPAWN_H
 
-/* Start path with fds 0..2 from fd0..fd2 and no other fd; flags 1: new
- * session, 2: new process group. 0, or -errno (ENOENT, EACCES ... from the
- * exec itself). *pidfd_out is -1 where the kernel has no pidfd_open. */
+/* The extras of ll_spawn_ex, as the core normalized them. */
+struct ll__spawn_x {
+    const int *keep;         /* fds >= 3 kept open at their numbers: sorted, unique */
+    int nkeep;
+    int inherit;             /* close nothing: exec closes the close-on-exec fds */
+    int uid, gid;            /* -1: unchanged */
+    const unsigned *groups;  /* supplementary groups when ngroups >= 0 */
+    int ngroups;             /* -1: unchanged */
+    int umask;               /* -1: unchanged */
+    int pgid;                /* -1: none; 0: a new group; > 0: join it */
+};
+
+/* Start path with fds 0..2 from fd0..fd2 (no source below 3 but its own
+ * target), x's pass fds and no other fd; flags 1: new session. 0, or
+ * -errno (ENOENT, EACCES ... from the exec itself, EPERM from setuid ...,
+ * ENOTSUP for an extra this platform cannot do). *pidfd_out is -1 where
+ * the kernel has no pidfd. */
 int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], const char *dir, int fd0, int fd1,
-                    int fd2, int flags, int *pid_out, int *pidfd_out);
+                    int fd2, int flags, const struct ll__spawn_x *x, int *pid_out, int *pidfd_out);
 
 #endif

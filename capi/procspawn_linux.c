@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +51,7 @@ struct spawn_args {
     const char *dir;
     int fd[3];
     int flags;
+    const struct ll__spawn_x *x;
     int err;     /* the child's errno if it could not exec */
     int ran;     /* set by the child: it saw this memory, so it shares it */
     int errpipe; /* the write end of the report pipe, or -1 */
@@ -70,6 +72,41 @@ static void close_fds(unsigned lo, unsigned hi) {
         close((int)fd);
 }
 
+/* Closes every fd from 3 up but the kept ones (sorted) and the report
+ * pipe's write end: one close_range per gap. */
+static void close_others(const struct ll__spawn_x *x, int errpipe) {
+    unsigned lo = 3;
+    int i = 0;
+    for (;;) {
+        long next = -1; /* the next fd to keep, >= lo */
+        while (i < x->nkeep && (unsigned)x->keep[i] < lo)
+            i++;
+        if (i < x->nkeep)
+            next = x->keep[i];
+        if (errpipe >= 0 && (unsigned)errpipe >= lo && (next < 0 || errpipe < next))
+            next = errpipe;
+        if (next < 0) {
+            close_fds(lo, ~0U);
+            return;
+        }
+        close_fds(lo, (unsigned)next - 1);
+        lo = (unsigned)next + 1;
+    }
+}
+
+/* The process-wide credential calls of glibc (setuid, setgroups ...)
+ * signal every thread of the parent, whose memory this child shares:
+ * raw syscalls act on the child alone (as glibc's posix_spawn does). */
+static int set_ids(const struct ll__spawn_x *x) {
+    if (x->ngroups >= 0 && syscall(SYS_setgroups, (long)x->ngroups, x->groups) != 0)
+        return -1;
+    if (x->gid >= 0 && syscall(SYS_setresgid, (long)x->gid, (long)x->gid, (long)x->gid) != 0)
+        return -1;
+    if (x->uid >= 0 && syscall(SYS_setresuid, (long)x->uid, (long)x->uid, (long)x->uid) != 0)
+        return -1;
+    return 0;
+}
+
 /* Kernel sigset for rt_sigprocmask: 64 signals. */
 typedef unsigned long long ksigset;
 
@@ -88,26 +125,36 @@ static int child_main(void *p) {
         if (sig == SIGPIPE || sig == SIGXFSZ || (cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL))
             sigaction(sig, &dfl, NULL);
     }
+    /* Popen's order: cwd and umask as the parent, then the session or
+     * group, then groups, gid and uid (uid last: it may take away the
+     * right to change the others), then the fds. */
+    const struct ll__spawn_x *x = a->x;
+    if (a->dir != NULL && a->dir[0] != 0 && chdir(a->dir) != 0)
+        goto fail;
+    if (x->umask >= 0)
+        umask((mode_t)x->umask);
     if (a->flags & 1) {
         if (setsid() < 0)
             goto fail;
-    } else if ((a->flags & 2) && setpgid(0, 0) != 0) {
+    } else if (x->pgid >= 0 && setpgid(0, x->pgid) != 0) {
         goto fail;
     }
-    if (a->dir != NULL && a->dir[0] != 0 && chdir(a->dir) != 0)
+    if (set_ids(x) != 0)
         goto fail;
     for (int i = 0; i < 3; i++) {
         /* dup2 clears close-on-exec on the copy; an fd already in place
-         * gets it cleared by hand (the host may have set it). */
+         * gets it cleared by hand (the host may have set it). No source
+         * below 3 is another's target (the core moved those up). */
         if (a->fd[i] == i ? fcntl(i, F_SETFD, 0) != 0 : dup2(a->fd[i], i) < 0)
             goto fail;
     }
-    if (a->errpipe < 0) {
-        close_fds(3, ~0U);
-    } else { /* the report pipe stays until exec closes it */
-        close_fds(3, (unsigned)a->errpipe - 1);
-        close_fds((unsigned)a->errpipe + 1, ~0U);
+    for (int i = 0; i < x->nkeep; i++) {
+        if (fcntl(x->keep[i], F_SETFD, 0) != 0)
+            goto fail;
     }
+    /* The report pipe, if any, stays until exec closes it. */
+    if (!x->inherit)
+        close_others(x, a->errpipe);
     ksigset none = 0;
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
     execve(a->path, a->argv, a->envp);
@@ -166,14 +213,14 @@ static void read_report(int fd, int *err) {
 static __thread char *tls_stack;
 
 int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], const char *dir, int fd0, int fd1,
-                    int fd2, int flags, int *pid_out, int *pidfd_out) {
+                    int fd2, int flags, const struct ll__spawn_x *x, int *pid_out, int *pidfd_out) {
     if (tls_stack == NULL) {
         void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
         if (s == MAP_FAILED)
             return -errno;
         tls_stack = s;
     }
-    struct spawn_args a = {path, argv, envp, dir, {fd0, fd1, fd2}, flags, 0, 0, -1};
+    struct spawn_args a = {path, argv, envp, dir, {fd0, fd1, fd2}, flags, x, 0, 0, -1};
     int mode = __atomic_load_n(&report_mode, __ATOMIC_RELAXED);
     int rpipe = -1;
     if (mode != REPORT_SHARED && open_report_pipe(&rpipe, &a.errpipe) != 0)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,6 +33,7 @@ type ProcessOptions struct {
 	Dir   string   // "" inherits
 	Stdio [3]int
 	Flags int
+	Extra *SpawnExtra // pass fds, credentials, umask, group, pipe size; nil: none
 }
 
 // Process is a child started by Spawn. Its pipes are transports whose
@@ -61,9 +61,11 @@ type Process struct {
 
 // Spawn starts a child, vfork-style and straight to exec (no fork hazards
 // in a process with a Go runtime). The child gets its stdio and nothing
-// else: every other fd is closed in it (Python's close_fds=True). A program
-// that cannot run is an error here (ENOENT, EACCES, ENOTDIR), not a child
-// that exits 127.
+// else: every other fd is closed in it (Python's close_fds=True), unless
+// o.Extra passes fds or inherits them. A program that cannot run is an
+// error here (ENOENT, EACCES, ENOTDIR; EPERM from the extras' setuid ...),
+// not a child that exits 127. Bad extras are EINVAL, a pass fd that is not
+// open EBADF, an extra the platform cannot do ENOTSUP.
 func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
@@ -71,33 +73,37 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	if o == nil || o.File == "" || len(o.Argv) == 0 || o.Flags&^(ProcessNewSession|ProcessNewGroup) != 0 {
 		return nil, EINVAL
 	}
-	path, err := l.spawn.lookPath(o.File, o.Env)
+	// Flags and extras first: a pass fd's number must be checked before a
+	// pipe made below could take it.
+	req, err := spawnRequest(o)
 	if err != nil {
 		return nil, err
 	}
+	if req.Path, err = l.spawn.lookPath(o.File, o.Env); err != nil {
+		return nil, err
+	}
 	p := &Process{loop: l, pidfd: -1, proto: proto}
-	child, parent, err := l.spawn.stdioFDs(o.Stdio)
+	child, parent, err := l.spawn.stdioFDs(o.Stdio, req.PipeSize)
 	defer closeAll(child[:], o.Stdio)
 	if err != nil {
 		closeAll(parent[:], allPipes)
 		return nil, err
 	}
+	req.Stdio = child
+	moved, err := uncross(&req.Stdio)
+	for _, fd := range moved {
+		defer unix.Close(fd)
+	}
 	var pid int
-	if l.spawn.spawner != nil && !stdioCrossed(child) {
-		// env nil: the spawner passes the host's own environment on as
+	if err == nil && l.spawn.spawner != nil {
+		// Env nil: the spawner passes the host's own environment on as
 		// it is, with no copy.
-		pid, p.pidfd, err = l.spawn.spawner(path, o.Argv, o.Env, o.Dir, child, o.Flags)
-	} else {
-		env := o.Env
-		if env == nil {
-			env = l.spawn.environ()
+		pid, p.pidfd, err = l.spawn.spawner(req)
+	} else if err == nil {
+		if req.Env == nil {
+			req.Env = l.spawn.environ()
 		}
-		attr := &syscall.ProcAttr{Dir: o.Dir, Env: env, Files: childFiles(child), Sys: &syscall.SysProcAttr{
-			Setsid:  o.Flags&ProcessNewSession != 0,
-			Setpgid: o.Flags&ProcessNewGroup != 0 && o.Flags&ProcessNewSession == 0,
-		}}
-		setPidFD(attr.Sys, &p.pidfd)
-		pid, err = syscall.ForkExec(path, o.Argv, attr)
+		pid, err = forkExec(req, &p.pidfd)
 	}
 	if err != nil {
 		closeAll(parent[:], allPipes)
@@ -124,30 +130,18 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	return p, nil
 }
 
-// Spawner starts a program the way a host does it best (capi: posix_spawn,
-// whose child closes the other fds with one close_range and resets SIGPIPE
-// and SIGXFSZ). It gets the resolved path, the environment (nil: the
-// host's own, inherited), the child's fds 0..2 and the Process flags, and
-// returns the pid and a pidfd (-1 if none). The child must get stdio[i] as
-// fd i and no other fd. A program that cannot run is its error (execve's).
-type Spawner func(path string, argv, env []string, dir string, stdio [3]int, flags int) (pid, pidfd int, err error)
+// Spawner starts a program the way a host does it best (capi: a vfork
+// clone on Linux, whose child closes the other fds with one close_range and
+// resets SIGPIPE and SIGXFSZ). It gets the request (Env nil: the host's
+// own, inherited) and returns the pid and a pidfd (-1 if none). The child
+// must get Stdio[i] as fd i, the PassFDs, and no other fd unless
+// InheritFDs; what it cannot do is its error (ENOTSUP), and a program that
+// cannot run is its error too (execve's, setuid's ...), never a child that
+// exits 127.
+type Spawner func(r *SpawnRequest) (pid, pidfd int, err error)
 
 // SetSpawner makes Spawn start children with s (nil: Go's ForkExec).
 func (l *Loop) SetSpawner(s Spawner) { l.spawn.spawner = s }
-
-// stdioCrossed reports whether a child fd's source is another's target
-// (e.g. stdin from fd 1): a spawner that dup2s in order would clobber it,
-// so ForkExec, which reorders, starts those.
-func stdioCrossed(child [3]int) bool {
-	for i := range child {
-		for j := i + 1; j < 3; j++ {
-			if child[j] == i {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // lookPath finds file in the PATH of env (or the parent's), as execvp.
 // A path with a '/' is not checked here: the exec itself reports ENOENT,
@@ -193,8 +187,9 @@ func checkExecutable(path string) error {
 	return unix.Access(path, unix.X_OK)
 }
 
-// stdioFDs makes the child's fds 0..2 and the parent's pipe ends.
-func (st *spawnState) stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
+// stdioFDs makes the child's fds 0..2 and the parent's pipe ends, each
+// pipe sized pipeSize when that is not 0.
+func (st *spawnState) stdioFDs(stdio [3]int, pipeSize int) (child, parent [3]int, err error) {
 	parent = [3]int{-1, -1, -1}
 	child = [3]int{-1, -1, -1}
 	// The host's fds first, before any pipe is made: a closed one is
@@ -228,6 +223,9 @@ func (st *spawnState) stdioFDs(stdio [3]int) (child, parent [3]int, err error) {
 				// never block the loop (the child's end stays blocking,
 				// as programs expect; the two ends are separate files).
 				err = unix.SetNonblock(parent[i], true)
+				if err == nil && pipeSize > 0 {
+					err = setPipeSize(parent[i], pipeSize)
+				}
 			}
 		case s == StdioStdout && i == 2:
 			child[i] = child[1]

@@ -13,11 +13,16 @@ import (
 // setPidFD: no pidfd on the BSDs.
 func setPidFD(sys *syscall.SysProcAttr, fd *int) {}
 
-// childFiles lists the child's stdio. The BSD ForkExec cannot close the
-// parent's other fds; fds the host opened without CLOEXEC are inherited.
-func childFiles(stdio [3]int) []uintptr {
-	return []uintptr{uintptr(stdio[0]), uintptr(stdio[1]), uintptr(stdio[2])}
-}
+// canSetPipeSize: the BSDs have no F_SETPIPE_SZ; SpawnExtra.PipeSize is
+// ENOTSUP there.
+const canSetPipeSize = false
+
+func setPipeSize(fd, size int) error { return unix.ENOTSUP }
+
+// closeUpTo: none. The BSD ForkExec cannot close the parent's other fds
+// cheaply; fds the host opened without CLOEXEC are inherited (as with
+// SpawnExtra.InheritFDs).
+func closeUpTo() int { return -1 }
 
 // watchExit has kqueue report the exit (EVFILT_PROC); a goroutine waits
 // only if that fails.

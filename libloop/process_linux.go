@@ -13,20 +13,18 @@ import (
 // setPidFD asks ForkExec for a pidfd (Linux 5.3+; -1 where unsupported).
 func setPidFD(sys *syscall.SysProcAttr, fd *int) { sys.PidFD = fd }
 
-// childFiles lists the child's fds for ForkExec: its stdio, then -1 for
-// every other fd open in the parent, which ForkExec closes in the child.
-// So nothing the host opened without CLOEXEC leaks into the child.
-func childFiles(stdio [3]int) []uintptr {
-	maxfd := max(2, highestOpenFD())
-	files := make([]uintptr, maxfd+1)
-	for i := range files {
-		files[i] = ^uintptr(0)
-	}
-	for i, fd := range stdio {
-		files[i] = uintptr(fd)
-	}
-	return files
+// canSetPipeSize: F_SETPIPE_SZ exists (SpawnExtra.PipeSize).
+const canSetPipeSize = true
+
+func setPipeSize(fd, size int) error {
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, size)
+	return err
 }
+
+// closeUpTo is the highest fd ForkExec closes in the child (childFiles):
+// every fd open in the parent, so nothing the host opened without CLOEXEC
+// leaks into it.
+func closeUpTo() int { return highestOpenFD() }
 
 // highestOpenFD lists /proc/self/fd with getdents64 into a stack buffer
 // (no allocation, no sorting: os.ReadDir did both on every spawn); -1 if

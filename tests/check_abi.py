@@ -180,6 +180,8 @@ def read_headers():
     for path in paths:
         text = strip_c_comments(open(path).read())
         for m in re.finditer(r"^\s*#\s*define\s+(LL_[A-Z0-9_]+)[ \t]+([^\n]+)", text, re.M):
+            if m.group(2).lstrip().startswith("{"):
+                continue  # a struct initializer (LL_SPAWN_EXTRA_INIT): each binding fills its struct
             consts[m.group(1)] = c_eval(m.group(2), consts)
         for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", text):
             value = -1

@@ -65,6 +65,57 @@ typedef struct ll_process_options {
  */
 int ll_spawn(ll_loop loop, const ll_process_options *opts, ll_protocol_fn fn, void *arg, ll_process *out);
 
+/**
+ * What Python's Popen offers beyond ll_process_options (pass_fds,
+ * close_fds=False, user, group, extra_groups, umask, process_group,
+ * pipesize), for ll_spawn_ex. Set size to sizeof(ll_spawn_extra): the
+ * struct may grow at its end, and the library reads only the fields the
+ * caller's size covers (a larger size from a newer header is accepted if
+ * the fields this library does not know are all zero).
+ * Start from LL_SPAWN_EXTRA_INIT: 0 is a valid uid, gid and umask.
+ */
+typedef struct ll_spawn_extra {
+    size_t size;                 /**< sizeof(ll_spawn_extra) */
+    const int *pass_fds;         /**< fds the child keeps at the same numbers, close-on-exec cleared (0..2: its stdio already, no change) */
+    int n_pass_fds;              /**< entries in pass_fds (0: none) */
+    int inherit_fds;             /**< nonzero: every fd without FD_CLOEXEC stays open in the child (Popen's close_fds=False) */
+    int uid;                     /**< setresuid(uid) in the child; -1 = unchanged */
+    int gid;                     /**< setresgid(gid) in the child; -1 = unchanged */
+    const unsigned int *groups;  /**< supplementary groups (setgroups) */
+    int n_groups;                /**< entries in groups; 0 drops them all; -1 = unchanged */
+    int umask;                   /**< the child's umask, 0..0777; -1 = unchanged */
+    int pgid;                    /**< -1 = none (opts->flags decide); 0 = the child leads a new group; > 0 = it joins group pgid */
+    int pipe_size;               /**< F_SETPIPE_SZ for each LL_STDIO_PIPE (Linux); 0 = the system's default */
+} ll_spawn_extra;
+
+/** An ll_spawn_extra that asks for nothing (ll_spawn_ex then does what ll_spawn does). */
+#define LL_SPAWN_EXTRA_INIT {sizeof(ll_spawn_extra), NULL, 0, 0, -1, -1, NULL, -1, -1, -1, 0}
+
+/**
+ * ll_spawn with extras (asyncio's subprocess_exec with Popen's pass_fds,
+ * close_fds=False, user, group, extra_groups, umask, process_group,
+ * pipesize); extra NULL is ll_spawn. The child, before exec, in Popen's
+ * order: cwd, umask, the session or process group, setgroups, setresgid,
+ * setresuid (raw syscalls: the host's threads keep their ids), its stdio,
+ * the pass fds, then every other fd closed (unless inherit_fds). A step
+ * that fails is this call's error, and the child is reaped: never a child
+ * that exits 127.
+ * @return what ll_spawn returns, and LL_EINVAL (size too small or too
+ *         large, a negative n_pass_fds or pass fd, a NULL array with a
+ *         count, n_groups < -1, uid or gid < -1, umask outside -1..0777,
+ *         pgid < -1, pgid >= 0 with LL_PROCESS_NEW_SESSION, pgid > 0 with
+ *         LL_PROCESS_NEW_GROUP, pipe_size < 0); -EBADF (a pass fd that is
+ *         not open: nothing was started); -EPERM (setresuid, setresgid,
+ *         setgroups or setpgid refused: not root, or no such group in the
+ *         session); -EINVAL (F_SETPIPE_SZ refused the size; -EPERM above
+ *         the limit for a non-root host); -ENOTSUP where the platform
+ *         cannot do an extra: pipe_size outside Linux, and where posix_spawn
+ *         starts children (not Linux) uid, gid, groups, umask, and pass
+ *         fds without inherit_fds.
+ */
+int ll_spawn_ex(ll_loop loop, const ll_process_options *opts, const ll_spawn_extra *extra, ll_protocol_fn fn,
+                void *arg, ll_process *out);
+
 /** The child's pid in *pid. @return 0, LL_EINVAL (NULL pid), LL_EBADHANDLE. */
 int ll_process_pid(ll_process p, int *pid);
 

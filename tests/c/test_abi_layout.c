@@ -31,6 +31,26 @@ static void process_options_layout(void) {
     CHECK_EQ_INT(sizeof(ll_process_options), 48);
 }
 
+static void spawn_extra_layout(void) {
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, size), 0);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, pass_fds), 8);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, n_pass_fds), 16);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, inherit_fds), 20);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, uid), 24);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, gid), 28);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, groups), 32);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, n_groups), 40);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, umask), 44);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, pgid), 48);
+    CHECK_EQ_INT(offsetof(ll_spawn_extra, pipe_size), 52);
+    CHECK_EQ_INT(sizeof(ll_spawn_extra), 56);
+    /* LL_SPAWN_EXTRA_INIT asks for nothing. */
+    ll_spawn_extra x = LL_SPAWN_EXTRA_INIT;
+    CHECK_EQ_INT((int)x.size, 56);
+    CHECK(x.pass_fds == NULL && x.n_pass_fds == 0 && x.inherit_fds == 0 && x.groups == NULL);
+    CHECK(x.uid == -1 && x.gid == -1 && x.n_groups == -1 && x.umask == -1 && x.pgid == -1 && x.pipe_size == 0);
+}
+
 static void loop_stats_layout(void) {
     CHECK_EQ_INT(offsetof(struct ll_loop_stats, size), 0);
     CHECK_EQ_INT(offsetof(struct ll_loop_stats, iterations), 8);
@@ -49,6 +69,7 @@ static void loop_stats_layout(void) {
 int main(void) {
     RUN_TEST(event_layout);
     RUN_TEST(process_options_layout);
+    RUN_TEST(spawn_extra_layout);
     RUN_TEST(loop_stats_layout);
     return CHECK_REPORT();
 }

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+
+package main
+
+/*
+#include <stdlib.h>
+#include <string.h>
+#include "hotpath.h"
+#include "procspawn.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// maxExtraSize bounds the size a caller may claim for its ll_spawn_extra
+// (a newer header's, larger): the tail beyond ours is read to check it
+// is zero, so an absurd size is refused rather than read.
+const maxExtraSize = 4096
+
+// decodeSpawnExtra copies an ll_spawn_extra into the core's SpawnExtra;
+// false for a malformed one (size, counts, NULL arrays). Values are the
+// core's to check (Loop.Spawn: EINVAL, EBADF).
+func decodeSpawnExtra(e *C.ll__cspawn_extra) (*libloop.SpawnExtra, bool) {
+	size := uintptr(e.size)
+	ours := unsafe.Sizeof(*e)
+	if size < ours || size > maxExtraSize {
+		return nil, false
+	}
+	for _, b := range unsafe.Slice((*byte)(unsafe.Pointer(e)), size)[ours:] {
+		if b != 0 {
+			return nil, false // a field this library does not know, set
+		}
+	}
+	x := libloop.NoExtra()
+	x.InheritFDs = e.inherit_fds != 0
+	x.UID, x.GID, x.Umask, x.Pgid, x.PipeSize = int(e.uid), int(e.gid), int(e.umask), int(e.pgid), int(e.pipe_size)
+	n := int(e.n_pass_fds)
+	if n < 0 || n > 1<<20 || (n > 0 && e.pass_fds == nil) {
+		return nil, false
+	}
+	if n > 0 {
+		for _, fd := range unsafe.Slice((*C.int)(unsafe.Pointer(e.pass_fds)), n) {
+			x.PassFDs = append(x.PassFDs, int(fd))
+		}
+	}
+	g := int(e.n_groups)
+	if g < -1 || g > 65536 || (g > 0 && e.groups == nil) {
+		return nil, false
+	}
+	if g >= 0 {
+		x.SetGroups = true
+		x.Groups = make([]uint32, g)
+		for i, v := range unsafe.Slice((*C.uint)(unsafe.Pointer(e.groups)), g) {
+			x.Groups[i] = uint32(v)
+		}
+	}
+	return &x, true
+}
+
+// cSpawnX lays the core's normalized extras out for ll__posix_spawn, in C
+// memory (the child reads it); free releases it.
+func cSpawnX(x *libloop.SpawnExtra) (*C.struct_ll__spawn_x, func()) {
+	c := (*C.struct_ll__spawn_x)(C.calloc(1, C.size_t(unsafe.Sizeof(C.struct_ll__spawn_x{}))))
+	c.inherit = 0
+	if x.InheritFDs {
+		c.inherit = 1
+	}
+	c.uid, c.gid, c.umask, c.pgid, c.ngroups = C.int(x.UID), C.int(x.GID), C.int(x.Umask), C.int(x.Pgid), -1
+	if len(x.PassFDs) > 0 {
+		keep := (*C.int)(C.malloc(C.size_t(len(x.PassFDs)) * C.size_t(unsafe.Sizeof(C.int(0)))))
+		for i, fd := range x.PassFDs {
+			unsafe.Slice(keep, len(x.PassFDs))[i] = C.int(fd)
+		}
+		c.keep, c.nkeep = keep, C.int(len(x.PassFDs))
+	}
+	if x.SetGroups {
+		c.ngroups = C.int(len(x.Groups))
+		if len(x.Groups) > 0 {
+			groups := (*C.uint)(C.malloc(C.size_t(len(x.Groups)) * C.size_t(unsafe.Sizeof(C.uint(0)))))
+			for i, g := range x.Groups {
+				unsafe.Slice(groups, len(x.Groups))[i] = C.uint(g)
+			}
+			c.groups = groups
+		}
+	}
+	return c, func() {
+		C.free(unsafe.Pointer(c.keep))
+		C.free(unsafe.Pointer(c.groups))
+		C.free(unsafe.Pointer(c))
+	}
+}
