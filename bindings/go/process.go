@@ -20,18 +20,19 @@ import (
 // RawProcess holds the ll_ functions of process.h (and the two transport
 // calls a child's stdin needs), bound on first use by Lib.RawProcess.
 type RawProcess struct {
-	Spawn          func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32 // ll_spawn
-	Pid            func(p uint64, pid unsafe.Pointer) int32                                          // ll_process_pid
-	Pipe           func(p uint64, childFD int32, out unsafe.Pointer) int32                           // ll_process_pipe
-	SendSignal     func(p uint64, sig int32) int32                                                   // ll_process_send_signal
-	Terminate      func(p uint64) int32                                                              // ll_process_terminate
-	Kill           func(p uint64) int32                                                              // ll_process_kill
-	ReturnCode     func(p uint64, out unsafe.Pointer) int32                                          // ll_process_returncode
-	Wait           func(p uint64, out unsafe.Pointer) int32                                          // ll_process_wait
-	AddSignal      func(loop uint64, sig int32, cb, arg uintptr) int32                               // ll_add_signal_handler
-	RemoveSignal   func(loop uint64, sig int32) int32                                                // ll_remove_signal_handler
-	TransportWrite func(t uint64, data unsafe.Pointer, n uintptr) int32                              // ll_transport_write
-	TransportClose func(t uint64) int32                                                              // ll_transport_close
+	Spawn          func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32        // ll_spawn
+	SpawnEx        func(loop uint64, opts, extra unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32 // ll_spawn_ex
+	Pid            func(p uint64, pid unsafe.Pointer) int32                                                 // ll_process_pid
+	Pipe           func(p uint64, childFD int32, out unsafe.Pointer) int32                                  // ll_process_pipe
+	SendSignal     func(p uint64, sig int32) int32                                                          // ll_process_send_signal
+	Terminate      func(p uint64) int32                                                                     // ll_process_terminate
+	Kill           func(p uint64) int32                                                                     // ll_process_kill
+	ReturnCode     func(p uint64, out unsafe.Pointer) int32                                                 // ll_process_returncode
+	Wait           func(p uint64, out unsafe.Pointer) int32                                                 // ll_process_wait
+	AddSignal      func(loop uint64, sig int32, cb, arg uintptr) int32                                      // ll_add_signal_handler
+	RemoveSignal   func(loop uint64, sig int32) int32                                                       // ll_remove_signal_handler
+	TransportWrite func(t uint64, data unsafe.Pointer, n uintptr) int32                                     // ll_transport_write
+	TransportClose func(t uint64) int32                                                                     // ll_transport_close
 }
 
 var rawProc struct {
@@ -54,7 +55,7 @@ func (lib *Lib) RawProcess() (*RawProcess, error) {
 			name string
 			fptr any
 		}{
-			{"ll_spawn", &r.Spawn}, {"ll_process_pid", &r.Pid}, {"ll_process_pipe", &r.Pipe},
+			{"ll_spawn", &r.Spawn}, {"ll_spawn_ex", &r.SpawnEx}, {"ll_process_pid", &r.Pid}, {"ll_process_pipe", &r.Pipe},
 			{"ll_process_send_signal", &r.SendSignal}, {"ll_process_terminate", &r.Terminate},
 			{"ll_process_kill", &r.Kill}, {"ll_process_returncode", &r.ReturnCode},
 			{"ll_process_wait", &r.Wait}, {"ll_add_signal_handler", &r.AddSignal},
@@ -96,7 +97,8 @@ type ProcessOptions struct {
 	Env                   []string // "NAME=value"; nil inherits the host's environment
 	Dir                   string   // "" inherits the working directory
 	Stdin, Stdout, Stderr int
-	Flags                 int // NewSession, NewGroup
+	Flags                 int         // NewSession, NewGroup
+	Extra                 *SpawnExtra // pass fds, credentials, umask, group, pipe size (ll_spawn_ex); nil: none
 }
 
 // The kinds of ProcessEvent (LL_* of transport.h).
@@ -295,12 +297,17 @@ func (l *Loop) Spawn(o ProcessOptions, fn func(ev ProcessEvent) bool) (*Process,
 	if err != nil {
 		return nil, err
 	}
+	extra, freeExtra, err := cExtra(o.Extra)
+	defer freeExtra()
+	if err != nil {
+		return nil, err
+	}
 	procTable.mu.Lock()
 	procTable.next++
 	key := procTable.next
 	procTable.m[key] = &procEntry{fn: fn, loop: l.id}
 	procTable.mu.Unlock()
-	id, err := outCall(func(out unsafe.Pointer) int32 { return r.Spawn(l.id, opts, procProtocolPtr(), key, out) })
+	id, err := outCall(func(out unsafe.Pointer) int32 { return r.SpawnEx(l.id, opts, extra, procProtocolPtr(), key, out) })
 	if err != nil {
 		procTable.mu.Lock()
 		delete(procTable.m, key)

@@ -42,7 +42,7 @@ static void test_pass_fds(void) {
     int stray = open("/dev/null", O_RDONLY); /* no CLOEXEC: would leak */
     CHECK(stray > 2);
     char script[256];
-    snprintf(script, sizeof script, "cat <&%d; [ -e /proc/$$/fd/%d ] && echo stray open; echo done", p[0], stray);
+    snprintf(script, sizeof script, "cat /dev/fd/%d; [ -e /proc/$$/fd/%d ] && echo stray open; echo done", p[0], stray);
     const char *const argv[] = {"/bin/sh", "-c", script, NULL};
     int fds[2] = {p[0], p[0]}; /* listed twice: once is enough */
     ll_spawn_extra x = LL_SPAWN_EXTRA_INIT;
