@@ -11,7 +11,7 @@ import ctypes
 import struct
 import sys
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int64,
-                    c_size_t, c_uint32, c_uint64, c_void_p)
+                    c_size_t, c_uint, c_uint32, c_uint64, c_void_p)
 
 from ._lib import LIB, PYLIB, _fn
 
@@ -62,6 +62,28 @@ class ProcessOptions(Structure):
     ]
 
 
+class SpawnExtra(Structure):
+    """struct ll_spawn_extra (ll_spawn_ex): Popen's pass_fds, close_fds,
+    user, group, extra_groups, umask, process_group and pipesize."""
+    _fields_ = [
+        ("size", c_size_t),
+        ("pass_fds", POINTER(c_int)),
+        ("n_pass_fds", c_int),
+        ("inherit_fds", c_int),
+        ("uid", c_int),
+        ("gid", c_int),
+        ("groups", POINTER(c_uint)),
+        ("n_groups", c_int),
+        ("umask", c_int),
+        ("pgid", c_int),
+        ("pipe_size", c_int),
+    ]
+
+    def __init__(self):
+        # LL_SPAWN_EXTRA_INIT: nothing asked (0 is a uid, a gid, a umask).
+        super().__init__(ctypes.sizeof(SpawnExtra), None, 0, 0, -1, -1, None, -1, -1, -1, 0)
+
+
 # The batch sink gets the events' address (an int): NetworkMixin._on_events
 # reads them with event_head, or as Event.from_address for the rare kinds.
 EVENT_BATCH = CFUNCTYPE(None, c_uint64, c_void_p, c_size_t, c_void_p)
@@ -106,6 +128,8 @@ ll_transport_sendto = _fn(_P, "ll_transport_sendto", c_int, [c_uint64, c_char_p,
 ll_server_open = _fn(_P, "ll_server_open", c_int, [c_uint64, c_int, c_void_p, c_void_p, _u64p])
 ll_server_close = _fn(_P, "ll_server_close", c_int, [c_uint64])
 ll_spawn = _fn(LIB, "ll_spawn", c_int, [c_uint64, POINTER(ProcessOptions), c_void_p, c_void_p, _u64p])
+ll_spawn_ex = _fn(LIB, "ll_spawn_ex", c_int,
+                  [c_uint64, POINTER(ProcessOptions), POINTER(SpawnExtra), c_void_p, c_void_p, _u64p])
 ll_process_pid = _fn(_P, "ll_process_pid", c_int, [c_uint64, POINTER(c_int)])
 ll_process_pipe = _fn(_P, "ll_process_pipe", c_int, [c_uint64, c_int, _u64p])
 ll_process_send_signal = _fn(_P, "ll_process_send_signal", c_int, [c_uint64, c_int])

@@ -30,15 +30,10 @@ from . import _lib
 from . import _netlib as _net
 from ._lib import check
 from .pipes import ReadPipeTransport, WritePipeTransport
+from .spawn_extra import spawn_extra
 
 # 3.12+ wakes wait() at the exit, even while a grandchild holds the pipes.
 _WAIT_AT_EXIT = sys.version_info >= (3, 12)
-
-# Popen keywords ll_spawn cannot honour, and the value that means "not used".
-_UNSUPPORTED = {'pass_fds': (), 'preexec_fn': None, 'user': None, 'group': None,
-                'extra_groups': None, 'umask': -1,
-                'startupinfo': None, 'creationflags': 0, 'pipesize': -1}
-
 
 class _PipeProto(protocols.Protocol):
     """The protocol of one of the child's pipes: forwards to the process."""
@@ -281,30 +276,21 @@ def _env_list(env):
 
 
 def spawn_options(args, shell, stdin, stdout, stderr, kwargs):
-    """A ProcessOptions for ll_spawn (and the objects it points to, to keep
-    alive), from Popen's arguments; ValueError for what ll_spawn cannot do."""
+    """A ProcessOptions and an ll_spawn_extra (None if nothing extra) for
+    ll_spawn_ex, and the objects they point to (to keep alive), from
+    Popen's arguments; ValueError for what ll_spawn_ex cannot do."""
     executable = kwargs.pop('executable', None)
     cwd = kwargs.pop('cwd', None)
     env = kwargs.pop('env', None)
     flags = 0
     if kwargs.pop('start_new_session', False):
         flags |= _net.PROCESS_NEW_SESSION
-    group = kwargs.pop('process_group', None)
     kwargs.pop('restore_signals', None)   # ll_spawn always restores SIGPIPE and SIGXFSZ
-    # close_fds=False is accepted (asyncio's callers pass it for speed), but
-    # ll_spawn closes every fd but stdio in the child whatever it says: fds
-    # made inheritable on purpose are not inherited (pass_fds is refused).
-    kwargs.pop('close_fds', None)
-    if group is not None:
-        if group != 0:
-            raise ValueError('libloop: process_group must be None or 0 (ll_spawn '
-                             'can only make the child lead a new group)')
-        flags |= _net.PROCESS_NEW_GROUP
-    for name, unused in _UNSUPPORTED.items():
-        value = kwargs.pop(name, unused)
-        if value != unused and not (name == 'pass_fds' and not value):
-            raise ValueError(f'libloop: {name}={value!r} is not supported by '
-                             f'll_spawn; use asyncio\'s default event loop for this')
+    extra, extra_keep = spawn_extra(kwargs)
+    if extra is not None and flags and extra.pgid >= 0:
+        # Popen's child calls setsid() then setpgid(): a session leader
+        # cannot change its group.
+        raise PermissionError(errno.EPERM, os.strerror(errno.EPERM))
     if kwargs:
         raise TypeError(f'subprocess_exec() got an unexpected keyword argument '
                         f'{next(iter(kwargs))!r}')
@@ -331,8 +317,8 @@ def spawn_options(args, shell, stdin, stdout, stderr, kwargs):
     opts.stdio[1] = _stdio(stdout, 1)
     opts.stdio[2] = _stdio(stderr, 2)
     opts.flags = flags
-    keep = (argv_arr, env_arr, file)
-    return opts, keep, cwd
+    keep = (argv_arr, env_arr, file, extra_keep)
+    return opts, extra, keep, cwd
 
 
 class SubprocessMixin:
@@ -346,12 +332,15 @@ class SubprocessMixin:
                                          bufsize, extra=None, **kwargs):
         self._check_closed()
         program = args if shell or isinstance(args, (str, bytes, os.PathLike)) else args[0]
-        opts, keep, cwd = spawn_options(args, shell, stdin, stdout, stderr, kwargs)
+        opts, extra, keep, cwd = spawn_options(args, shell, stdin, stdout, stderr, kwargs)
         out = _net.u64()
-        rc = _net.ll_spawn(self._id, byref(opts), None, None, out)
+        rc = _net.ll_spawn_ex(self._id, byref(opts), extra, None, None, out)
         del keep
         if -10000 < rc < 0:
             err = -rc
+            if extra is not None and err in (errno.EPERM, errno.EBADF):
+                # setresuid, setpgid, a pass fd: as Popen, no file name
+                raise OSError(err, os.strerror(err))
             name = program
             if cwd is not None and not os.path.isdir(cwd):
                 name = cwd

@@ -2,6 +2,7 @@
 """Subprocesses: asyncio.subprocess streams, protocols, signals, reaping."""
 
 import asyncio
+import errno
 import os
 import signal
 import subprocess
@@ -149,14 +150,119 @@ class SubprocessTests(LoopCase):
         self.run_coro(main())
 
 
+def _is_open(fd):
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+class PopenExtrasTests(LoopCase):
+    """Popen's pass_fds, close_fds, user, group, extra_groups, umask,
+    process_group and pipesize, as asyncio's own loop passes them on."""
+
+    def run_py(self, code, **kwargs):
+        async def main():
+            p = await asyncio.create_subprocess_exec(sys.executable, '-c', code, stdout=PIPE, **kwargs)
+            out, _ = await p.communicate()
+            self.assertEqual(p.returncode, 0)
+            return out.decode()
+        return self.run_coro(main())
+
+    def test_pass_fds_reads_a_pipe(self):
+        r, w = os.pipe()   # not inheritable, as Python makes every fd
+        self.addCleanup(os.close, r)
+        os.write(w, b'through pass_fds')
+        os.close(w)
+        out = self.run_py(f'import os; print(os.read({r}, 100).decode())', pass_fds=(r,))
+        self.assertEqual(out, 'through pass_fds\n')
+        self.assertFalse(os.get_inheritable(r))   # the parent's fd is as it was
+
+    def test_close_fds_false_inherits_inheritable_fds(self):
+        fds = os.pipe()
+        for fd in fds:
+            self.addCleanup(os.close, fd)
+        os.set_inheritable(fds[0], True)
+        code = ('import os\n'
+                f'for fd in {fds!r}:\n'
+                '    try:\n'
+                '        os.fstat(fd); print("open")\n'
+                '    except OSError:\n'
+                '        print("closed")\n')
+        self.assertEqual(self.run_py(code, close_fds=False), 'open\nclosed\n')
+        self.assertEqual(self.run_py(code), 'closed\nclosed\n')
+
+    def test_umask(self):
+        self.assertEqual(self.run_py('import os; print(oct(os.umask(0)))', umask=0o027), '0o27\n')
+
+    def test_process_group_joins_a_group(self):
+        async def main():
+            leader = await asyncio.create_subprocess_exec('sleep', '30', process_group=0)
+            try:
+                self.assertEqual(os.getpgid(leader.pid), leader.pid)
+                p = await asyncio.create_subprocess_exec(
+                    sys.executable, '-c', 'import os; print(os.getpgid(0))', stdout=PIPE,
+                    process_group=leader.pid)
+                out, _ = await p.communicate()
+                self.assertEqual(int(out), leader.pid)
+            finally:
+                leader.kill()
+                await leader.wait()
+        self.run_coro(main())
+
+    @unittest.skipUnless(sys.platform.startswith('linux'), 'F_SETPIPE_SZ is Linux\'s')
+    def test_pipesize(self):
+        code = 'import fcntl; print(fcntl.fcntl(1, fcntl.F_GETPIPE_SZ))'
+        self.assertEqual(self.run_py(code, pipesize=256 * 1024), f'{256 * 1024}\n')
+
+    @unittest.skipUnless(os.geteuid() == 0, 'needs root')
+    def test_user_group_extra_groups_as_root(self):
+        async def main():
+            p = await asyncio.create_subprocess_shell(
+                'id -u; id -g; id -G', stdout=PIPE, user=65534, group=65534, extra_groups=[4242])
+            out, _ = await p.communicate()
+            self.assertEqual(out, b'65534\n65534\n65534 4242\n')
+        self.run_coro(main())
+
+    def test_user_by_name(self):
+        import pwd
+        me = pwd.getpwuid(os.geteuid()).pw_name
+        self.assertEqual(self.run_py('import os; print(os.getuid())', user=me), f'{os.geteuid()}\n')
+
+    @unittest.skipIf(os.geteuid() == 0, 'root may change its uid')
+    def test_user_refused_when_not_root(self):
+        async def main():
+            with self.assertRaises(PermissionError):
+                await asyncio.create_subprocess_exec('true', user=os.geteuid() + 1)
+        self.run_coro(main())
+
+    def test_bad_values(self):
+        async def main():
+            with self.assertRaisesRegex(ValueError, 'fds_to_keep'):
+                await asyncio.create_subprocess_exec('true', pass_fds=(-1,))
+            with self.assertRaisesRegex(ValueError, 'cannot be negative'):
+                await asyncio.create_subprocess_exec('true', user=-5)
+            with self.assertRaisesRegex(TypeError, 'extra_groups'):
+                await asyncio.create_subprocess_exec('true', extra_groups=[1.5])
+            with self.assertRaises(KeyError):
+                await asyncio.create_subprocess_exec('true', group='no-such-group-xyz')
+            closed = 1000   # high: a pipe made meanwhile cannot take its number
+            while _is_open(closed):
+                closed += 1
+            with self.assertRaises(OSError) as cm:
+                await asyncio.create_subprocess_exec('true', pass_fds=(closed,))
+            self.assertEqual(cm.exception.errno, errno.EBADF)
+        self.run_coro(main())
+
+
 class LibloopOnlySubprocessTests(LoopCase, LibloopLoop, unittest.TestCase):
     """What ll_spawn cannot do is refused clearly (asyncio's loop can)."""
 
-    def test_pass_fds_is_refused(self):
+    def test_preexec_fn_is_refused(self):
+        # It cannot run in a vfork child; every other Popen keyword can.
         async def main():
-            with self.assertRaisesRegex(ValueError, 'pass_fds.*not supported'):
-                await asyncio.create_subprocess_exec('true', pass_fds=(0,))
-            with self.assertRaisesRegex(ValueError, 'preexec_fn.*not supported'):
+            with self.assertRaisesRegex(ValueError, 'preexec_fn.*not supported.*vfork'):
                 await asyncio.create_subprocess_exec('true', preexec_fn=print)
         self.run_coro(main())
 
@@ -189,3 +295,4 @@ class LibloopOnlySubprocessTests(LoopCase, LibloopLoop, unittest.TestCase):
 
 
 twin(SubprocessTests, globals())
+twin(PopenExtrasTests, globals())
