@@ -110,8 +110,13 @@ class WritePipeTransport(_PipeTransport, transports.WriteTransport):
             return
         if type(data) is not bytes:
             data = bytes(data)
+        # As asyncio's pipe transport, pause_writing runs inside write()
+        # when the buffer goes over the high-water mark (rc 1): a drain()
+        # right after the write then waits, and sees a broken pipe.
         rc = _net.ll_transport_write(self._tid, data, len(data))
-        if rc < 0 and rc != _lib.LL_ECLOSED:
+        if rc == 1:
+            self._pause_writing_event()
+        elif rc < 0 and rc != _lib.LL_ECLOSED:
             check(rc, 'write')
 
     def can_write_eof(self):

@@ -42,10 +42,11 @@ class _PipeProto(protocols.Protocol):
         self.proc = proc
         self.fd = fd
         self.pipe = None
-        self.disconnected = False
+        self.connected = self.disconnected = False
 
     def connection_made(self, transport):
         self.pipe = transport
+        self.connected = True
         self.proc._pipe_connected()
 
     def data_received(self, data):
@@ -54,6 +55,13 @@ class _PipeProto(protocols.Protocol):
     def connection_lost(self, exc):
         self.disconnected = True
         proc, self.proc = self.proc, None
+        if not self.connected:
+            # Closed before it was ever made (the process transport closed
+            # at once, e.g. its creation cancelled): it counts as
+            # connected, or the process's events would stay pending and
+            # _wait() would never return.
+            self.connected = True
+            proc._pipe_connected()
         proc._call(proc._protocol.pipe_connection_lost, self.fd, exc)
         proc._try_finish()
 
