@@ -30,6 +30,7 @@ from . import _lib
 from . import _netlib as _net
 from ._lib import check
 from .pipes import ReadPipeTransport, WritePipeTransport
+from .popen_view import PopenView
 from .spawn_extra import spawn_extra
 
 # 3.12+ wakes wait() at the exit, even while a grandchild holds the pipes.
@@ -80,7 +81,7 @@ class SubprocessTransport(transports.SubprocessTransport):
     def _release_socket(self):
         """loop.close() treats every registered id alike: no socket here."""
 
-    def __init__(self, loop, pid_id, protocol, pipe_fds, waiter, extra=None):
+    def __init__(self, loop, pid_id, protocol, pipe_fds, waiter, extra=None, args=None):
         super().__init__(extra)
         self._loop = loop
         self._pid_id = pid_id
@@ -96,6 +97,7 @@ class SubprocessTransport(transports.SubprocessTransport):
         pid = c_int()
         check(_net.ll_process_pid(pid_id, byref(pid)), 'process pid')
         self._pid = pid.value
+        self._extra['subprocess'] = PopenView(self, args)
         loop._transports[pid_id] = self
         self._pipes = {}
         for fd in pipe_fds:
@@ -170,10 +172,13 @@ class SubprocessTransport(transports.SubprocessTransport):
         for proto in self._pipes.values():
             if proto.pipe is not None:
                 proto.pipe.close()
-        if self._returncode is None and self._pid_id is not None:
+        # As asyncio: kill through the Popen (view) unless the child has
+        # exited, even if the loop has not heard of it yet.
+        popen = self._extra.get('subprocess')
+        if self._returncode is None and self._pid_id is not None and popen.poll() is None:
             if self._loop.get_debug():
                 logger.warning('Close running child process: kill %r', self)
-            _net.ll_process_send_signal(self._pid_id, 9)   # ESRCH: already gone
+            popen.kill()
 
     async def _wait(self):
         """The return code, once the child has exited (asyncio's name:
@@ -340,13 +345,13 @@ class SubprocessMixin:
                                          bufsize, extra=None, **kwargs):
         self._check_closed()
         program = args if shell or isinstance(args, (str, bytes, os.PathLike)) else args[0]
-        opts, extra, keep, cwd = spawn_options(args, shell, stdin, stdout, stderr, kwargs)
+        opts, spawn_x, keep, cwd = spawn_options(args, shell, stdin, stdout, stderr, kwargs)
         out = _net.u64()
-        rc = _net.ll_spawn_ex(self._id, byref(opts), extra, None, None, out)
+        rc = _net.ll_spawn_ex(self._id, byref(opts), spawn_x, None, None, out)
         del keep
         if -10000 < rc < 0:
             err = -rc
-            if extra is not None and err in (errno.EPERM, errno.EBADF):
+            if spawn_x is not None and err in (errno.EPERM, errno.EBADF):
                 # setresuid, setpgid, a pass fd: as Popen, no file name
                 raise OSError(err, os.strerror(err))
             name = program
@@ -356,7 +361,7 @@ class SubprocessMixin:
         check(rc, 'spawn')
         pipe_fds = [fd for fd, v in enumerate((stdin, stdout, stderr)) if v == subprocess.PIPE]
         waiter = self.create_future()
-        transp = SubprocessTransport(self, out.value, protocol, pipe_fds, waiter, extra)
+        transp = SubprocessTransport(self, out.value, protocol, pipe_fds, waiter, extra, args)
         if self._debug:
             logger.debug('process %r created: pid %s', program, transp.get_pid())
         try:

@@ -141,6 +141,23 @@ class SubprocessTests(LoopCase):
             self.assertEqual(out, b'True\n')
         self.run_coro(main())
 
+    def test_extra_info_subprocess(self):
+        # get_extra_info('subprocess'): a Popen whose poll/wait look at
+        # the child, and whose kill close() uses.
+        async def main():
+            t, p = await self.loop.subprocess_exec(
+                lambda: Proto(self.loop), 'sleep', '30', stdin=None, stdout=None, stderr=None)
+            popen = t.get_extra_info('subprocess')
+            self.assertEqual(popen.pid, t.get_pid())
+            self.assertIsNone(popen.poll())
+            with self.assertRaises(subprocess.TimeoutExpired):
+                popen.wait(0.01)
+            t.close()
+            await p.done
+            self.assertEqual(t.get_returncode(), -signal.SIGKILL)
+            self.assertEqual(popen.poll(), -signal.SIGKILL)
+        self.run_coro(main())
+
     def test_asyncio_checks(self):
         async def main():
             with self.assertRaisesRegex(ValueError, 'bufsize must be 0'):
@@ -264,6 +281,22 @@ class LibloopOnlySubprocessTests(LoopCase, LibloopLoop, unittest.TestCase):
         async def main():
             with self.assertRaisesRegex(ValueError, 'preexec_fn.*not supported.*vfork'):
                 await asyncio.create_subprocess_exec('true', preexec_fn=print)
+        self.run_coro(main())
+
+    def test_popen_view_looks_without_reaping(self):
+        # wait() reads the status and leaves the zombie to the loop, which
+        # still reaps it and reports the same code.
+        async def main():
+            t, p = await self.loop.subprocess_exec(
+                lambda: Proto(self.loop), 'sleep', '30', stdin=None, stdout=None, stderr=None)
+            popen = t.get_extra_info('subprocess')
+            popen.kill()
+            self.assertEqual(popen.wait(), -signal.SIGKILL)
+            self.assertIsNone(t.get_returncode())   # the loop has not run since
+            self.assertTrue(os.path.exists(f'/proc/{popen.pid}'))   # a zombie, unreaped
+            await p.done
+            self.assertEqual(t.get_returncode(), -signal.SIGKILL)
+            t.close()
         self.run_coro(main())
 
     def test_loop_close_with_a_running_child(self):
