@@ -213,6 +213,7 @@ class PopenExtrasTests(LoopCase):
     def test_umask(self):
         self.assertEqual(self.run_py('import os; print(oct(os.umask(0)))', umask=0o027), '0o27\n')
 
+    @unittest.skipIf(sys.version_info < (3, 11), 'Popen has process_group since 3.11')
     def test_process_group_joins_a_group(self):
         async def main():
             leader = await asyncio.create_subprocess_exec('sleep', '30', process_group=0)
