@@ -147,12 +147,12 @@ func (l *Loop) pushHostTimer(when int64, whenErr error, fn, arg uintptr) error {
 // nextDeadline returns the earliest deadline of both heaps.
 func (l *Loop) nextDeadline() (int64, bool) {
 	switch {
-	case len(l.timers) > 0 && l.hostTimers.n > 0:
-		return min(l.timers[0].when, l.hostTimers.at(0).when), true
+	case len(l.timers) > 0 && l.hostTimers.len() > 0:
+		return min(l.timers[0].when, l.hostTimers.peek().when), true
 	case len(l.timers) > 0:
 		return l.timers[0].when, true
-	case l.hostTimers.n > 0:
-		return l.hostTimers.at(0).when, true
+	case l.hostTimers.len() > 0:
+		return l.hostTimers.peek().when, true
 	}
 	return 0, false
 }
@@ -162,9 +162,9 @@ func (l *Loop) nextDeadline() (int64, bool) {
 func (l *Loop) queueDueTimers(end int64) {
 	for {
 		hDue := len(l.timers) > 0 && l.timers[0].when < end
-		vDue := l.hostTimers.n > 0 && l.hostTimers.at(0).when < end
+		vDue := l.hostTimers.len() > 0 && l.hostTimers.peek().when < end
 		switch {
-		case hDue && (!vDue || timerBefore(l.timers[0], l.hostTimers.at(0))):
+		case hDue && (!vDue || timerBefore(l.timers[0], l.hostTimers.peek())):
 			h := l.timers.pop()
 			if h.cancelled {
 				l.timerCancelled--

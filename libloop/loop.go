@@ -31,7 +31,7 @@ type Loop struct {
 	lastYield      int64       // loop time of the last yield to the Go scheduler
 	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerHeap
-	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
+	hostTimers     hostTimerQueue // timers with no handle (CallLaterHost)
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -140,7 +140,7 @@ func (l *Loop) Close() error {
 		l.unref(h)
 	}
 	l.timers = nil
-	l.hostTimers = hostTimerHeap{}
+	l.hostTimers = hostTimerQueue{}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again

@@ -61,7 +61,7 @@ func (l *Loop) runOnce(nowait bool) error {
 	l.takePosted()
 	l.takeHostPosts()
 
-	if len(l.timers) > 0 || l.hostTimers.n > 0 {
+	if len(l.timers) > 0 || l.hostTimers.len() > 0 {
 		l.queueDueTimers(monoNow() + ClockResolution)
 	}
 
