@@ -30,7 +30,7 @@ type Loop struct {
 	iter           uint64      // iterations run, for yieldIfLong and Stats
 	lastYield      int64       // loop time of the last yield to the Go scheduler
 	postSource     PostSource  // a host's own cross-thread queue, if any
-	timers         timerHeap
+	timers         timerQueue
 	hostTimers     hostTimerQueue // timers with no handle (CallLaterHost)
 	timerCancelled int
 	seq            uint64
@@ -135,11 +135,12 @@ func (l *Loop) Close() error {
 		}
 	}
 	l.dropBatches()
-	for _, h := range l.timers {
+	l.timers.removeIf(func(h *Handle) bool {
 		h.inHeap = false
 		l.unref(h)
-	}
-	l.timers = nil
+		return true
+	})
+	l.timers = timerQueue{}
 	l.hostTimers = hostTimerQueue{}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
