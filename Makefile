@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
+.PHONY: conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -258,6 +258,14 @@ $(BUILD)/soak: tests/soak/soak.c tests/soak/soak_stats.h include/libloop.h $(LIB
 
 soak: $(BUILD)/soak
 	SOAK_MINUTES=$(SOAK_MINUTES) nice -n 10 $(BUILD)/soak $(BUILD)/soak.csv
+
+# CPython's own asyncio test suite (test.test_asyncio, from the interpreter's
+# test package: Debian's python3 needs libpython3.11-testsuite) on asyncio's
+# loop and on libloop's, module by module; lists what passes on asyncio's
+# and not here in build/conformance-diff.txt. Not in make test (~20 min).
+conformance: lib
+	LIBLOOP_LIBRARY=$(abspath $(BUILD))/libloop.so PYTHONPATH=bindings/python \
+	    python3 bindings/python/tools/cpython_asyncio.py --compare --diff $(BUILD)/conformance-diff.txt
 
 # Every go test -fuzz target for FUZZTIME each (default 10m; not in make test).
 fuzz:

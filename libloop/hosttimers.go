@@ -147,12 +147,12 @@ func (l *Loop) pushHostTimer(when int64, whenErr error, fn, arg uintptr) error {
 // nextDeadline returns the earliest deadline of both heaps.
 func (l *Loop) nextDeadline() (int64, bool) {
 	switch {
-	case len(l.timers) > 0 && l.hostTimers.n > 0:
-		return min(l.timers[0].when, l.hostTimers.at(0).when), true
-	case len(l.timers) > 0:
-		return l.timers[0].when, true
-	case l.hostTimers.n > 0:
-		return l.hostTimers.at(0).when, true
+	case l.timers.len() > 0 && l.hostTimers.len() > 0:
+		return min(l.timers.peek().when, l.hostTimers.peek().when), true
+	case l.timers.len() > 0:
+		return l.timers.peek().when, true
+	case l.hostTimers.len() > 0:
+		return l.hostTimers.peek().when, true
 	}
 	return 0, false
 }
@@ -161,10 +161,10 @@ func (l *Loop) nextDeadline() (int64, bool) {
 // from both heaps merged in (deadline, scheduling order).
 func (l *Loop) queueDueTimers(end int64) {
 	for {
-		hDue := len(l.timers) > 0 && l.timers[0].when < end
-		vDue := l.hostTimers.n > 0 && l.hostTimers.at(0).when < end
+		hDue := l.timers.len() > 0 && l.timers.peek().when < end
+		vDue := l.hostTimers.len() > 0 && l.hostTimers.peek().when < end
 		switch {
-		case hDue && (!vDue || timerBefore(l.timers[0], l.hostTimers.at(0))):
+		case hDue && (!vDue || timerBefore(l.timers.peek(), l.hostTimers.peek())):
 			h := l.timers.pop()
 			if h.cancelled {
 				l.timerCancelled--

@@ -30,8 +30,8 @@ type Loop struct {
 	iter           uint64      // iterations run, for yieldIfLong and Stats
 	lastYield      int64       // loop time of the last yield to the Go scheduler
 	postSource     PostSource  // a host's own cross-thread queue, if any
-	timers         timerHeap
-	hostTimers     hostTimerHeap // timers with no handle (CallLaterHost)
+	timers         timerQueue
+	hostTimers     hostTimerQueue // timers with no handle (CallLaterHost)
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -135,12 +135,13 @@ func (l *Loop) Close() error {
 		}
 	}
 	l.dropBatches()
-	for _, h := range l.timers {
+	l.timers.removeIf(func(h *Handle) bool {
 		h.inHeap = false
 		l.unref(h)
-	}
-	l.timers = nil
-	l.hostTimers = hostTimerHeap{}
+		return true
+	})
+	l.timers = timerQueue{}
+	l.hostTimers = hostTimerQueue{}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again

@@ -89,15 +89,15 @@ func TestCancelPurge(t *testing.T) {
 		h.Cancel()
 	}
 	l.RunOnce(true)
-	if len(l.timers) != 100 || l.timerCancelled != 0 {
-		t.Fatalf("after purge: %d timers, %d cancelled", len(l.timers), l.timerCancelled)
+	if l.timers.len() != 100 || l.timerCancelled != 0 {
+		t.Fatalf("after purge: %d timers, %d cancelled", l.timers.len(), l.timerCancelled)
 	}
 	for _, h := range hs[250:300] { // not at the head: only the purge would drop them
 		h.Cancel()
 	}
 	l.RunOnce(true)
-	if len(l.timers) != 100 {
-		t.Fatalf("purge below threshold removed timers: %d", len(l.timers))
+	if l.timers.len() != 100 {
+		t.Fatalf("purge below threshold removed timers: %d", l.timers.len())
 	}
 }
 

@@ -71,8 +71,7 @@ type exitWatch struct{ p *Process }
 // watchExit watches the child's pidfd; without one (an old kernel) a
 // goroutine waits for it instead.
 func (p *Process) watchExit() {
-	if p.pidfd >= 0 {
-		unix.CloseOnExec(p.pidfd)
+	if p.pidfd >= 0 { // close-on-exec already: clone(CLONE_PIDFD) and pidfd_open set it
 		if p.loop.watchOwner(p.pidfd, exitWatch{p}, evRead) == nil {
 			return
 		}
@@ -108,15 +107,16 @@ func (w exitWatch) loopClosing() {
 }
 
 // signal uses the pidfd when there is one, so a recycled pid is never hit.
+// Where pidfd_send_signal is missing (ENOSYS: valgrind 3.19 does not know
+// it) the pid is signalled: it cannot have been recycled either, since the
+// child is not reaped until its pidfd reports the exit (SendSignal refuses
+// an exited or reaped process first).
 func (p *Process) signal(sig int) error {
 	if p.pidfd >= 0 {
 		err := unix.PidfdSendSignal(p.pidfd, unix.Signal(sig), nil, 0)
 		if err != unix.ENOSYS {
 			return err
 		}
-		// No pidfd_send_signal (valgrind does not know it): while the pidfd
-		// is open the child is unreaped (only the loop's thread reaps it,
-		// and this is that thread), so its pid is still its own.
 	}
 	return unix.Kill(p.pid, unix.Signal(sig))
 }

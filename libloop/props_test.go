@@ -55,8 +55,8 @@ func FuzzTimerHeapOrder(f *testing.F) {
 				t.Fatalf("position %d: ran %+v, want %+v", i, ran[i], expect[i])
 			}
 		}
-		if len(l.timers) != 0 || l.timerCancelled != 0 {
-			t.Fatalf("heap left %d timers, %d counted cancelled", len(l.timers), l.timerCancelled)
+		if l.timers.len() != 0 || l.timerCancelled != 0 {
+			t.Fatalf("heap left %d timers, %d counted cancelled", l.timers.len(), l.timerCancelled)
 		}
 	})
 }
@@ -111,8 +111,8 @@ func TestPurgeOfEveryTimer(t *testing.T) {
 		h.Cancel()
 	}
 	l.RunOnce(true)
-	if len(l.timers) != 0 {
-		t.Fatalf("%d timers left", len(l.timers))
+	if l.timers.len() != 0 {
+		t.Fatalf("%d timers left", l.timers.len())
 	}
 	ran := false
 	l.CallLater(0, func() { ran = true })

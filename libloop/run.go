@@ -61,7 +61,7 @@ func (l *Loop) runOnce(nowait bool) error {
 	l.takePosted()
 	l.takeHostPosts()
 
-	if len(l.timers) > 0 || l.hostTimers.n > 0 {
+	if l.timers.len() > 0 || l.hostTimers.len() > 0 {
 		l.queueDueTimers(monoNow() + ClockResolution)
 	}
 
@@ -85,26 +85,20 @@ func (l *Loop) runOnce(nowait bool) error {
 }
 
 func (l *Loop) purgeCancelledTimers() {
-	n := len(l.timers)
+	n := l.timers.len()
 	if n > minScheduledForPurge && 2*l.timerCancelled > n {
-		kept := l.timers[:0]
-		for _, h := range l.timers {
-			if h.cancelled {
-				h.inHeap = false
-				l.unref(h)
-			} else {
-				kept = append(kept, h)
+		l.timers.removeIf(func(h *Handle) bool {
+			if !h.cancelled {
+				return false
 			}
-		}
-		for i := len(kept); i < n; i++ {
-			l.timers[i] = nil
-		}
-		l.timers = kept
-		l.timers.heapify()
+			h.inHeap = false
+			l.unref(h)
+			return true
+		})
 		l.timerCancelled = 0
 		return
 	}
-	for len(l.timers) > 0 && l.timers[0].cancelled {
+	for l.timers.len() > 0 && l.timers.peek().cancelled {
 		l.timerCancelled--
 		l.unref(l.timers.pop())
 	}

@@ -71,7 +71,7 @@ func (l *Loop) Stats() Stats {
 		Idle:       time.Duration(c.idleNs),
 		Running:    time.Duration(run),
 		Ready:      ready,
-		Timers:     len(l.timers) - l.timerCancelled + l.hostTimers.n,
+		Timers:     l.timers.len() - l.timerCancelled + l.hostTimers.len(),
 		FDs:        l.nWatched,
 		Tasks:      len(l.tasks),
 	}

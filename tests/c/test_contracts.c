@@ -36,6 +36,11 @@ static long rss_kb(void) {
     return v;
 }
 
+/* Under valgrind (tests/valgrind/run.sh sets LIBLOOP_VALGRIND) RSS is
+ * valgrind's as much as ours (shadow memory, a slowed Go GC and scavenger):
+ * the RSS bounds are printed there, asserted everywhere else. */
+static int rss_bounds(void) { return getenv("LIBLOOP_VALGRIND") == NULL; }
+
 static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
@@ -96,7 +101,7 @@ static void test_wait_for_long_timeout(void) {
     long after = rss_kb();
     if (after - before > 16 * 1024)
         fprintf(stderr, "RSS %ld -> %ld KiB after refused ll_wait_for calls\n", before, after);
-    CHECK(after - before <= 16 * 1024);
+    CHECK(!rss_bounds() || after - before <= 16 * 1024);
     /* None of them armed a timer that cancels the target. */
     sleep_ms(20);
     for (int i = 0; i < 3; i++)
@@ -120,7 +125,7 @@ static void test_wait_for_long_timeout(void) {
     after = rss_kb();
     if (after - before > 32 * 1024)
         fprintf(stderr, "RSS %ld -> %ld KiB after released ll_wait_for futures\n", before, after);
-    CHECK(after - before <= 32 * 1024);
+    CHECK(!rss_bounds() || after - before <= 32 * 1024);
     CHECK_EQ_INT(ll_future_set_result(target, 5, NULL), 0);
     for (int i = 0; i < 3; i++)
         ll_loop_run_once(loop, LL_RUN_NOWAIT);
@@ -167,7 +172,7 @@ static void test_refused_constructors_leave_no_fd(void) {
         memset(&o, 0, sizeof o);
         o.file = "/nonexistent-dir/x";
         o.argv = a;
-        o.stdio[0] = LL_STDIO_DEVNULL;
+        o.stdio[0] = o.stdio[1] = o.stdio[2] = LL_STDIO_DEVNULL;
         ll_process p = 0;
         CHECK_EQ_INT(ll_spawn(loop, &o, NULL, NULL, &p), -ENOENT);
     }
@@ -298,9 +303,9 @@ static void test_rss_after_million_futures(void) {
     /* What stays: the id table (32 bytes per slot ever used, never shrunk)
      * and the runtime's own; bounded well below one round's records. */
     for (int r = 0; r < 3; r++)
-        CHECK(back[r] - start < 96 * 1024);
+        CHECK(!rss_bounds() || back[r] - start < 96 * 1024);
     /* Rounds do not ratchet up (the heap goal stays at one round's size). */
-    CHECK(peak[2] < peak[0] + peak[0] / 4);
+    CHECK(!rss_bounds() || peak[2] < peak[0] + peak[0] / 4);
     free(f);
     ll_release(loop);
 }

@@ -6,11 +6,13 @@ asyncio Handles, as asyncio's selector loop keeps one Handle per fd and
 direction. Level-triggered: the callback runs every iteration while ready.
 """
 
+import errno
 import signal
 import socket
 import threading
 
 from . import _lib
+from . import _netlib as _net
 from ._lib import check
 from .handles import Handle
 
@@ -69,26 +71,52 @@ class ReadersMixin:
     def add_reader(self, fd, callback, *args):
         """Call callback(*args) whenever fd is readable."""
         self._ensure_fd_no_transport(fd)
-        self._add_reader(fd, callback, *args)
+        self._busy_is_transport(fd, self._add_reader, callback, args)
 
     def remove_reader(self, fd):
         """Stop watching fd for reading; True if a reader was removed."""
         self._ensure_fd_no_transport(fd)
+        if _fileobj_to_fd(fd) not in self._readers:
+            self._refuse_transport_fd(fd)
         return self._remove_reader(fd)
 
     def add_writer(self, fd, callback, *args):
         """Call callback(*args) whenever fd is writable."""
         self._ensure_fd_no_transport(fd)
-        self._add_writer(fd, callback, *args)
+        self._busy_is_transport(fd, self._add_writer, callback, args)
 
     def remove_writer(self, fd):
         """Stop watching fd for writing; True if a writer was removed."""
         self._ensure_fd_no_transport(fd)
+        if _fileobj_to_fd(fd) not in self._writers:
+            self._refuse_transport_fd(fd)
         return self._remove_writer(fd)
 
     def _ensure_fd_no_transport(self, fd):
-        # No transports exist yet (a later issue); validate the fd only.
+        # Validates the fd only: asyncio's sock_* methods call this on every
+        # wait, and a transport's fd is refused by libloop itself (EBUSY).
         _fileobj_to_fd(fd)
+
+    def _busy_is_transport(self, fd, add, callback, args):
+        # libloop refuses to watch an fd one of its transports owns (EBUSY):
+        # asyncio says that with a RuntimeError naming the transport.
+        try:
+            add(fd, callback, *args)
+        except OSError as exc:
+            if exc.errno == errno.EBUSY:
+                self._refuse_transport_fd(fd)
+            raise
+
+    def _refuse_transport_fd(self, fd):
+        # Only on the rare paths (EBUSY, removing an fd not watched here):
+        # asks each transport for its fd.
+        fd = _fileobj_to_fd(fd)
+        for transport in list(self._transports.values()):
+            tid = getattr(transport, '_tid', None)
+            if tid is not None and not getattr(transport, '_lost', False) \
+                    and _net.ll_transport_fd(tid) == fd:
+                raise RuntimeError(f'File descriptor {fd!r} is used by transport '
+                                   f'{transport!r}')
 
     # ---- internals ---------------------------------------------------------
 

@@ -21,6 +21,7 @@ the single most frequent allocation of an asyncio program.
 
 import contextvars
 import heapq
+import os
 import time
 
 from . import _lib
@@ -35,6 +36,16 @@ _heappush = heapq.heappush
 _heappop = heapq.heappop
 _MAX_WAKE = 86400.0   # arm libloop's wake-up timer at most a day ahead
 _VIRTUAL_ITERATIONS = 64
+
+
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _trim_own_frames(tb):
+    """Drop libloop's own frames from the end of a debug-mode source
+    traceback, so that it ends at the caller, as asyncio's does."""
+    while tb and tb[-1].filename.startswith(_OWN_DIR):
+        del tb[-1]
 
 
 class SchedulingMixin:
@@ -70,8 +81,7 @@ class SchedulingMixin:
         self._check_thread()
         self._check_callback(callback, method)
         handle = events.Handle(callback, args, self, context)
-        if handle._source_traceback:
-            del handle._source_traceback[-1]
+        _trim_own_frames(handle._source_traceback)
         self._ready.append(handle)
         if not self._signalled:
             self._signal()
@@ -107,8 +117,7 @@ class SchedulingMixin:
             self._check_thread()
             self._check_callback(callback, method)
             h = events.TimerHandle(when, callback, args, self, context)
-            if h._source_traceback:
-                del h._source_traceback[-2:]
+            _trim_own_frames(h._source_traceback)
         else:
             if not callable(callback):
                 self._check_callback(callback, method)
@@ -172,7 +181,11 @@ class SchedulingMixin:
             raise RuntimeError('Event loop is closed')
         if self._debug or not callable(callback):
             self._check_callback(callback, 'call_soon_threadsafe')
-        handle = Handle(callback, args, self, context)
+        if self._debug:  # asyncio's Handle: it records where it was made
+            handle = events.Handle(callback, args, self, context)
+            _trim_own_frames(handle._source_traceback)
+        else:
+            handle = Handle(callback, args, self, context)
         self._ts.append(handle)
         if not self._ts_posted:
             # Coalesce wake-ups, never callbacks: one drain per burst.

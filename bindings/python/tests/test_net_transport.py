@@ -66,6 +66,17 @@ class TransportTests(LoopCase):
         self.assertEqual(t.get_extra_info('peername'), peer.getsockname())
         self.assertEqual(t.get_extra_info('sockname'), peer.getpeername())
 
+    def test_fd_of_a_transport_is_not_for_add_reader(self):
+        # asyncio: a transport's fd cannot be watched or unwatched by hand.
+        t, p, peer = self.pair()
+        sock = t.get_extra_info('socket')
+        for call in (lambda: self.loop.add_reader(sock, print),
+                     lambda: self.loop.add_writer(sock.fileno(), print),
+                     lambda: self.loop.remove_reader(sock),
+                     lambda: self.loop.remove_writer(sock.fileno())):
+            with self.assertRaisesRegex(RuntimeError, 'File descriptor .* is used by transport'):
+                call()
+
     def test_write_writelines_write_eof(self):
         t, p, peer = self.pair()
         self.assertTrue(t.can_write_eof())

@@ -3,6 +3,7 @@
 
 import asyncio
 import contextvars
+import sys
 import threading
 import time
 import unittest
@@ -96,6 +97,25 @@ class SchedulingTests(LoopCase):
         self.loop.call_later(0.03, self.loop.stop)
         self.loop.run_forever()
         self.assertEqual(sorted(out), list(range(1, 500, 2)))
+
+    def test_debug_source_traceback_ends_at_the_caller(self):
+        # Debug mode records where each handle was made: the last frame is
+        # the line that called the loop, never a frame inside libloop.
+        self.loop.set_debug(True)
+
+        def check(h):
+            line = sys._getframe(1).f_lineno - 1
+            self.assertEqual(tuple(h._source_traceback[-1])[:3],
+                             (__file__, line, 'test_debug_source_traceback_ends_at_the_caller'))
+            h.cancel()
+        h = self.loop.call_soon(lambda: None)
+        check(h)
+        h = self.loop.call_soon_threadsafe(lambda: None)
+        check(h)
+        h = self.loop.call_later(0, lambda: None)
+        check(h)
+        h = self.loop.call_at(self.loop.time(), lambda: None)
+        check(h)
 
     def test_call_soon_threadsafe(self):
         out = []

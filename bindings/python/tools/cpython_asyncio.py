@@ -15,6 +15,10 @@ signal handlers): the point is to count, and to see what changed.
 
 Prints one line per module (run / passed / failed / errors / skipped, and
 how many libloop loops the module built) and a total; --failed FILE writes the ids of failing tests, one a line, for diffing.
+
+--compare runs every module twice, on asyncio's own loop and on libloop's,
+and counts the tests that pass on asyncio's and not on libloop's (the
+issue's goal: none); --diff FILE lists them. `make conformance` does that.
 """
 
 import argparse
@@ -23,12 +27,14 @@ import os
 import subprocess
 import sys
 
-MODULES = [
-    'test_base_events', 'test_events', 'test_futures', 'test_futures2',
-    'test_tasks', 'test_locks', 'test_queues', 'test_pep492', 'test_context',
-    'test_runners', 'test_taskgroups', 'test_timeouts', 'test_waitfor',
-    'test_threads', 'test_sock_lowlevel', 'test_streams', 'test_server',
-    'test_subprocess', 'test_unix_events',
+MODULES = [  # every module of test.test_asyncio but the Windows-only ones
+    'test_base_events', 'test_buffered_proto', 'test_context', 'test_events',
+    'test_futures', 'test_futures2', 'test_locks', 'test_pep492',
+    'test_protocols', 'test_queues', 'test_runners', 'test_selector_events',
+    'test_sendfile', 'test_server', 'test_sock_lowlevel', 'test_ssl',
+    'test_sslproto', 'test_streams', 'test_subprocess', 'test_taskgroups',
+    'test_tasks', 'test_threads', 'test_timeouts', 'test_transports',
+    'test_unix_events', 'test_waitfor',
 ]
 TEST_TIMEOUT = 30      # seconds per test (SIGALRM), then it counts as an error
 MODULE_TIMEOUT = 600   # seconds per module interpreter
@@ -37,6 +43,7 @@ MODULE_TIMEOUT = 600   # seconds per module interpreter
 # its counts as JSON on the last line.
 CHILD = r'''
 import asyncio, json, multiprocessing, signal, sys, unittest
+ON_LIBLOOP = sys.argv[3] == 'libloop'
 import libloop
 # libloop carries a Go runtime, which does not survive fork() without exec:
 # multiprocessing's forked workers (test_events' ProcessPoolExecutor test)
@@ -44,8 +51,9 @@ import libloop
 multiprocessing.set_start_method('spawn', force=True)
 # set_event_loop_policy(None) (every test module's tearDownModule) falls back
 # to asyncio.DefaultEventLoopPolicy: point that at libloop's too.
-asyncio.DefaultEventLoopPolicy = libloop.EventLoopPolicy
-asyncio.set_event_loop_policy(libloop.EventLoopPolicy())
+if ON_LIBLOOP:
+    asyncio.DefaultEventLoopPolicy = libloop.EventLoopPolicy
+    asyncio.set_event_loop_policy(libloop.EventLoopPolicy())
 # Count the libloop loops the module builds: most test classes in
 # test_events, test_sock_lowlevel, ... build asyncio's own loops directly.
 LOOPS = [0]
@@ -61,8 +69,11 @@ class Timeout(Exception):
 def _alarm(signum, frame):
     raise Timeout('test took over %d s' % TIMEOUT)
 
+STARTED = []
+
 class Result(unittest.TextTestResult):
     def startTest(self, test):
+        STARTED.append(test.id())
         signal.alarm(TIMEOUT)
         super().startTest(test)
     def stopTest(self, test):
@@ -76,18 +87,20 @@ suite = unittest.defaultTestLoader.loadTestsFromName(
 r = unittest.TextTestRunner(resultclass=Result, verbosity=0,
                             stream=sys.stderr).run(suite)
 failed = [t.id() for t, _ in r.failures + r.errors + r.unexpectedSuccesses]
+not_passed = set(failed) | {t.id() for t, _ in r.skipped}
+passed_ids = [t for t in STARTED if t not in not_passed]
 print(json.dumps({'run': r.testsRun, 'failures': len(r.failures),
                   'errors': len(r.errors), 'skipped': len(r.skipped),
                   'expected_failures': len(r.expectedFailures),
                   'unexpected_successes': len(r.unexpectedSuccesses),
-                  'loops': LOOPS[0], 'failed': failed}))
+                  'loops': LOOPS[0], 'failed': failed, 'passed_ids': passed_ids}))
 '''
 
 
-def run_module(name):
+def run_module(name, loop='libloop'):
     try:
         p = subprocess.run([sys.executable, '-c', CHILD, name,
-                            str(TEST_TIMEOUT)], capture_output=True,
+                            str(TEST_TIMEOUT), loop], capture_output=True,
                            text=True, timeout=MODULE_TIMEOUT)
     except subprocess.TimeoutExpired:
         return None, 'module timed out'
@@ -103,7 +116,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('modules', nargs='*', default=MODULES)
     ap.add_argument('--failed', help='write failing test ids to this file')
+    ap.add_argument('--compare', action='store_true',
+                    help="also run each module on asyncio's own loop")
+    ap.add_argument('--diff', help='with --compare: write the tests that pass '
+                    "on asyncio's loop and not on libloop's to this file")
     args = ap.parse_args()
+    if args.compare:
+        return compare(args.modules, args.diff)
     total = {'run': 0, 'passed': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
     failed = []
     for name in args.modules:
@@ -130,6 +149,31 @@ def main():
     if args.failed:
         with open(args.failed, 'w') as f:
             f.write(''.join(t + '\n' for t in sorted(failed)))
+
+
+def compare(modules, diff_file):
+    """Each module on both loops: what passes on asyncio's and not here."""
+    lost = []
+    both = [0, 0]
+    for name in modules:
+        ref, why_ref = run_module(name, 'asyncio')
+        res, why = run_module(name, 'libloop')
+        if ref is None or res is None:
+            print(f'{name:22} did not finish ({why_ref or why})', flush=True)
+            lost.append(f'{name}: did not finish')
+            continue
+        ok = set(res['passed_ids'])
+        missing = [t for t in ref['passed_ids'] if t not in ok]
+        both[0] += len(ref['passed_ids'])
+        both[1] += len(ref['passed_ids']) - len(missing)
+        print(f"{name:22} asyncio passes {len(ref['passed_ids']):4}  libloop "
+              f"{len(ok):4}  of asyncio's, libloop fails {len(missing):3}", flush=True)
+        lost += missing
+    print(f"{'TOTAL':22} libloop passes {both[1]} of the {both[0]} tests asyncio's "
+          f"own loop passes ({len(lost)} differ)")
+    if diff_file:
+        with open(diff_file, 'w') as f:
+            f.write(''.join(t + '\n' for t in lost))
 
 
 if __name__ == '__main__':
