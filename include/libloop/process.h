@@ -41,10 +41,10 @@ typedef struct ll_process_options {
  * Start a child (asyncio's subprocess_exec). It is started vfork-style and
  * goes straight to exec, so a process carrying the Go runtime is safe. The
  * child inherits its stdio and nothing else: every other fd is closed in it
- * (Python's close_fds=True), with one close_range (glibc's posix_spawn,
- * which the C ABI uses on Linux; a child whose stdio sources cross, e.g.
- * stdin from fd 1, goes through Go's ForkExec, one close() per fd number);
- * on the BSDs fds the host opened without CLOEXEC are inherited. The child
+ * (Python's close_fds=True), with one close_range (a vfork clone on Linux,
+ * posix_spawn's closefrom elsewhere; stdio sources that cross, e.g. stdout
+ * from fd 0 while stdin is a pipe, are handled); ll_spawn_ex can keep more
+ * (pass_fds, inherit_fds). The child
  * starts with no blocked signal and with SIGPIPE and SIGXFSZ at their
  * defaults even if the host ignores them (Python's restore_signals). Events reach fn with arg:
  *  - each LL_STDIO_PIPE is a transport: LL_CONNECTION_MADE, then
@@ -76,15 +76,16 @@ int ll_spawn(ll_loop loop, const ll_process_options *opts, ll_protocol_fn fn, vo
  */
 typedef struct ll_spawn_extra {
     size_t size;                 /**< sizeof(ll_spawn_extra) */
-    const int *pass_fds;         /**< fds the child keeps at the same numbers, close-on-exec cleared (0..2: its stdio already, no change) */
+    /** fds the child keeps at the same numbers, close-on-exec cleared (0..2: its stdio already, no change) */
+    const int *pass_fds;
     int n_pass_fds;              /**< entries in pass_fds (0: none) */
-    int inherit_fds;             /**< nonzero: every fd without FD_CLOEXEC stays open in the child (Popen's close_fds=False) */
+    int inherit_fds;             /**< nonzero: every fd without FD_CLOEXEC stays open (close_fds=False) */
     int uid;                     /**< setresuid(uid) in the child; -1 = unchanged */
     int gid;                     /**< setresgid(gid) in the child; -1 = unchanged */
     const unsigned int *groups;  /**< supplementary groups (setgroups) */
     int n_groups;                /**< entries in groups; 0 drops them all; -1 = unchanged */
     int umask;                   /**< the child's umask, 0..0777; -1 = unchanged */
-    int pgid;                    /**< -1 = none (opts->flags decide); 0 = the child leads a new group; > 0 = it joins group pgid */
+    int pgid;                    /**< -1 = none (opts->flags decide); 0 = a new group; > 0 = join group pgid */
     int pipe_size;               /**< F_SETPIPE_SZ for each LL_STDIO_PIPE (Linux); 0 = the system's default */
 } ll_spawn_extra;
 

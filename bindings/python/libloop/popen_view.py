@@ -71,7 +71,10 @@ class PopenView:
             self.returncode = _code(info) if info is not None else self._transport.get_returncode()
             return self.returncode
         deadline = time.monotonic() + timeout
-        fd = os.pidfd_open(self.pid) if hasattr(os, 'pidfd_open') else None
+        try:
+            fd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):   # no pidfd here, or reaped meanwhile
+            fd = None
         try:
             while self.poll() is None:
                 left = deadline - time.monotonic()
