@@ -113,6 +113,14 @@ static void start_cb(ll_loop loop, void *arg) {
  * wrong-thread call is refused) until the last one has returned. */
 static void end_cb(ll_loop loop, void *arg) {
     (void)arg;
+    /* On a loaded machine the 8 hammering threads can starve the loop's
+     * thread: keep hammering (up to 30 s more) until the loop has shown
+     * both kinds of work, rather than asserting a rate. */
+    static int extra;
+    if ((w.ticks <= 10 || w.chain <= 1000) && extra++ < 300) {
+        CHECK_EQ_INT(ll_call_later(loop, 0.1, end_cb, NULL, NULL), 0);
+        return;
+    }
     atomic_store(&w.stop, 1);
     for (int t = 0; t < NTHREADS; t++)
         pthread_join(w.threads[t], NULL);
