@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 time=${FUZZTIME:-10m}
 targets=${FUZZ_TARGETS:-"capi:FuzzIDTable capi:FuzzCStrings capi:FuzzSpawnOptions capi:FuzzWriteBufferLimits
- capi:FuzzCallLaterDelay capi:FuzzForgedIDs capi:FuzzErrorStrings libloop:FuzzParseNumeric libloop:FuzzSockaddrPort
+ capi:FuzzSpawnExtra capi:FuzzCallLaterDelay capi:FuzzForgedIDs capi:FuzzErrorStrings libloop:FuzzParseNumeric libloop:FuzzSockaddrPort
  libloop:FuzzSendToAddr libloop:FuzzTimerHeapOrder libloop:FuzzReadyQueueFIFO"}
 fail=0
 for pt in $targets; do
