@@ -70,6 +70,25 @@ func TestCStringsUnterminatedIsRefused(t *testing.T) {
 	}
 }
 
+// spawnFuzzLoop is a loop for the spawn fuzz targets, released at the end,
+// whose /dev/null (opened at the first spawn that wants it and kept until
+// the loop closes) is already open, so fd counts compare.
+func spawnFuzzLoop(f *testing.F) cid {
+	var loop cid
+	if rc := ll_loop_new(&loop); rc != 0 {
+		f.Fatal(rc)
+	}
+	f.Cleanup(func() { ll__release_go(loop, 1) })
+	argv := cArray([]string{"x"})
+	var o _Ctype_ll_process_options
+	o.file = cstr("/nonexistent-dir/x")
+	o.argv = (**_Ctype_char)(unsafe.Pointer(&argv[0]))
+	o.stdio = [3]_Ctype_int{-3, -3, -3}
+	var p cid
+	ll_spawn(loop, (*_Ctype_ll__cprocess_options)(unsafe.Pointer(&o)), nil, nil, &p)
+	return loop
+}
+
 // fdCount is the number of open fds of the process.
 func fdCount(t *testing.T) int {
 	ents, err := os.ReadDir("/proc/self/fd")
@@ -87,22 +106,7 @@ func FuzzSpawnOptions(f *testing.F) {
 	f.Add(int32(-1), int32(-3), int32(-2), int32(3), []byte(""), true)
 	f.Add(int32(0), int32(1), int32(2), int32(-1), []byte("x"), false)
 	f.Add(int32(9999), int32(-5), int32(1<<30), int32(1), []byte("a\nb\nc"), false)
-	var loop cid
-	if rc := ll_loop_new(&loop); rc != 0 {
-		f.Fatal(rc)
-	}
-	f.Cleanup(func() { ll__release_go(loop, 1) })
-	// The loop opens one /dev/null at its first spawn that wants it and
-	// keeps it until it closes: open it before counting.
-	{
-		argv := cArray([]string{"x"})
-		var o _Ctype_ll_process_options
-		o.file = cstr("/nonexistent-dir/x")
-		o.argv = (**_Ctype_char)(unsafe.Pointer(&argv[0]))
-		o.stdio = [3]_Ctype_int{-3, -3, -3}
-		var p cid
-		ll_spawn(loop, (*_Ctype_ll__cprocess_options)(unsafe.Pointer(&o)), nil, nil, &p)
-	}
+	loop := spawnFuzzLoop(f)
 	f.Fuzz(func(t *testing.T, in, out, errfd, flags int32, argvData []byte, nullEnv bool) {
 		before := fdCount(t)
 		var argv []string

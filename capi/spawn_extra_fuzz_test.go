@@ -19,21 +19,13 @@ func FuzzSpawnExtra(f *testing.F) {
 	f.Add(int16(0), []byte{0, 1, 200}, int8(3), true, int32(0), int32(0), int8(2), int32(0o27), int32(0), int32(65536), []byte{})
 	f.Add(int16(8), []byte{5}, int8(1), false, int32(-7), int32(1<<30), int8(0), int32(0o1000), int32(1), int32(-1), []byte{0, 0, 0, 0, 0, 0, 0, 1})
 	f.Add(int16(-8), []byte{}, int8(-1), false, int32(-1), int32(-1), int8(-2), int32(-1), int32(-1), int32(0), []byte{})
-	var loop cid
-	if rc := ll_loop_new(&loop); rc != 0 {
-		f.Fatal(rc)
-	}
-	f.Cleanup(func() { ll__release_go(loop, 1) })
+	loop := spawnFuzzLoop(f)
 	argv := cArray([]string{"x"})
 	var o _Ctype_ll_process_options
 	o.file = cstr("/nonexistent-dir/no-such-program")
 	o.argv = (**_Ctype_char)(unsafe.Pointer(&argv[0]))
 	o.stdio = [3]_Ctype_int{-3, -3, -3}
 	opts := (*_Ctype_ll__cprocess_options)(unsafe.Pointer(&o))
-	{ // the loop's /dev/null, opened at its first spawn: before counting
-		var p cid
-		ll_spawn(loop, opts, nil, nil, &p)
-	}
 	ours := int(unsafe.Sizeof(_Ctype_ll_spawn_extra{}))
 	f.Fuzz(func(t *testing.T, sizeDelta int16, fds []byte, nFDs int8, inherit bool, uid, gid int32, nGroups int8,
 		umask, pgid, pipeSize int32, tail []byte) {

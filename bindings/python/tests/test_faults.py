@@ -28,6 +28,17 @@ def open_fds():
     return len(os.listdir('/proc/self/fd'))
 
 
+def fd_table():
+    """fd -> what it is, for a failure message."""
+    out = {}
+    for name in os.listdir('/proc/self/fd'):
+        try:
+            out[int(name)] = os.readlink('/proc/self/fd/' + name)
+        except OSError:
+            pass
+    return out
+
+
 def reset_close(sock):
     """Close with SO_LINGER 0: the peer sees a reset."""
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
@@ -339,6 +350,7 @@ class NetFaultTests(LoopCase):
             await batch(50)
             await asyncio.sleep(0.1)
             fds0 = open_fds()
+            table0 = fd_table()
             for _ in range(cycles // 50):
                 await batch(50)
             await self.until(lambda: all(p.lost for p in Collect.made))
@@ -348,7 +360,8 @@ class NetFaultTests(LoopCase):
             try:
                 await self.until(lambda: open_fds() == fds0)
             except AssertionError:
-                self.assertEqual(open_fds(), fds0)
+                now = fd_table()
+                self.assertEqual(open_fds(), fds0, {fd: now[fd] for fd in set(now) - set(table0)})
             self.assertEqual(len(Collect.made), cycles + 50)
             srv.close()
             await srv.wait_closed()
