@@ -29,6 +29,7 @@ type Loop struct {
 	batches        hostBatches // host batches whose marks are in ready
 	iter           uint64      // iterations run, for yieldIfLong and Stats
 	lastYield      int64       // loop time of the last yield to the Go scheduler
+	yields         uint64      // yields to the Go scheduler (tests read it)
 	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerQueue
 	hostTimers     hostTimerQueue // timers with no handle (CallLaterHost)

@@ -43,6 +43,7 @@ func (l *Loop) runOnce(nowait bool) error {
 		var idleFrom int64
 		if timeout != 0 { // may block: time it for Stats.Idle
 			idleFrom = monoNow()
+			l.yieldBeforeBlock(idleFrom)
 		}
 		evs, woke, err := l.sel.poll(timeout, l.events[:0])
 		if timeout != 0 {
