@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: MIT
+
+package main
+
+/*
+#include "hotpath.h"
+*/
+import "C"
+
+import (
+	"math"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// timerSlab orders a loop's handle timers, whose records live in C
+// (timerslab.c): a FIFO run of slots for timers scheduled in deadline order
+// (W3c's pattern: a push and a pop in memory order) beside a heap for the
+// rest, the earlier front first, as the core's own timer queues. It is the
+// core's TimerSource while it holds timers (so an idle loop pays nothing
+// for it). Loop thread only.
+type timerSlab struct {
+	s    *loopState
+	cs   *C.ll__tslab
+	run  slotRun
+	heap slotHeap
+	n    int // run.n + len(heap)
+	// dead names records the queue dropped (cancelled), handed to C in
+	// batches to drop the loop's reference.
+	dead []C.uint64_t
+}
+
+var tsChunks = &C.ll__ts_chunks
+
+// rec is a slot's record.
+func rec(slot uint32) *C.ll__trec {
+	return &tsChunks[slot>>C.LL__TS_CHUNK_BITS].recs[slot&(C.LL__TS_CHUNK_LEN-1)]
+}
+
+// slotBefore orders slots by their records' (deadline, sequence).
+func slotBefore(a, b uint32) bool {
+	ra, rb := rec(a), rec(b)
+	if ra.when != rb.when {
+		return ra.when < rb.when
+	}
+	return ra.seq < rb.seq
+}
+
+// push queues a slot C scheduled (flushPending): it takes its sequence
+// number now, in order with every other timer of the loop.
+func (q *timerSlab) push(slot uint32) {
+	r := rec(slot)
+	r.seq = C.uint64_t(q.s.loop.NextSeq())
+	r.tag |= C.LL__TS_INQ
+	if r.tag&C.LL__TS_CANCELLED != 0 {
+		q.cs.cancelled++
+	}
+	if q.run.n == 0 || !slotBefore(slot, q.run.back()) {
+		q.run.push(slot)
+	} else {
+		q.heap.push(slot)
+	}
+	if q.n++; q.n == 1 {
+		q.s.loop.SetTimerSource(q)
+	}
+}
+
+// front returns the earliest slot and whether it is the run's.
+func (q *timerSlab) front() (uint32, bool) {
+	switch {
+	case len(q.heap) == 0:
+		return q.run.front(), true
+	case q.run.n == 0:
+		return q.heap[0], false
+	}
+	if a, b := q.run.front(), q.heap[0]; !slotBefore(b, a) {
+		return a, true
+	}
+	return q.heap[0], false
+}
+
+// take removes the earliest slot from the queue.
+func (q *timerSlab) take() uint32 {
+	slot, inRun := q.front()
+	if inRun {
+		q.run.pop()
+	} else {
+		q.heap.pop()
+	}
+	if q.n--; q.n == 0 {
+		q.s.loop.SetTimerSource(nil)
+	}
+	r := rec(slot)
+	r.tag &^= C.LL__TS_INQ
+	if r.tag&C.LL__TS_CANCELLED != 0 {
+		q.cs.cancelled--
+	}
+	return slot
+}
+
+// Peek implements libloop.TimerSource: cancelled fronts are dropped.
+func (q *timerSlab) Peek() (int64, uint64, bool) {
+	for q.n > 0 {
+		slot, _ := q.front()
+		r := rec(slot)
+		if r.tag&C.LL__TS_CANCELLED == 0 {
+			return int64(r.when), uint64(r.seq), true
+		}
+		q.drop(q.take())
+	}
+	return 0, 0, false
+}
+
+// Pop implements libloop.TimerSource: the due timer runs through
+// ll__ts_fire, which skips it if it is cancelled by then.
+func (q *timerSlab) Pop() (uintptr, uintptr) {
+	return uintptr(C.ll__ts_fire_fn), uintptr(q.take())
+}
+
+// Live implements libloop.TimerSource.
+func (q *timerSlab) Live() int { return q.n - int(q.cs.cancelled) }
+
+// minSlabPurge and the half-cancelled rule are asyncio's (and the core's).
+const minSlabPurge = 100
+
+// Tidy implements libloop.TimerSource: when more than half of over 100
+// queued timers are cancelled they are all dropped at once (asyncio's
+// purge), so cancelled timers never hold most of the memory.
+func (q *timerSlab) Tidy() {
+	if q.n > minSlabPurge && 2*int(q.cs.cancelled) > q.n {
+		cancelled := func(slot uint32) bool {
+			r := rec(slot)
+			if r.tag&C.LL__TS_CANCELLED == 0 {
+				return false
+			}
+			r.tag &^= C.LL__TS_INQ
+			q.drop(slot)
+			return true
+		}
+		q.run.removeIf(cancelled)
+		kept := q.heap[:0]
+		for _, slot := range q.heap {
+			if !cancelled(slot) {
+				kept = append(kept, slot)
+			}
+		}
+		q.heap = kept
+		q.heap.heapify()
+		q.n = q.run.n + len(q.heap)
+		q.cs.cancelled = 0
+		if q.n == 0 {
+			q.s.loop.SetTimerSource(nil)
+		}
+	}
+	q.flushDead()
+}
+
+// Drop implements libloop.TimerSource (the loop is closing): every record
+// loses the loop's reference, queued here, in C or in the ready queue.
+func (q *timerSlab) Drop() {
+	q.run = slotRun{}
+	q.heap = nil
+	q.n = 0
+	q.dead = q.dead[:0]
+	q.s.loop.SetTimerSource(nil)
+	if p := q.s.pending; p != nil {
+		p.ntimers = 0 // C-queued timers of a closed loop would be refused anyway
+		C.ll__ts_drop_all(&p.slab)
+	}
+}
+
+// dropTimers is Drop for capi's own close paths: the core calls Drop only
+// while the slab is its source, and C may hold timers it has not seen.
+func (s *loopState) dropTimers() {
+	if s.slab != nil {
+		s.slab.Drop()
+	}
+}
+
+// drop queues slot's record to lose the loop's reference.
+func (q *timerSlab) drop(slot uint32) {
+	q.dead = append(q.dead, slabID(slot, rec(slot).tag))
+	if len(q.dead) == cap(q.dead) && len(q.dead) >= 256 {
+		q.flushDead()
+	}
+}
+
+func (q *timerSlab) flushDead() {
+	if len(q.dead) > 0 {
+		C.ll__ts_unloop_many(&q.dead[0], C.int64_t(len(q.dead)))
+		q.dead = q.dead[:0]
+	}
+}
+
+var _ libloop.TimerSource = (*timerSlab)(nil)
+
+// Handle ids of C-kept timers (bit 63 set) beside the id table's.
+func isSlabID(id C.uint64_t) bool { return id&C.LL__TS_ID_BIT != 0 }
+
+// slabID is ll__ts_id without a crossing.
+func slabID(slot uint32, tag C.uint64_t) C.uint64_t {
+	return C.LL__TS_ID_BIT | tag>>C.LL__TS_GEN_SHIFT<<24 | C.uint64_t(slot+1)
+}
+
+// slabTimer gives a timer made through Go (ll_call_later's slow path) a
+// record too, so every handle timer of the C API is one kind; false if the
+// slab has no slot left (the caller makes a Go handle instead).
+func (s *loopState) slabTimer(when int64, cb, arg uintptr, out *C.uint64_t) bool {
+	var slot C.uint32_t
+	r := C.ll__ts_alloc(&s.pending.slab, &slot)
+	if r == nil {
+		return false
+	}
+	r.when, r.fn, r.arg = C.int64_t(when), C.uintptr_t(cb), C.uintptr_t(arg)
+	s.slab.push(uint32(slot))
+	*out = slabID(uint32(slot), r.tag)
+	return true
+}
+
+// slabOwner returns the loop of a live slab id (nil if released or the
+// id is stale) and whether the id is live at all.
+func slabOwner(id C.uint64_t) (*loopState, bool) {
+	if C.ll__ts_valid(id) == 0 {
+		return nil, false
+	}
+	owner := C.ll__ts_owner(id)
+	if owner == 0 {
+		return nil, true
+	}
+	obj, ok := ids.get(uint64(owner), kindLoop)
+	if !ok {
+		return nil, true // its loop is being released: the record is orphaned
+	}
+	return obj.(*loopState), true
+}
+
+// slabRecord resolves a slab id for a query: the record, if live, after
+// debug mode's thread check on its loop.
+func slabRecord(id C.uint64_t) (*C.ll__trec, C.int) {
+	s, ok := slabOwner(id)
+	if !ok {
+		return nil, C.int(libloop.EBADHANDLE)
+	}
+	if s != nil {
+		if err := s.loop.CheckThread(); err != nil {
+			return nil, errCode(err)
+		}
+	}
+	var slot C.uint32_t
+	return C.ll__ts_lookup(id, &slot), 0
+}
+
+// slabCancel is ll_handle_cancel's Go path for a slab id (a thread that is
+// not running the loop's batch, or a loop outside the C registry).
+func slabCancel(caller, id C.uint64_t) C.int {
+	s, ok := slabOwner(id)
+	if !ok {
+		return C.int(libloop.EBADHANDLE)
+	}
+	if s != nil {
+		if rc := refuseOtherThread(s, caller); rc != 0 {
+			return rc
+		}
+		s.flushPending()
+	}
+	return C.ll__ts_cancel(id)
+}
+
+// slabRelease is ll_release's path for a slab id: under the loop's gate
+// (an orphaned record has none), C decides the one caller that succeeds.
+func slabRelease(id C.uint64_t, tok uintptr) C.int {
+	s, ok := slabOwner(id)
+	if !ok {
+		return C.int(libloop.EBADHANDLE)
+	}
+	if s != nil {
+		if rc := s.gate.borrow(tok); rc != 0 {
+			return C.int(rc)
+		}
+		defer s.gate.unborrow()
+	}
+	return C.ll__ts_release(id)
+}
+
+// slabWhen is a record's deadline in loop seconds (-Inf: due before all).
+func slabWhen(r *C.ll__trec) float64 {
+	if r.when == math.MinInt64 {
+		return math.Inf(-1)
+	}
+	return float64(r.when) / 1e9
+}
