@@ -32,6 +32,12 @@ type timerSlab struct {
 
 var tsChunks = &C.ll__ts_chunks
 
+// A record tag's generation field (timerslab.h).
+const (
+	tsGenShift = C.LL__TS_GEN_SHIFT
+	tsGenMask  = C.LL__TS_GEN_MASK
+)
+
 // rec is a slot's record.
 func rec(slot uint32) *C.ll__trec {
 	return &tsChunks[slot>>C.LL__TS_CHUNK_BITS].recs[slot&(C.LL__TS_CHUNK_LEN-1)]
@@ -199,7 +205,7 @@ func isSlabID(id C.uint64_t) bool { return id&C.LL__TS_ID_BIT != 0 }
 
 // slabID is ll__ts_id without a crossing.
 func slabID(slot uint32, tag C.uint64_t) C.uint64_t {
-	return C.LL__TS_ID_BIT | tag>>C.LL__TS_GEN_SHIFT<<24 | C.uint64_t(slot+1)
+	return C.LL__TS_ID_BIT | tag>>tsGenShift<<24 | C.uint64_t(slot+1)
 }
 
 // slabTimer gives a timer made through Go (ll_call_later's slow path) a
