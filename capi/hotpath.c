@@ -58,6 +58,17 @@ void ll__run_soon_array(uint64_t loop, uintptr_t items_addr, int64_t n, uintptr_
     tls_pending = saved_pending;
 }
 
+void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pending *pending) {
+    uint64_t saved_loop = tls_batch_loop;
+    ll__pending *saved_pending = tls_pending;
+    tls_batch_loop = loop;
+    tls_pending = pending;
+    for (int64_t i = 0; i < n; i++)
+        ll__ts_fire(loop, (void *)(uintptr_t)slots[i]);
+    tls_batch_loop = saved_loop;
+    tls_pending = saved_pending;
+}
+
 ll__call *ll__alloc_calls(int n) { return calloc((size_t)n, sizeof(ll__call)); }
 
 void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg) {

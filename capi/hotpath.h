@@ -96,6 +96,8 @@ void ll__set_thread_loop(uint64_t loop);
 void ll__run_batch(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
 void ll__run_soon_array(uint64_t loop, uintptr_t items, int64_t n, uintptr_t pending);
 ll__call *ll__alloc_calls(int n);
+/* Run n due handle timers (timerslab.h) in order, as a batch of loop. */
+void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pending *pending);
 ll__pending *ll__pending_new(void);
 /* Register p as loop's idle queue / open or close it / retire it (the
  * record is kept for reuse: a late lookup never reads freed memory). */

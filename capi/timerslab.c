@@ -20,8 +20,6 @@ static pthread_mutex_t ts_mu = PTHREAD_MUTEX_INITIALIZER;
 #define TS_RESERVE (LL__TS_CHUNK_LEN - 256)
 #define TS_MASK (LL__TS_CHUNK_LEN - 1)
 
-const uintptr_t ll__ts_fire_fn = (uintptr_t)ll__ts_fire;
-
 static ll__tchunk *chunk_of(uint32_t slot) {
     return __atomic_load_n(&ll__ts_chunks[slot >> LL__TS_CHUNK_BITS], __ATOMIC_ACQUIRE);
 }

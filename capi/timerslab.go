@@ -28,6 +28,8 @@ type timerSlab struct {
 	// dead names records the queue dropped (cancelled), handed to C in
 	// batches to drop the loop's reference.
 	dead []C.uint64_t
+	// spare holds emptied batch arrays for reuse (slabBatch.Drop).
+	spare [][]uint32
 }
 
 var tsChunks = &C.ll__ts_chunks
@@ -117,11 +119,67 @@ func (q *timerSlab) Peek() (int64, uint64, bool) {
 	return 0, 0, false
 }
 
-// Pop implements libloop.TimerSource: the due timer runs through
-// ll__ts_fire, which skips it if it is cancelled by then.
-func (q *timerSlab) Pop() (uintptr, uintptr) {
-	return uintptr(C.ll__ts_fire_fn), uintptr(q.take())
+// Take implements libloop.TimerSource: the due run becomes one batch, run
+// in one crossing by ll__ts_fire_many (in debug mode one timer a batch, so
+// each is timed as a callback).
+func (q *timerSlab) Take(end int64, bounded bool, bw int64, bs uint64) libloop.HostBatch {
+	b := &slabBatch{q: q}
+	if n := len(q.spare); n > 0 {
+		b.slots, q.spare = q.spare[n-1], q.spare[:n-1]
+	}
+	one := q.s.loop.Debug()
+	for {
+		b.slots = append(b.slots, q.take())
+		if one {
+			return b
+		}
+		w, s, ok := q.Peek()
+		if !ok || w >= end || bounded && (w > bw || w == bw && s > bs) {
+			return b
+		}
+	}
 }
+
+// slabBatch is a run of due handle timers (their slots), one place in the
+// ready queue (libloop.HostBatch): 4 bytes a timer where a ready entry
+// each would take 24, and one crossing to run them all.
+type slabBatch struct {
+	q     *timerSlab
+	slots []uint32
+}
+
+func (b *slabBatch) Run() {
+	s := b.q.s
+	if len(b.slots) > 0 {
+		C.ll__ts_fire_many(C.uint64_t(s.id), (*C.uint32_t)(&b.slots[0]), C.int64_t(len(b.slots)), s.pending)
+	}
+	b.Drop()
+	s.flushPending()
+}
+
+// Len is how many of its timers are not cancelled (Stats' ready count;
+// the loop counts them as callbacks when the batch runs).
+func (b *slabBatch) Len() int {
+	n := 0
+	for _, slot := range b.slots {
+		if rec(slot).tag&C.LL__TS_CANCELLED == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Drop forgets the slots (their records are the slab's, dropped by Drop
+// when the loop closes); a small array is kept for the next batch.
+func (b *slabBatch) Drop() {
+	if b.slots != nil && cap(b.slots) <= maxSpareSlots && len(b.q.spare) < 4 {
+		b.q.spare = append(b.q.spare, b.slots[:0])
+	}
+	b.slots = nil
+}
+
+// maxSpareSlots bounds a kept batch array (16 KiB).
+const maxSpareSlots = 4096
 
 // Live implements libloop.TimerSource.
 func (q *timerSlab) Live() int { return q.n - int(q.cs.cancelled) }
@@ -162,7 +220,7 @@ func (q *timerSlab) Tidy() {
 }
 
 // Drop implements libloop.TimerSource (the loop is closing): every record
-// loses the loop's reference, queued here, in C or in the ready queue.
+// loses the loop's reference, queued here, in C or in a batch.
 func (q *timerSlab) Drop() {
 	q.run = slotRun{}
 	q.heap = nil

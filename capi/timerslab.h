@@ -93,10 +93,8 @@ void ll__ts_drop_all(ll__tslab *s);
 /* The loop is released: pool s's chunks that nothing holds, orphan the
  * rest (their records stay the host's to release). */
 void ll__ts_retire(ll__tslab *s);
-/* The callback run for a due record (ll_callback; arg: its slot): it
- * drops the loop's reference and calls the host's callback unless the
- * timer was cancelled. ll__ts_fire_fn is its address, for Go. */
+/* Run a due record (arg: its slot): drop the loop's reference and call the
+ * host's callback unless the timer was cancelled. */
 void ll__ts_fire(uint64_t loop, void *arg);
-extern const uintptr_t ll__ts_fire_fn;
 
 #endif

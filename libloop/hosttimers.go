@@ -168,8 +168,10 @@ func (l *Loop) queueDueTimers(end int64) {
 		case 2:
 			e := l.hostTimers.pop()
 			l.ready.pushHost(e.fn, e.arg)
-		default:
-			l.ready.pushHost(l.timerSource.Pop())
+		default: // a run of the source's, up to the next of the loop's own
+			own, w, seq := l.earliestOwn()
+			l.batches.q = append(l.batches.q, l.timerSource.Take(end, own != 0, w, seq))
+			l.ready.pushBatchMark()
 		}
 	}
 }

@@ -13,10 +13,12 @@ type TimerSource interface {
 	// Peek returns the earliest timer's deadline (loop ns) and sequence,
 	// or ok false if there is none. It may drop cancelled timers first.
 	Peek() (when int64, seq uint64, ok bool)
-	// Pop removes the timer Peek returned and gives the host call that
-	// runs it (called with the loop's Tag, as CallSoonHost's); that call
-	// itself skips a timer cancelled after it was queued.
-	Pop() (fn, arg uintptr)
+	// Take removes the earliest timers, in order, while each is due before
+	// end and, if bounded, comes before (when, seq) (the earliest of the
+	// loop's own timers), and returns them as one batch that runs them in
+	// that place of the ready queue; the batch itself skips a timer
+	// cancelled after it was taken. Peek's timer is due: Take takes it.
+	Take(end int64, bounded bool, when int64, seq uint64) HostBatch
 	// Live is how many timers it holds that are not cancelled (Stats).
 	Live() int
 	// Tidy runs once per iteration, where the loop purges its own
@@ -41,7 +43,18 @@ func (l *Loop) NextSeq() uint64 {
 // the host's source: which (0 none, 1 handles, 2 handle-less, 3 source)
 // and its deadline.
 func (l *Loop) earliestTimer() (which int, when int64) {
-	var seq uint64
+	which, when, seq := l.earliestOwn()
+	if l.timerSource != nil {
+		if w, s, ok := l.timerSource.Peek(); ok && (which == 0 || w < when || w == when && s < seq) {
+			which, when = 3, w
+		}
+	}
+	return which, when
+}
+
+// earliestOwn is earliestTimer without the host's source, and with the
+// timer's sequence number.
+func (l *Loop) earliestOwn() (which int, when int64, seq uint64) {
 	if l.timers.len() > 0 {
 		h := l.timers.peek()
 		which, when, seq = 1, h.when, h.seq
@@ -51,10 +64,5 @@ func (l *Loop) earliestTimer() (which int, when int64) {
 			which, when, seq = 2, e.when, e.seq
 		}
 	}
-	if l.timerSource != nil {
-		if w, s, ok := l.timerSource.Peek(); ok && (which == 0 || w < when || w == when && s < seq) {
-			which, when = 3, w
-		}
-	}
-	return which, when
+	return which, when, seq
 }

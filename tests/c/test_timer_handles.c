@@ -259,7 +259,72 @@ static void test_ids_never_reissued(void) {
     CHECK_EQ_INT(ll_release(loop), 0);
 }
 
+enum { SHUF = 3000 };
+static int shuf_log[SHUF];
+static int shuf_n;
+
+static void shuf_cb(ll_loop loop, void *arg) {
+    (void)loop;
+    if (shuf_n < SHUF)
+        shuf_log[shuf_n++] = (int)(intptr_t)arg;
+}
+
+struct shuf_timer {
+    double when;
+    int index, cancelled;
+};
+
+static int by_when_then_index(const void *a, const void *b) {
+    const struct shuf_timer *x = a, *y = b;
+    if (x->when != y->when)
+        return x->when < y->when ? -1 : 1;
+    return x->index - y->index;
+}
+
+/* Deadlines in random order with many ties (1 ms buckets), timers with and
+ * without a handle mixed, a third cancelled: what runs is exactly the rest,
+ * in (deadline, scheduling order). */
+static void test_shuffled_deadlines(void) {
+    ll_loop loop;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    srand(11);
+    static struct shuf_timer ts[SHUF];
+    static ll_handle hs[SHUF];
+    double base = ll_loop_time(loop) + 0.005;
+    shuf_n = 0;
+    for (int i = 0; i < SHUF; i++) {
+        ts[i] = (struct shuf_timer){base + (rand() % 20) * 1e-3, i, 0};
+        int with_handle = rand() % 3 != 0;
+        hs[i] = 0;
+        CHECK_EQ_INT(ll_call_at(loop, ts[i].when, shuf_cb, (void *)(intptr_t)i, with_handle ? &hs[i] : NULL), 0);
+        if (with_handle && rand() % 3 == 0 && i > 0) { /* cancel this one or an earlier one */
+            int k = rand() % 2 ? i : rand() % i;
+            if (hs[k] != 0 && !ts[k].cancelled) {
+                CHECK_EQ_INT(ll_handle_cancel(hs[k]), 0);
+                ts[k].cancelled = 1;
+            }
+        }
+    }
+    run_all(loop, 0.05);
+    qsort(ts, SHUF, sizeof ts[0], by_when_then_index);
+    int k = 0, bad = 0;
+    for (int i = 0; i < SHUF; i++) {
+        if (ts[i].cancelled)
+            continue;
+        if (k >= shuf_n || shuf_log[k] != ts[i].index)
+            bad++;
+        k++;
+    }
+    CHECK_EQ_INT(shuf_n, k);
+    CHECK_EQ_INT(bad, 0);
+    for (int i = 0; i < SHUF; i++)
+        if (hs[i] != 0)
+            CHECK_EQ_INT(ll_release(hs[i]), 0);
+    CHECK_EQ_INT(ll_release(loop), 0);
+}
+
 int main(void) {
+    RUN_TEST(test_shuffled_deadlines);
     RUN_TEST(test_equal_deadlines_keep_order);
     RUN_TEST(test_cancel_from_callback);
     RUN_TEST(test_release_before_and_after_run);
