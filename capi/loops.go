@@ -201,8 +201,9 @@ func (s *loopState) free() {
 	s.freeNet()
 	C.free(unsafe.Pointer(s.calls))
 	C.free(unsafe.Pointer(s.one))
-	C.ll__pending_retire(s.pending)
+	C.ll__pending_retire(s.pending) // its handle timers' records too (ll__ts_retire)
 	s.calls, s.one, s.pending = nil, nil, nil
+	s.slab = nil // it pointed into the retired record
 }
 
 // getLoopToRun resolves a loop id for a run entry point. It does not flush
