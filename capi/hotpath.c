@@ -179,8 +179,15 @@ int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
     return rc;
 }
 
-/* Thread-safe calls that must know which thread calls them. */
-int ll_release(uint64_t id) { return ll__release_go(id, THREAD_TOKEN); }
+/* Thread-safe calls that must know which thread calls them. A handle
+ * timer's id released from a callback of its own loop is released in C:
+ * this thread runs the loop, so no other may act on it (the gate would
+ * refuse them), and ll__ts_release's mutex decides between racing calls. */
+int ll_release(uint64_t id) {
+    if ((id & LL__TS_ID_BIT) && tls_batch_loop != 0 && ll__ts_owner(id) == tls_batch_loop)
+        return ll__ts_release(id);
+    return ll__release_go(id, THREAD_TOKEN);
+}
 
 int ll_loop_close(ll_loop loop) { return ll__loop_close_go(loop, THREAD_TOKEN); }
 

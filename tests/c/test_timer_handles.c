@@ -130,6 +130,37 @@ static void future_step(ll_task task, void *arg) {
     (void)arg;
 }
 
+static ll_handle rel_own, rel_other;
+static int rel_rc[4];
+
+static void release_cb(ll_loop loop, void *arg) {
+    (void)loop;
+    (void)arg;
+    rel_rc[0] = ll_release(rel_own);
+    rel_rc[1] = ll_release(rel_own);
+    rel_rc[2] = ll_release(rel_other); /* not yet run: it still runs */
+    rel_rc[3] = ll_handle_cancelled(rel_other);
+}
+
+/* Released from a callback of its loop (the C path), a handle releases
+ * once; a timer released before it runs still runs. */
+static void test_release_from_callback(void) {
+    ll_loop loop;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    norder = 0;
+    CHECK_EQ_INT(ll_call_later(loop, 0.001, release_cb, NULL, &rel_own), 0);
+    CHECK_EQ_INT(ll_call_later(loop, 0.003, log_cb, (void *)4, &rel_other), 0);
+    run_all(loop, 0.006);
+    CHECK_EQ_INT(rel_rc[0], 0);
+    CHECK_EQ_INT(rel_rc[1], LL_EBADHANDLE);
+    CHECK_EQ_INT(rel_rc[2], 0);
+    CHECK_EQ_INT(rel_rc[3], LL_EBADHANDLE);
+    CHECK_EQ_INT(norder, 1);
+    CHECK_EQ_INT(ll_release(rel_own), LL_EBADHANDLE);
+    CHECK_EQ_INT(ll_release(rel_other), LL_EBADHANDLE);
+    CHECK_EQ_INT(ll_release(loop), 0);
+}
+
 /* A timer handle is refused where another kind is wanted, and other kinds
  * (and forged ids with bit 63 set) are refused by the handle calls. */
 static void test_wrong_kinds_and_forged(void) {
@@ -328,6 +359,7 @@ int main(void) {
     RUN_TEST(test_equal_deadlines_keep_order);
     RUN_TEST(test_cancel_from_callback);
     RUN_TEST(test_release_before_and_after_run);
+    RUN_TEST(test_release_from_callback);
     RUN_TEST(test_wrong_kinds_and_forged);
     RUN_TEST(test_handles_after_close_and_release);
     RUN_TEST(test_purge_of_cancelled);
