@@ -107,7 +107,11 @@ ll__trec *ll__ts_alloc(ll__tslab *s, uint32_t *slot) {
         return NULL;
     ll__tchunk *c = chunk_of((uint32_t)i);
     ll__trec *r = &c->recs[i & TS_MASK];
-    uint64_t gen = tag_load(r) >> LL__TS_GEN_SHIFT;
+    uint64_t gen = 0;
+    if ((int32_t)(i & TS_MASK) < c->touched)
+        gen = tag_load(r) >> LL__TS_GEN_SHIFT;
+    else
+        c->touched = (int32_t)(i & TS_MASK) + 1; /* fresh slots go in order */
     c->live++;
     tag_store(r, (gen ? gen : 1) << LL__TS_GEN_SHIFT | LL__TS_HOST | LL__TS_LOOP);
     *slot = (uint32_t)i;

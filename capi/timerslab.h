@@ -46,6 +46,11 @@ typedef struct ll__tchunk {
     ll__tslab *owner; /* NULL: its loop was released (orphaned) or pooled */
     int64_t live;     /* records with LL__TS_HOST or LL__TS_LOOP */
     int32_t index;
+    /* Records [0, touched) were ever used; the rest are still calloc's
+     * untouched zero pages, whose generation is known to be 0: reading it
+     * would map the shared zero page, and the write after it would fault
+     * again (copy-on-write, a TLB shootdown across the process's threads). */
+    int32_t touched;
     struct ll__tchunk *next_pool;
 } ll__tchunk;
 
