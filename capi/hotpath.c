@@ -58,6 +58,17 @@ void ll__run_soon_array(uint64_t loop, uintptr_t items_addr, int64_t n, uintptr_
     tls_pending = saved_pending;
 }
 
+void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pending *pending) {
+    uint64_t saved_loop = tls_batch_loop;
+    ll__pending *saved_pending = tls_pending;
+    tls_batch_loop = loop;
+    tls_pending = pending;
+    for (int64_t i = 0; i < n; i++)
+        ll__ts_fire(loop, (void *)(uintptr_t)slots[i]);
+    tls_batch_loop = saved_loop;
+    tls_pending = saved_pending;
+}
+
 ll__call *ll__alloc_calls(int n) { return calloc((size_t)n, sizeof(ll__call)); }
 
 void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg) {
@@ -168,8 +179,15 @@ int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
     return rc;
 }
 
-/* Thread-safe calls that must know which thread calls them. */
-int ll_release(uint64_t id) { return ll__release_go(id, THREAD_TOKEN); }
+/* Thread-safe calls that must know which thread calls them. A handle
+ * timer's id released from a callback of its own loop is released in C:
+ * this thread runs the loop, so no other may act on it (the gate would
+ * refuse them), and ll__ts_release's mutex decides between racing calls. */
+int ll_release(uint64_t id) {
+    if ((id & LL__TS_ID_BIT) && tls_batch_loop != 0 && ll__ts_owner(id) == tls_batch_loop)
+        return ll__ts_release(id);
+    return ll__release_go(id, THREAD_TOKEN);
+}
 
 int ll_loop_close(ll_loop loop) { return ll__loop_close_go(loop, THREAD_TOKEN); }
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "libloop.h"
+#include "timerslab.h"
 
 /* One host callback in a dispatch batch; layout matches Go's
  * libloop.ForeignCall. fn == 0 marks a slot cancelled during the batch. */
@@ -34,7 +35,8 @@ typedef struct ll__soon {
     uintptr_t arg;
 } ll__soon;
 
-/* A handle-less timer queued in C: its deadline in loop nanoseconds. */
+/* A timer queued in C: its deadline in loop nanoseconds; fn 0 marks a
+ * handle timer, whose record's slot is arg (timerslab.h). */
 typedef struct ll__later {
     int64_t when;
     uintptr_t fn;
@@ -69,6 +71,9 @@ typedef struct ll__pending {
     int64_t posts_cap;
     int32_t post_wake;   /* a wake was asked since the last take */
     int32_t post_closed; /* the loop closed: posts go to Go, which refuses */
+    /* Records of the loop's handle timers (timerslab.h); an entry of
+     * timers with fn 0 is one of them, its slot in arg. */
+    ll__tslab slab;
 } ll__pending;
 
 /* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call
@@ -91,6 +96,8 @@ void ll__set_thread_loop(uint64_t loop);
 void ll__run_batch(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
 void ll__run_soon_array(uint64_t loop, uintptr_t items, int64_t n, uintptr_t pending);
 ll__call *ll__alloc_calls(int n);
+/* Run n due handle timers (timerslab.h) in order, as a batch of loop. */
+void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pending *pending);
 ll__pending *ll__pending_new(void);
 /* Register p as loop's idle queue / open or close it / retire it (the
  * record is kept for reuse: a late lookup never reads freed memory). */

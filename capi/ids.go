@@ -15,19 +15,23 @@ const (
 )
 
 // Id layout: generation<<slotBits | (slot+1). The low 24 bits are never 0
-// (slot+1 >= 1), so id 0 is never issued; the high 40 bits are the slot's
+// (slot+1 >= 1), so id 0 is never issued; the next 39 bits are the slot's
 // generation, advanced each time the slot is freed, so a stale id stops
 // matching and a forged one almost never matches.
 //
-// Why 40 bits of generation and FIFO reuse: a stale id aliases a new object
-// only after its slot has been freed 2^40 times. Free slots are reused
+// Why 39 bits of generation and FIFO reuse: a stale id aliases a new object
+// only after its slot has been freed 2^39 times. Free slots are reused
 // oldest first, and only while more than idTable.reserve of them are free,
 // so a create/release cycle spreads over at least reserve (3840) slots: at
-// ~4.3M cycles/s (the fastest measured) one slot wraps after about 30 years.
+// ~4.3M cycles/s (the fastest measured) one slot wraps after about 15 years.
 // With 32 bits and LIFO reuse (the old layout) it took 17 minutes.
+//
+// The generation has 39 bits, not 40: bit 63 of a table id is always 0, and
+// ids with it set name handle timers kept in C (timerslab.h), so one kind
+// is never taken for the other.
 const (
 	slotBits = 24
-	genBits  = 64 - slotBits
+	genBits  = 63 - slotBits
 	slotMask = 1<<slotBits - 1
 	genMask  = 1<<genBits - 1
 )

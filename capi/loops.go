@@ -33,6 +33,8 @@ type loopState struct {
 	// gate keeps runs, closes and releases of this loop from racing
 	// across threads.
 	gate loopGate
+	// slab orders the handle timers C made (timerslab.go).
+	slab *timerSlab
 }
 
 // Buffer implements libloop.Dispatcher: the batch lives in C memory so C can
@@ -85,6 +87,10 @@ func (s *loopState) flushPending() {
 	}
 	if p.ntimers > 0 {
 		for _, t := range unsafe.Slice(p.timers, int(p.ntimers)) {
+			if t.fn == 0 { // a handle timer: its record is in C
+				s.slab.push(uint32(t.arg))
+				continue
+			}
 			s.loop.CallAtHostNs(int64(t.when), uintptr(t.fn), uintptr(t.arg))
 		}
 		p.ntimers = 0
@@ -195,8 +201,9 @@ func (s *loopState) free() {
 	s.freeNet()
 	C.free(unsafe.Pointer(s.calls))
 	C.free(unsafe.Pointer(s.one))
-	C.ll__pending_retire(s.pending)
+	C.ll__pending_retire(s.pending) // its handle timers' records too (ll__ts_retire)
 	s.calls, s.one, s.pending = nil, nil, nil
+	s.slab = nil // it pointed into the retired record
 }
 
 // getLoopToRun resolves a loop id for a run entry point. It does not flush
@@ -252,6 +259,7 @@ func ll_loop_new(out *C.uint64_t) C.int {
 		return C.int(libloop.ENOMEM)
 	}
 	C.ll__pending_register(s.pending, C.uint64_t(s.id))
+	s.slab = &timerSlab{s: s, cs: &s.pending.slab}
 	l.Tag = s.id
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)

@@ -4,13 +4,11 @@
  * thread-local load) to its Go side, which refuses the call with
  * LL_EWRONGTHREAD when the loop it concerns is running on another thread
  * (capi/loopthread.go says why). ll_call_soon's wrapper is in hotpath.c,
- * and ll_call_later's and ll_call_at's in softqueue.c, beside their fast
- * paths; ll_release and ll_loop_close are there too, and
+ * and ll_call_later's, ll_call_at's and ll_handle_cancel's in softqueue.c,
+ * beside their fast paths; ll_release and ll_loop_close are there too, and
  * guarded by the loop's gate (release.go) instead. */
 #include "hotpath.h"
 #include "_cgo_export.h"
-
-int ll_handle_cancel(ll_handle handle) { return ll__handle_cancel_go(ll__thread_loop, handle); }
 
 int ll_loop_stop(ll_loop loop) { return ll__loop_stop_go(ll__thread_loop, loop); }
 

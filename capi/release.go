@@ -22,6 +22,9 @@ import (
 //
 //export ll__release_go
 func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
+	if isSlabID(id) {
+		return slabRelease(id, uintptr(tok))
+	}
 	s, ok := ids.lookup(uint64(id))
 	if !ok {
 		return C.int(libloop.EBADHANDLE)

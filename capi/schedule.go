@@ -69,6 +69,9 @@ func ll__call_later_go(caller, id C.uint64_t, delay C.double, cb C.ll_callback, 
 	if out == nil { // no handle wanted: the core keeps the timer by value
 		return errCode(s.loop.CallLaterHost(float64(delay), uintptr(unsafe.Pointer(cb)), uintptr(arg)))
 	}
+	if rc, ok := slabTimerGo(s, float64(delay), true, cb, arg, out); ok {
+		return rc
+	}
 	h, err := s.loop.CallLaterForeign(float64(delay), foreign(s, unsafe.Pointer(cb), arg))
 	if err != nil {
 		return errCode(err)
@@ -87,11 +90,27 @@ func ll__call_at_go(caller, id C.uint64_t, when C.double, cb C.ll_callback, arg 
 	if out == nil {
 		return errCode(s.loop.CallAtHost(float64(when), uintptr(unsafe.Pointer(cb)), uintptr(arg)))
 	}
+	if rc, ok := slabTimerGo(s, float64(when), false, cb, arg, out); ok {
+		return rc
+	}
 	h, err := s.loop.CallAtForeign(float64(when), foreign(s, unsafe.Pointer(cb), arg))
 	if err != nil {
 		return errCode(err)
 	}
 	return giveHandle(s, h, out)
+}
+
+// slabTimerGo schedules a handle timer through Go with a record in C (as
+// the C fast path would have); ok false if the slab is full.
+func slabTimerGo(s *loopState, t float64, relative bool, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) (C.int, bool) {
+	if cb == nil {
+		return C.int(libloop.EINVAL), true
+	}
+	ns, err := s.loop.Deadline(t, relative)
+	if err != nil {
+		return errCode(err), true
+	}
+	return 0, s.slabTimer(ns, uintptr(unsafe.Pointer(cb)), uintptr(arg), out)
 }
 
 // ll__call_soon_threadsafe_go is ll_call_soon_threadsafe's Go path
@@ -124,6 +143,9 @@ func getHandle(id C.uint64_t) (*handleState, C.int) {
 //
 //export ll__handle_cancel_go
 func ll__handle_cancel_go(caller, id C.uint64_t) C.int {
+	if isSlabID(id) {
+		return slabCancel(caller, id)
+	}
 	hs, rc := getHandleFrom(caller, id)
 	if rc != 0 {
 		return rc
@@ -134,6 +156,13 @@ func ll__handle_cancel_go(caller, id C.uint64_t) C.int {
 
 //export ll_handle_cancelled
 func ll_handle_cancelled(id C.uint64_t) C.int {
+	if isSlabID(id) {
+		r, rc := slabRecord(id)
+		if rc != 0 {
+			return rc
+		}
+		return boolInt(r.tag&C.LL__TS_CANCELLED != 0)
+	}
 	hs, rc := getHandle(id)
 	if rc != 0 {
 		return rc
@@ -143,6 +172,13 @@ func ll_handle_cancelled(id C.uint64_t) C.int {
 
 //export ll_timer_when
 func ll_timer_when(id C.uint64_t) C.double {
+	if isSlabID(id) {
+		r, rc := slabRecord(id)
+		if rc != 0 {
+			return -1
+		}
+		return C.double(slabWhen(r))
+	}
 	hs, rc := getHandle(id)
 	if rc != 0 || !hs.h.IsTimer() {
 		return -1

@@ -104,6 +104,7 @@ func closeLoop(s *loopState) error {
 	C.ll__pending_set_open(s.pending, 0)
 	s.pending.len = 0
 	s.pending.ntimers = 0
+	s.dropTimers() // handle timers' records lose the loop's reference
 	C.ll__posts_close(s.pending)
 	return err
 }

@@ -51,6 +51,7 @@ void ll__pending_register(ll__pending *p, uint64_t loop) {
     p->post_closed = 0;
     p->post_wake = 0;
     pthread_mutex_unlock(&p->post_mu);
+    __atomic_store_n(&p->slab.loop, loop, __ATOMIC_RELEASE);
     __atomic_store_n(&p->loop_id, loop, __ATOMIC_RELEASE);
     __atomic_store_n(&p->open, 1, __ATOMIC_RELEASE);
     ll__pending *expected = NULL;
@@ -78,6 +79,7 @@ void ll__pending_retire(ll__pending *p) {
     free(p->timers);
     p->timers = NULL;
     p->ntimers = p->timers_cap = 0;
+    ll__ts_retire(&p->slab);
     ll__posts_close(p);
     p->step_task = 0;
     p->step_decided = 0;
@@ -204,34 +206,74 @@ static int later_push(ll__pending *p, int64_t when, uintptr_t fn, uintptr_t arg)
     return 0;
 }
 
-/* Queue a handle-less timer for an idle loop or from its batch; 0 if
- * queued, -1 if the call must take the Go path. */
-static int later_in_c(ll_loop loop, int64_t when, ll_callback cb, void *arg) {
+/* The loop's C-side queue when this thread may queue on it: the batch
+ * running here, or the idle loop's; NULL: the call takes the Go path. */
+static ll__pending *timer_queue(ll_loop loop) {
     ll__pending *p = ll__batch_queue(loop);
-    if (p == NULL)
-        p = ll__idle_queue(loop);
-    if (p == NULL || later_push(p, when, (uintptr_t)cb, (uintptr_t)arg) != 0)
-        return -1;
+    return p != NULL ? p : ll__idle_queue(loop);
+}
+
+static void flush_if_full(ll_loop loop, ll__pending *p) {
     if (p->ntimers >= TIMER_FLUSH)
         ll__flush_pending_go(loop);
+}
+
+/* Queue a timer for an idle loop or from its batch; 0 if queued, -1 if
+ * the call must take the Go path. With out, the timer gets a record in
+ * the loop's slab and *out its id (timerslab.h): no Go crossing either. */
+static int later_in_c(ll_loop loop, int64_t when, ll_callback cb, void *arg, ll_handle *out) {
+    ll__pending *p = timer_queue(loop);
+    if (p == NULL)
+        return -1;
+    if (out == NULL) {
+        if (later_push(p, when, (uintptr_t)cb, (uintptr_t)arg) != 0)
+            return -1;
+        flush_if_full(loop, p);
+        return 0;
+    }
+    uint32_t slot;
+    ll__trec *r = ll__ts_alloc(&p->slab, &slot);
+    if (r == NULL)
+        return -1;
+    r->when = when;
+    r->fn = (uintptr_t)cb;
+    r->arg = (uintptr_t)arg;
+    if (later_push(p, when, 0, slot) != 0) {
+        ll__ts_discard(slot);
+        return -1;
+    }
+    *out = ll__ts_id(slot, r->tag);
+    flush_if_full(loop, p);
     return 0;
 }
 
 int ll_call_later(ll_loop loop, double delay, ll_callback cb, void *arg, ll_handle *out) {
     /* The common delays only (as Go computes them: now + ceil(delay s in
-     * ns)); NaN, negative and out-of-range ones, and every call that wants
-     * a handle, go to Go. */
-    if (out == NULL && cb != NULL && loop != 0 && delay >= 0 && delay <= MAX_DELAY) {
+     * ns)); NaN, negative and out-of-range ones go to Go. */
+    if (cb != NULL && loop != 0 && delay >= 0 && delay <= MAX_DELAY) {
         int64_t now = ll__clock_raw() - __atomic_load_n(&clock_base, __ATOMIC_ACQUIRE);
-        if (later_in_c(loop, now + (int64_t)ceil(delay * 1e9), cb, arg) == 0)
+        if (later_in_c(loop, now + (int64_t)ceil(delay * 1e9), cb, arg, out) == 0)
             return 0;
     }
     return ll__call_later_go(ll__thread_loop, loop, delay, cb, arg, out);
 }
 
 int ll_call_at(ll_loop loop, double when, ll_callback cb, void *arg, ll_handle *out) {
-    if (out == NULL && cb != NULL && loop != 0 && when >= -MAX_DELAY && when <= MAX_DELAY &&
-        later_in_c(loop, (int64_t)ceil(when * 1e9), cb, arg) == 0)
+    if (cb != NULL && loop != 0 && when >= -MAX_DELAY && when <= MAX_DELAY &&
+        later_in_c(loop, (int64_t)ceil(when * 1e9), cb, arg, out) == 0)
         return 0;
     return ll__call_at_go(ll__thread_loop, loop, when, cb, arg, out);
+}
+
+/* A handle timer of a loop this thread may act on without Go: the loop
+ * runs its batch here, or is idle (not running, not closed). */
+static int may_cancel_in_c(uint64_t id) {
+    uint64_t loop = ll__ts_owner(id);
+    return loop != 0 && timer_queue(loop) != NULL;
+}
+
+int ll_handle_cancel(ll_handle handle) {
+    if ((handle & LL__TS_ID_BIT) && may_cancel_in_c(handle))
+        return ll__ts_cancel(handle);
+    return ll__handle_cancel_go(ll__thread_loop, handle);
 }

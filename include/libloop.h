@@ -256,7 +256,11 @@ int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out);
 /**
  * Schedule cb after delay seconds. A timer never runs before its deadline;
  * equal deadlines run in scheduling order; a negative delay (even -INFINITY)
- * is due at once.
+ * is due at once. If out is not NULL it receives a handle id (release it
+ * with ll_release): a 40-byte record in C memory, made and cancelled without
+ * entering Go, freed once the timer ran (or was cancelled and dropped) and
+ * the handle was released; the handle stays valid after the loop is closed
+ * and released (it still answers and releases once).
  * @return 0, LL_EINVAL (cb NULL, NaN, +INFINITY or over ~100 years), LL_ECLOSED,
  *         LL_EBADHANDLE, LL_EWRONGTHREAD.
  */

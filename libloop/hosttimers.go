@@ -144,44 +144,34 @@ func (l *Loop) pushHostTimer(when int64, whenErr error, fn, arg uintptr) error {
 	return nil
 }
 
-// nextDeadline returns the earliest deadline of both heaps.
+// nextDeadline returns the earliest deadline of every timer queue.
 func (l *Loop) nextDeadline() (int64, bool) {
-	switch {
-	case l.timers.len() > 0 && l.hostTimers.len() > 0:
-		return min(l.timers.peek().when, l.hostTimers.peek().when), true
-	case l.timers.len() > 0:
-		return l.timers.peek().when, true
-	case l.hostTimers.len() > 0:
-		return l.hostTimers.peek().when, true
-	}
-	return 0, false
+	which, when := l.earliestTimer()
+	return when, which != 0
 }
 
-// queueDueTimers moves every timer due before end to the ready queue,
-// from both heaps merged in (deadline, scheduling order).
+// queueDueTimers moves every timer due before end to the ready queue, from
+// every timer queue merged in (deadline, scheduling order).
 func (l *Loop) queueDueTimers(end int64) {
 	for {
-		hDue := l.timers.len() > 0 && l.timers.peek().when < end
-		vDue := l.hostTimers.len() > 0 && l.hostTimers.peek().when < end
-		switch {
-		case hDue && (!vDue || timerBefore(l.timers.peek(), l.hostTimers.peek())):
+		which, when := l.earliestTimer()
+		if which == 0 || when >= end {
+			return
+		}
+		switch which {
+		case 1:
 			h := l.timers.pop()
 			if h.cancelled {
 				l.timerCancelled--
 			}
 			l.ready.push(h)
-		case vDue:
+		case 2:
 			e := l.hostTimers.pop()
 			l.ready.pushHost(e.fn, e.arg)
-		default:
-			return
+		default: // a run of the source's, up to the next of the loop's own
+			own, w, seq := l.earliestOwn()
+			l.batches.q = append(l.batches.q, l.timerSource.Take(end, own != 0, w, seq))
+			l.ready.pushBatchMark()
 		}
 	}
-}
-
-func timerBefore(h *Handle, e *hostTimer) bool {
-	if h.when != e.when {
-		return h.when < e.when
-	}
-	return h.seq < e.seq
 }

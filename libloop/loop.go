@@ -33,6 +33,7 @@ type Loop struct {
 	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerQueue
 	hostTimers     hostTimerQueue // timers with no handle (CallLaterHost)
+	timerSource    TimerSource    // a host's own timers (timersource.go), or nil
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -143,6 +144,9 @@ func (l *Loop) Close() error {
 	})
 	l.timers = timerQueue{}
 	l.hostTimers = hostTimerQueue{}
+	if l.timerSource != nil {
+		l.timerSource.Drop()
+	}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again

@@ -62,7 +62,7 @@ func (l *Loop) runOnce(nowait bool) error {
 	l.takePosted()
 	l.takeHostPosts()
 
-	if l.timers.len() > 0 || l.hostTimers.len() > 0 {
+	if l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
 		l.queueDueTimers(monoNow() + ClockResolution)
 	}
 
@@ -86,6 +86,9 @@ func (l *Loop) runOnce(nowait bool) error {
 }
 
 func (l *Loop) purgeCancelledTimers() {
+	if l.timerSource != nil {
+		l.timerSource.Tidy()
+	}
 	n := l.timers.len()
 	if n > minScheduledForPurge && 2*l.timerCancelled > n {
 		l.timers.removeIf(func(h *Handle) bool {

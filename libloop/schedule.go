@@ -118,6 +118,20 @@ func (l *Loop) scheduleAfter(delay float64, fn func(), fc ForeignCall) (*Handle,
 	return l.scheduleNs(d, fn, fc), nil
 }
 
+// Deadline checks a timer's time as CallAt (relative false) or CallLater
+// (true) would and returns its deadline in loop nanoseconds, for a host
+// that queues the timer itself (a TimerSource): ECLOSED, EINVAL as they.
+func (l *Loop) Deadline(t float64, relative bool) (int64, error) {
+	if l.closed.Load() {
+		return 0, ECLOSED
+	}
+	ns, err := deadline(t)
+	if err == nil && relative && t >= -maxDelay { // as scheduleAfter
+		ns += monoNow()
+	}
+	return ns, err
+}
+
 func (l *Loop) schedule(when float64, fn func(), fc ForeignCall) (*Handle, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED

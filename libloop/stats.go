@@ -71,7 +71,7 @@ func (l *Loop) Stats() Stats {
 		Idle:       time.Duration(c.idleNs),
 		Running:    time.Duration(run),
 		Ready:      ready,
-		Timers:     l.timers.len() - l.timerCancelled + l.hostTimers.len(),
+		Timers:     l.timers.len() - l.timerCancelled + l.hostTimers.len() + l.sourceTimers(),
 		FDs:        l.nWatched,
 		Tasks:      len(l.tasks),
 	}
@@ -104,4 +104,12 @@ func (l *Loop) stopRunClock() {
 	c := &l.counters
 	c.runNs += monoNow() - c.runStart
 	c.runStart = 0
+}
+
+// sourceTimers is how many live timers the host's TimerSource holds.
+func (l *Loop) sourceTimers() int {
+	if l.timerSource == nil {
+		return 0
+	}
+	return l.timerSource.Live()
 }

@@ -194,6 +194,11 @@ func TestWrongThreadInDebugMode(t *testing.T) {
 			expect(t, "ll_release (wrong thread)", raw.Release(loop), cEWRONGTHREAD)
 			expect(t, "ll_loop_run_once (wrong thread)", raw.RunOnce(loop, cRunNowait), cEWRONGTHREAD)
 			expect(t, "ll_handle_cancel (wrong thread)", raw.HandleCancel(h), cEWRONGTHREAD)
+			// A timer handle's record is in C; its queries are still checked.
+			expect(t, "ll_handle_cancelled (wrong thread)", raw.HandleCancelled(h), cEWRONGTHREAD)
+			if when := raw.TimerWhen(h); when >= 0 {
+				t.Errorf("ll_timer_when (wrong thread) = %v, want negative", when)
+			}
 			expect(t, "ll_loop_set_debug (wrong thread)", raw.SetDebug(loop, 0), cEWRONGTHREAD)
 			// Thread-safe and read-only calls are allowed.
 			expect(t, "ll_loop_is_running (other thread)", raw.IsRunning(loop), 1)
