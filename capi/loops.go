@@ -5,6 +5,7 @@ package main
 /*
 #include <stdlib.h>
 #include "hotpath.h"
+#include "postq.h"
 */
 import "C"
 
@@ -25,6 +26,10 @@ type loopState struct {
 	calls   *C.ll__call
 	one     *C.ll__call
 	pending *C.ll__pending
+	// postsFlowing: the last take of the post queue found posts, so the
+	// loop, before it sleeps, waits a few microseconds for the next one
+	// (ll__postq_linger) instead of making the poster wake it.
+	postsFlowing bool
 	// messages holds C copies of exception messages handed out by
 	// ll_future_exception, freed when their future is disposed.
 	messages map[uint64]*C.char
@@ -138,21 +143,96 @@ func init() {
 	C.ll__set_clock_base(C.int64_t(c - libloop.Nanotime()))
 }
 
-// Pending and Take make loopState the core's PostSource: the C-side
-// queue of ll_call_soon_threadsafe (softqueue.c), taken whole each
-// iteration and run as one batch.
+// Pending, BeforeBlock and Take make loopState the core's PostSource:
+// the lock-free queue of ll_call_soon_threadsafe (postq.c), taken whole
+// each iteration and run as one batch. Pending and BeforeBlock read the
+// queue's words with Go's atomics (sequentially consistent, as postq.c's
+// side of the wake protocol needs): no crossing into C per iteration.
+// Pending is ll__postq_pending: the head slot is filled (the head is the
+// loop's own, and never rests on a lap's non-slot position).
 func (s *loopState) Pending() bool {
-	return atomic.LoadInt64((*int64)(unsafe.Pointer(&s.pending.nposts))) != 0
+	q := s.pending.postq
+	if q == nil || q.head_chunk == nil {
+		return false
+	}
+	slot := &q.head_chunk.slots[q.head&(C.LL__POSTQ_LAP-1)]
+	return atomic.LoadUintptr((*uintptr)(unsafe.Pointer(&slot.fn))) != 0
+}
+
+// BeforeBlock clears the queue's wake flag, then looks at the queue: a
+// poster that reserves a slot after this look sees the flag clear (its
+// reservation is a full barrier) and wakes the loop; a filled head slot
+// is taken; a head slot reserved and not yet filled is settled in C
+// (ll__postq_settle: a short wait, then a barrier on every thread).
+// While posts flow, it first lingers a few microseconds for the next one:
+// a wake costs the poster a system call (and, on a busy machine, often its
+// CPU to the loop it woke); a loop that sleeps between posts makes it pay
+// that per handful of posts.
+func (s *loopState) BeforeBlock() bool {
+	q := s.pending.postq
+	if q == nil {
+		return false
+	}
+	if s.postsFlowing {
+		if C.ll__postq_linger(q) != 0 {
+			return true
+		}
+		s.postsFlowing = false
+	}
+	atomic.StoreInt32((*int32)(unsafe.Pointer(&q.wake)), 0)
+	if s.Pending() {
+		return true
+	}
+	if atomic.LoadUint64((*uint64)(unsafe.Pointer(&q.tail)))>>1 == uint64(q.head) {
+		return false
+	}
+	return C.ll__postq_settle(q) != 0
 }
 
 func (s *loopState) Take() libloop.HostBatch {
-	var n C.int64_t
-	items := C.ll__posts_take(s.pending, &n)
-	if n == 0 {
-		C.free(unsafe.Pointer(items))
+	q := s.pending.postq
+	if q == nil {
 		return nil
 	}
-	return &softBatch{s: s, items: items, n: n}
+	var chunk *C.ll__postchunk
+	var off C.uint64_t
+	n := C.ll__postq_take(q, &chunk, &off)
+	if n == 0 {
+		return nil
+	}
+	s.postsFlowing = true
+	return &postBatch{s: s, chunk: uintptr(unsafe.Pointer(chunk)), off: off, n: n}
+}
+
+// postBatch is a run of posts taken from the queue's chunks
+// (libloop.HostBatch), run where they lie: the chunks are freed as the
+// batch passes their last slot.
+type postBatch struct {
+	s     *loopState
+	chunk uintptr // *C.ll__postchunk, C memory
+	off   C.uint64_t
+	n     C.int64_t
+}
+
+func (b *postBatch) Run() {
+	s, n := b.s, b.n
+	b.n = 0
+	C.ll__postq_run(s.pending.postq, C.uint64_t(s.id), C.uintptr_t(b.chunk), b.off, n,
+		C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), 1)
+	s.flushPending()
+}
+
+// Len is how many calls the batch holds (0 once run or dropped).
+func (b *postBatch) Len() int { return int(b.n) }
+
+func (b *postBatch) Drop() {
+	n := b.n
+	b.n = 0
+	var q *C.ll__postq
+	if b.s.pending != nil {
+		q = b.s.pending.postq
+	}
+	C.ll__postq_run(q, 0, C.uintptr_t(b.chunk), b.off, n, 0, 0)
 }
 
 // softBatchMin is the shortest run handed over as a batch: below it, a

@@ -5,6 +5,7 @@ package main
 /*
 #include <signal.h>
 #include "hotpath.h"
+#include "postq.h"
 #include "signals.h"
 */
 import "C"
@@ -104,6 +105,8 @@ func closeLoop(s *loopState) error {
 	C.ll__pending_set_open(s.pending, 0)
 	s.pending.len = 0
 	s.pending.ntimers = 0
-	C.ll__posts_close(s.pending)
+	if s.pending.postq != nil {
+		C.ll__postq_close(s.pending.postq)
+	}
 	return err
 }

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/* ll_call_soon_threadsafe's queue: a lock-free MPSC FIFO of chunks (see
+ * postq.h for the layout). A post is one compare-and-swap on the tail and
+ * two stores into the slot it reserved; the loop takes the filled slots
+ * in order and frees each chunk once it has taken all of its slots. This
+ * file only queues; Go decides when the loop takes and what runs. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+#include "hotpath.h"
+#include "postq.h"
+#include "_cgo_export.h"
+
+#define LAP_MASK ((uint64_t)LL__POSTQ_LAP - 1)
+
+_Static_assert(sizeof(ll__postslot) == sizeof(ll__soon), "a slot is run as an ll__soon");
+
+/* What fills a slot a poster reserved in a queue that serves another loop
+ * by now (the record was reused under it): the slot must be filled, the
+ * call must not run. */
+static void post_void(ll_loop loop, void *arg) {
+    (void)loop;
+    (void)arg;
+}
+
+/* A short wait for another thread's few instructions (a poster linking
+ * the next chunk, or filling the slot it reserved): spin a little, then
+ * give the CPU away, in case that thread was preempted mid-way. */
+/* One spin-wait step: tells the CPU this is a wait (and spares power). */
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static void backoff(int *spins) {
+    if (++*spins < 64) {
+        cpu_relax();
+        return;
+    }
+    sched_yield();
+}
+
+/* How a poster orders its fill before its look at the wake flag (the
+ * wake protocol, ll__postq_push). 1: the fill is an exchange, a full
+ * barrier, on every post. 0: a plain store; the loop, in the rare case it
+ * must know whether a poster it caught between reservation and fill has
+ * filled, forces a barrier on every thread of the process itself with
+ * membarrier(2) (ll__postq_settle). 0 where the kernel offers it. */
+static int fence_fill = 1;
+static pthread_once_t fence_once = PTHREAD_ONCE_INIT;
+
+static void fence_setup(void) {
+#if defined(__linux__) && defined(SYS_membarrier)
+    long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0);
+    if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0)
+        fence_fill = 0;
+#endif
+}
+
+/* A zeroed chunk: the spare one if the loop left one, else a new one. */
+static ll__postchunk *chunk_get(ll__postq *q) {
+    ll__postchunk *c = __atomic_exchange_n(&q->spare, NULL, __ATOMIC_ACQ_REL);
+    if (c == NULL)
+        return calloc(1, sizeof *c);
+    memset(c, 0, sizeof *c);
+    return c;
+}
+
+/* The loop is done with c: keep it as the spare, free the one it replaces
+ * (q NULL: just free it). */
+static void chunk_put(ll__postq *q, ll__postchunk *c) {
+    if (q == NULL) {
+        free(c);
+        return;
+    }
+    free(__atomic_exchange_n(&q->spare, c, __ATOMIC_ACQ_REL));
+}
+
+ll__postq *ll__postq_new(void) {
+    /* Before any queue exists: a poster reaches a queue only through the
+     * registry, published after this. */
+    pthread_once(&fence_once, fence_setup);
+    ll__postq *q = aligned_alloc(_Alignof(ll__postq), sizeof(ll__postq));
+    if (q == NULL)
+        return NULL;
+    memset(q, 0, sizeof *q);
+    q->tail = LL__POSTQ_CLOSED;
+    return q;
+}
+
+int ll__postq_open(ll__postq *q, uint64_t loop) {
+    ll__postchunk *c = chunk_get(q);
+    if (c == NULL)
+        return -1;
+    /* The first position of the next lap: always beyond the old tail, so
+     * a poster that read the tail before the close can never succeed. */
+    uint64_t pos = ((__atomic_load_n(&q->tail, __ATOMIC_RELAXED) >> 1) / LL__POSTQ_LAP + 1) * LL__POSTQ_LAP;
+    q->head_chunk = c;
+    __atomic_store_n(&q->head, pos, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->tail_chunk, c, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->wake, 0, __ATOMIC_SEQ_CST);
+    /* The loop before the tail: a poster whose reservation succeeds on the
+     * reopened tail sees the new loop id (and fills its slot with
+     * post_void if it posted for the old one). */
+    __atomic_store_n(&q->loop, loop, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->tail, pos << 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+
+int ll__postq_push(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
+    ll__postchunk *next = NULL, *c;
+    uint64_t off;
+    int spins = 0;
+    uint64_t t = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+    for (;;) {
+        if (t & LL__POSTQ_CLOSED) {
+            free(next);
+            return -1;
+        }
+        off = (t >> 1) & LAP_MASK;
+        if (off == LL__POSTQ_CAP) { /* another poster links the next chunk */
+            backoff(&spins);
+            t = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
+            continue;
+        }
+        /* Read before the swap, dereferenced only after it succeeds: the
+         * tail cannot have left this chunk then (it would have moved). */
+        c = __atomic_load_n(&q->tail_chunk, __ATOMIC_ACQUIRE);
+        if (off + 1 == LL__POSTQ_CAP && next == NULL) {
+            next = chunk_get(q);
+            if (next == NULL)
+                return -1;
+        }
+        if (__atomic_compare_exchange_n(&q->tail, &t, t + 2, 1, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE))
+            break;
+    }
+    if (off + 1 == LL__POSTQ_CAP) {
+        /* The chunk's last slot: link the next chunk, then move the tail
+         * past the lap's non-slot position (an add: it keeps a CLOSED bit
+         * set meanwhile). Done before this slot is filled, so whoever has
+         * seen it filled may cross to the next chunk and free this one. */
+        __atomic_store_n(&c->next, next, __ATOMIC_RELEASE);
+        __atomic_store_n(&q->tail_chunk, next, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&q->tail, 2, __ATOMIC_SEQ_CST);
+        next = NULL;
+    }
+    if (next != NULL) /* got for a last slot another poster took */
+        chunk_put(q, next);
+    uint64_t serves = __atomic_load_n(&q->loop, __ATOMIC_ACQUIRE);
+    int stale = serves != loop;
+    uintptr_t v = stale ? (uintptr_t)post_void : fn;
+    c->slots[off].arg = stale ? 0 : arg;
+    /* The wake protocol: the loop clears the wake flag, then reads its
+     * head slot; this poster fills its slot, then reads the flag. With a
+     * barrier between each pair (the loop's clear is an exchange; the
+     * fill is one too, or membarrier stands in for it), either the loop
+     * sees the slot filled or this poster sees the flag clear and wakes
+     * it. A slot beyond the head may be filled while the loop sleeps: the
+     * head slot's poster wakes it when that one fills, stale or not. */
+    if (fence_fill)
+        __atomic_exchange_n(&c->slots[off].fn, v, __ATOMIC_SEQ_CST);
+    else
+        __atomic_store_n(&c->slots[off].fn, v, __ATOMIC_RELEASE);
+    /* A plain read first: while the loop is awake the flag's line stays
+     * shared and costs the poster no write. */
+    if (__atomic_load_n(&q->wake, __ATOMIC_SEQ_CST) == 0 && __atomic_exchange_n(&q->wake, 1, __ATOMIC_SEQ_CST) == 0)
+        ll_loop_wakeup(serves); /* a loop closed meanwhile drops the post, as any */
+    return stale ? -1 : 0;
+}
+
+/* The loop never reads the tail: the posters own its cache line, and the
+ * loop finds the end of what it may take by the first slot not filled.
+ * Its head never rests at a lap's non-slot position (it crosses to the
+ * next chunk as soon as it has taken the last slot), so "anything to
+ * take" is one load of the head slot (loops.go reads it). */
+int ll__postq_pending(ll__postq *q) {
+    ll__postchunk *c = q->head_chunk;
+    return c != NULL && __atomic_load_n(&c->slots[q->head & LAP_MASK].fn, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The loop, about to block, cleared the wake flag and found its head
+ * slot reserved and not filled: a poster is between the two. Wait a
+ * little for the fill; then, without an exchange in the posters' fill,
+ * force a barrier on every thread, after which the head slot's poster
+ * either has filled it or will read the cleared flag and wake the loop.
+ * 1 if the head slot is filled (take it), 0 if the loop may block. */
+int ll__postq_settle(ll__postq *q) {
+    for (int i = 0; i < 256; i++) {
+        if (ll__postq_pending(q))
+            return 1;
+        cpu_relax();
+    }
+#if defined(__linux__) && defined(SYS_membarrier)
+    if (!fence_fill && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0)
+        return 1; /* cannot happen once registered; never block unsure */
+#endif
+    return ll__postq_pending(q);
+}
+
+/* How long the loop lingers for the next post before it sleeps, and how
+ * often it looks meanwhile: each look pulls the cache line the poster is
+ * filling, and the poster's next store then waits for it back, so the
+ * loop looks seldom enough for a poster to fill a few lines in between. */
+#define LINGER_NS 5000
+#define LINGER_LOOK_NS 500
+
+/* Wait up to LINGER_NS for the head slot to be filled, without arming the
+ * wake flag (nobody wakes the loop for it meanwhile): 1 if it was. */
+int ll__postq_linger(ll__postq *q) {
+    int64_t now = ll__clock_raw(), until = now + LINGER_NS;
+    for (;;) {
+        if (ll__postq_pending(q))
+            return 1;
+        if (now > until)
+            return 0;
+        int64_t look = now + LINGER_LOOK_NS;
+        do {
+            for (int i = 0; i < 8; i++)
+                cpu_relax();
+            now = ll__clock_raw();
+        } while (now < look);
+    }
+}
+
+/* Count the filled slots from the head. */
+static int64_t count_filled(const ll__postq *q) {
+    const ll__postchunk *c = q->head_chunk;
+    uint64_t off = q->head & LAP_MASK;
+    int64_t k = 0;
+    while (__atomic_load_n(&c->slots[off].fn, __ATOMIC_ACQUIRE) != 0) {
+        k++;
+        if (++off == LL__POSTQ_CAP) {
+            c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE); /* linked before the last slot was filled */
+            off = 0;
+        }
+    }
+    return k;
+}
+
+int64_t ll__postq_take(ll__postq *q, ll__postchunk **chunk, uint64_t *off) {
+    if (q->head_chunk == NULL)
+        return 0;
+    int64_t k = count_filled(q);
+    if (k == 0)
+        return 0;
+    *chunk = q->head_chunk;
+    *off = q->head & LAP_MASK;
+    /* Move the head past them (and past each lap's non-slot position);
+     * the chunks behind it now belong to the batches taken. */
+    ll__postchunk *c = q->head_chunk;
+    uint64_t o = *off, pos = q->head;
+    for (int64_t left = k; left > 0;) {
+        int64_t run = (int64_t)(LL__POSTQ_CAP - o) < left ? (int64_t)(LL__POSTQ_CAP - o) : left;
+        left -= run;
+        o += (uint64_t)run;
+        pos += (uint64_t)run;
+        if (o == LL__POSTQ_CAP) {
+            c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE); /* linked before its last slot was filled */
+            o = 0;
+            pos++;
+        }
+    }
+    q->head_chunk = c;
+    __atomic_store_n(&q->head, pos, __ATOMIC_RELEASE);
+    return k;
+}
+
+void ll__postq_run(ll__postq *q, uint64_t loop, uintptr_t chunk, uint64_t off, int64_t n, uintptr_t pending,
+                   int call) {
+    ll__postchunk *c = (ll__postchunk *)chunk;
+    while (n > 0) {
+        int64_t run = (int64_t)(LL__POSTQ_CAP - off) < n ? (int64_t)(LL__POSTQ_CAP - off) : n;
+        /* A slot is laid out as an ll__soon: the batch runner takes them
+         * straight from the chunk. */
+        if (call)
+            ll__run_soon_array(loop, (uintptr_t)&c->slots[off], run, pending);
+        n -= run;
+        off += (uint64_t)run;
+        if (off == LL__POSTQ_CAP) {
+            /* Its last slot was this batch's: every batch before this one
+             * has run (batches run in order), so c is done with. */
+            ll__postchunk *nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+            chunk_put(q, c);
+            c = nx;
+            off = 0;
+        }
+    }
+}
+
+void ll__postq_close(ll__postq *q) {
+    uint64_t t = __atomic_fetch_or(&q->tail, LL__POSTQ_CLOSED, __ATOMIC_SEQ_CST);
+    if (t & LL__POSTQ_CLOSED)
+        return;
+    /* Posters that reserved a slot before the close are filling it (a few
+     * instructions): wait for each, so no chunk is freed under one. */
+    uint64_t end = t >> 1, pos = q->head;
+    ll__postchunk *c = q->head_chunk;
+    while (pos < end) {
+        uint64_t off = pos & LAP_MASK;
+        if (off == LL__POSTQ_CAP) {
+            ll__postchunk *nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
+            free(c);
+            c = nx;
+            pos++;
+            continue;
+        }
+        for (int spins = 0; __atomic_load_n(&c->slots[off].fn, __ATOMIC_ACQUIRE) == 0;)
+            backoff(&spins);
+        pos++;
+    }
+    /* The slot before the tail is filled, so whoever took a chunk's last
+     * slot has linked the next one: at most one, with nothing in it. */
+    if (c != NULL) {
+        free(__atomic_load_n(&c->next, __ATOMIC_ACQUIRE));
+        free(c);
+    }
+    q->head_chunk = NULL;
+    __atomic_store_n(&q->tail_chunk, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->head, __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) >> 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->loop, 0, __ATOMIC_RELEASE);
+}
+
+/* Thread-safe, from any thread, the loop's own included: queued in C
+ * without a lock, the loop woken (through Go, which knows the wakeup fd
+ * and whether it is still open) only when it is asleep or about to be. */
+int ll_call_soon_threadsafe(ll_loop loop, ll_callback cb, void *arg) {
+    ll__pending *p = cb != NULL && loop != 0 ? ll__loop_record(loop) : NULL;
+    if (p != NULL && p->postq != NULL && ll__postq_push(p->postq, loop, (uintptr_t)cb, (uintptr_t)arg) == 0)
+        return 0;
+    return ll__call_soon_threadsafe_go(loop, cb, arg);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: ll_call_soon_threadsafe's queue (postq.c). Not installed.
+ *
+ * A lock-free multi-producer, single-consumer FIFO of fixed-size chunks.
+ * A poster reserves a slot with one compare-and-swap on `tail` and fills
+ * it; the loop takes every filled slot in order (one linearizable order:
+ * a post that happens before another runs before it, across threads too).
+ * No poster ever waits for the loop, and the loop never waits for a
+ * poster (it stops at the first reserved slot not yet filled). */
+#ifndef LIBLOOP_POSTQ_H
+#define LIBLOOP_POSTQ_H
+
+#include <stdint.h>
+
+/* Slots per chunk + 1: position p is slot p % LL__POSTQ_LAP of its chunk,
+ * and the last position of a lap (LL__POSTQ_CAP) is no slot: while `tail`
+ * stands there, the poster that took slot CAP - 1 is linking the next
+ * chunk and the others wait for it. A power of two, so % is a mask. */
+#define LL__POSTQ_LAP 256
+#define LL__POSTQ_CAP (LL__POSTQ_LAP - 1)
+
+typedef struct ll__postslot {
+    uintptr_t fn; /* 0 until the poster has filled the slot (release) */
+    uintptr_t arg;
+} ll__postslot;
+
+typedef struct ll__postchunk {
+    ll__postslot slots[LL__POSTQ_CAP];
+    struct ll__postchunk *next; /* set before tail leaves this chunk */
+} ll__postchunk;
+
+/* The three parts sit on their own cache lines: the posters write the
+ * first, the loop the last, and the wake flag changes only when the loop
+ * goes to sleep or is woken. */
+typedef struct ll__postq {
+    /* (position << 1) | LL__POSTQ_CLOSED; positions only grow (the
+     * queue reopens a lap further on), so a poster's stale compare-and-
+     * swap can never succeed. */
+    _Alignas(64) uint64_t tail;
+    ll__postchunk *tail_chunk; /* the chunk of tail's position */
+    uint64_t loop;             /* the loop id the queue serves (0: none) */
+    /* 0 while the loop is asleep or about to be (it cleared it before its
+     * last look at the queue): the next poster to see 0 sets it and wakes
+     * the loop. 1 while the loop is awake or already woken. */
+    _Alignas(64) int32_t wake;
+    /* The loop's side: the next position to take, and its chunk. */
+    _Alignas(64) uint64_t head;
+    ll__postchunk *head_chunk;
+    /* One chunk the loop is done with, for the next poster that needs one
+     * (handed over by exchange, so each side owns what it swapped out):
+     * in steady posting, no malloc, no free, no fresh pages. */
+    _Alignas(64) ll__postchunk *spare;
+} ll__postq;
+
+#define LL__POSTQ_CLOSED ((uint64_t)1)
+
+/* A closed queue for no loop, or NULL (no memory). Never freed: a poster
+ * may still read a record it looked up after its loop went away. */
+ll__postq *ll__postq_new(void);
+/* Open q for loop (the loop's thread, q closed); -1 if memory ran out. */
+int ll__postq_open(ll__postq *q, uint64_t loop);
+/* Queue fn(arg) for loop, waking the loop if it may be asleep: 0, or -1
+ * if the post was not queued (q closed, or serving another loop by now,
+ * or no memory): the caller's Go path answers then. */
+int ll__postq_push(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg);
+/* Whether the next slot to take is filled (loop thread; loops.go reads
+ * the same words with Go's atomics). */
+int ll__postq_pending(ll__postq *q);
+/* The loop, about to block with its head slot reserved and not filled:
+ * 1 if it is filled now, 0 if the loop may block (its poster will wake
+ * it). Loop thread. */
+int ll__postq_settle(ll__postq *q);
+/* The loop, about to block right after posts came: wait a few
+ * microseconds for the head slot to be filled (1 if it was). */
+int ll__postq_linger(ll__postq *q);
+/* Take every filled slot, in order: how many (0: none), and where the
+ * first is (*chunk, slot *off); they stay in their chunks, which now
+ * belong to the taker. Loop thread. */
+int64_t ll__postq_take(ll__postq *q, ll__postchunk **chunk, uint64_t *off);
+/* Run (call 1) or drop (call 0) n taken slots from chunk's slot off, in
+ * order, giving up each chunk whose last slot is among them. Taken batches
+ * must be run or dropped in the order they were taken. Loop thread. */
+void ll__postq_run(ll__postq *q, uint64_t loop, uintptr_t chunk, uint64_t off, int64_t n, uintptr_t pending,
+                   int call);
+/* Close q: later pushes fail; waits for the posters that reserved a slot
+ * to fill it, then drops everything untaken. Loop thread, not running. */
+void ll__postq_close(ll__postq *q);
+
+#endif
