@@ -2,8 +2,9 @@
 /* ll_call_soon_threadsafe's queue: a lock-free MPSC FIFO of chunks (see
  * postq.h for the layout). A post is one compare-and-swap on the tail and
  * two stores into the slot it reserved; the loop takes the filled slots
- * in order and frees each chunk once it has taken all of its slots. This
- * file only queues; Go decides when the loop takes and what runs. */
+ * in order, runs them where they lie, and gives each chunk back once it
+ * has run all of its slots. This file only queues; Go decides when the
+ * loop takes and what runs. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -29,9 +30,6 @@ static void post_void(ll_loop loop, void *arg) {
     (void)arg;
 }
 
-/* A short wait for another thread's few instructions (a poster linking
- * the next chunk, or filling the slot it reserved): spin a little, then
- * give the CPU away, in case that thread was preempted mid-way. */
 /* One spin-wait step: tells the CPU this is a wait (and spares power). */
 static void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -41,6 +39,9 @@ static void cpu_relax(void) {
 #endif
 }
 
+/* A short wait for another thread's few instructions (a poster linking
+ * the next chunk, or filling the slot it reserved): spin a little, then
+ * give the CPU away, in case that thread was preempted mid-way. */
 static void backoff(int *spins) {
     if (++*spins < 64) {
         cpu_relax();

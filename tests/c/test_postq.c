@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/* ll_call_soon_threadsafe's lock-free chunk queue (capi/postq.c): chunk
+ * boundaries (255 slots a chunk) on an idle and a running loop, exactly
+ * once and FIFO per thread under 6 tight posting threads, one order across
+ * threads (a post that happens before another runs before it), no lost
+ * wakeup when the loop sleeps between single posts, posts from the loop's
+ * own thread, and posts racing ll_loop_close and the reuse of the loop's
+ * queue by the next loop. Run it under the ASan build too (make test-asan):
+ * chunks are freed and reused as the loop passes them. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "libloop.h"
+#include "check.h"
+
+#define CHUNK 255 /* slots per chunk: LL__POSTQ_CAP in capi/postq.h */
+
+/* ---- chunk boundaries ---------------------------------------------------- */
+
+static long order_next, order_bad, order_ran;
+
+static void order_cb(ll_loop loop, void *arg) {
+    (void)loop;
+    if ((long)(intptr_t)arg != order_next)
+        order_bad++;
+    order_next = (long)(intptr_t)arg + 1;
+    order_ran++;
+}
+
+/* Post n to an idle loop, then run one iteration: all n run, in order. */
+static void post_idle_then_run(ll_loop loop, long *seq, long n) {
+    order_ran = 0;
+    for (long i = 0; i < n; i++)
+        CHECK_EQ_INT(ll_call_soon_threadsafe(loop, order_cb, (void *)(intptr_t)(*seq)++), 0);
+    CHECK_EQ_INT(ll_loop_run_once(loop, LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(order_ran, n);
+}
+
+static void test_chunk_boundaries(void) {
+    ll_loop loop;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    long seq = 0;
+    order_next = 0;
+    order_bad = 0;
+    /* Takes that end one before, at, and one after a chunk's end, and runs
+     * of several chunks, in an order that moves the head across many
+     * chunks at every offset. */
+    long sizes[] = {1, CHUNK - 2, 1, 1, CHUNK, CHUNK - 1, CHUNK + 1, 2 * CHUNK, 3 * CHUNK + 7, 1, 10 * CHUNK};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        post_idle_then_run(loop, &seq, sizes[k]);
+    for (long n = 1; n <= 2 * CHUNK + 3; n += 17)
+        post_idle_then_run(loop, &seq, n);
+    CHECK_EQ_INT(order_bad, 0);
+    CHECK_EQ_INT(order_next, seq);
+    CHECK_EQ_INT(ll_release(loop), 0);
+}
+
+/* Posts left queued at close are dropped (their chunks freed: ASan), and
+ * posting after the close is refused. */
+static void test_close_with_queued_posts(void) {
+    for (long n = 0; n <= 3 * CHUNK; n += CHUNK / 2) {
+        ll_loop loop;
+        CHECK_EQ_INT(ll_loop_new(&loop), 0);
+        order_ran = 0;
+        order_next = 0;
+        for (long i = 0; i < n; i++)
+            CHECK_EQ_INT(ll_call_soon_threadsafe(loop, order_cb, (void *)(intptr_t)i), 0);
+        CHECK_EQ_INT(ll_loop_close(loop), 0);
+        CHECK_EQ_INT(ll_call_soon_threadsafe(loop, order_cb, NULL), LL_ECLOSED);
+        CHECK_EQ_INT(order_ran, 0);
+        CHECK_EQ_INT(ll_release(loop), 0);
+    }
+}
+
+/* ---- many tight posters ------------------------------------------------- */
+
+#define POSTERS 6
+#define PER_POSTER 60000
+
+struct tight {
+    ll_loop loop;
+    atomic_int go;
+    atomic_int errors;
+    int next[POSTERS];
+    long bad, total;
+};
+
+static struct tight tt;
+
+static void tight_cb(ll_loop loop, void *arg) {
+    uintptr_t v = (uintptr_t)arg;
+    int t = (int)(v / PER_POSTER), i = (int)(v % PER_POSTER);
+    if (tt.next[t] != i) /* a repeat, a loss or a swap all break this */
+        tt.bad++;
+    tt.next[t] = i + 1;
+    if (++tt.total == (long)POSTERS * PER_POSTER)
+        ll_loop_stop(loop);
+}
+
+static void *tight_poster(void *arg) {
+    int t = (int)(intptr_t)arg;
+    while (!atomic_load(&tt.go))
+        sched_yield();
+    for (int i = 0; i < PER_POSTER; i++)
+        if (ll_call_soon_threadsafe(tt.loop, tight_cb, (void *)(uintptr_t)(t * PER_POSTER + i)) != 0)
+            atomic_fetch_add(&tt.errors, 1);
+    return NULL;
+}
+
+static void timeout_cb(ll_loop loop, void *arg) {
+    *(int *)arg = 1;
+    ll_loop_stop(loop);
+}
+
+static void test_tight_posters_exactly_once_fifo(void) {
+    CHECK_EQ_INT(ll_loop_new(&tt.loop), 0);
+    pthread_t th[POSTERS];
+    for (int t = 0; t < POSTERS; t++)
+        CHECK_EQ_INT(pthread_create(&th[t], NULL, tight_poster, (void *)(intptr_t)t), 0);
+    int timed_out = 0;
+    ll_handle safety;
+    CHECK_EQ_INT(ll_call_later(tt.loop, 60, timeout_cb, &timed_out, &safety), 0);
+    atomic_store(&tt.go, 1);
+    CHECK_EQ_INT(ll_loop_run_forever(tt.loop), 0);
+    for (int t = 0; t < POSTERS; t++)
+        pthread_join(th[t], NULL);
+    CHECK_EQ_INT(timed_out, 0);
+    CHECK_EQ_INT(atomic_load(&tt.errors), 0);
+    CHECK_EQ_INT(tt.bad, 0);
+    CHECK_EQ_INT(tt.total, (long)POSTERS * PER_POSTER);
+    for (int t = 0; t < POSTERS; t++)
+        CHECK_EQ_INT(tt.next[t], PER_POSTER);
+    /* Nothing more runs: every post ran once already. */
+    CHECK_EQ_INT(ll_loop_run_once(tt.loop, LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(tt.total, (long)POSTERS * PER_POSTER);
+    CHECK_EQ_INT(ll_handle_cancel(safety), 0);
+    ll_release(safety);
+    CHECK_EQ_INT(ll_release(tt.loop), 0);
+}
+
+/* ---- one order across threads ------------------------------------------ */
+
+/* Thread A posts "a", then tells B, which posts "b": a happens before b,
+ * so a runs first, every round. */
+#define ROUNDS 20000
+
+struct relay {
+    ll_loop loop;
+    atomic_int turn; /* round whose "a" was posted, for B */
+    atomic_int done; /* rounds whose "b" was posted */
+    int last_a, swapped, runs;
+};
+
+static struct relay rl;
+
+static void relay_a(ll_loop loop, void *arg) {
+    (void)loop;
+    rl.last_a = (int)(intptr_t)arg;
+    rl.runs++;
+}
+
+static void relay_b(ll_loop loop, void *arg) {
+    if (rl.last_a != (int)(intptr_t)arg)
+        rl.swapped++;
+    if (++rl.runs == 2 * ROUNDS)
+        ll_loop_stop(loop);
+}
+
+static void *relay_thread_a(void *arg) {
+    (void)arg;
+    for (int r = 1; r <= ROUNDS; r++) {
+        while (atomic_load(&rl.done) != r - 1)
+            sched_yield();
+        ll_call_soon_threadsafe(rl.loop, relay_a, (void *)(intptr_t)r);
+        atomic_store(&rl.turn, r);
+    }
+    return NULL;
+}
+
+static void *relay_thread_b(void *arg) {
+    (void)arg;
+    for (int r = 1; r <= ROUNDS; r++) {
+        while (atomic_load(&rl.turn) != r)
+            sched_yield();
+        ll_call_soon_threadsafe(rl.loop, relay_b, (void *)(intptr_t)r);
+        atomic_store(&rl.done, r);
+    }
+    return NULL;
+}
+
+static void test_order_across_threads(void) {
+    CHECK_EQ_INT(ll_loop_new(&rl.loop), 0);
+    pthread_t a, b;
+    int timed_out = 0;
+    ll_handle safety;
+    CHECK_EQ_INT(ll_call_later(rl.loop, 60, timeout_cb, &timed_out, &safety), 0);
+    CHECK_EQ_INT(pthread_create(&a, NULL, relay_thread_a, NULL), 0);
+    CHECK_EQ_INT(pthread_create(&b, NULL, relay_thread_b, NULL), 0);
+    CHECK_EQ_INT(ll_loop_run_forever(rl.loop), 0);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    CHECK_EQ_INT(timed_out, 0);
+    CHECK_EQ_INT(rl.swapped, 0);
+    CHECK_EQ_INT(rl.runs, 2 * ROUNDS);
+    CHECK_EQ_INT(ll_handle_cancel(safety), 0);
+    ll_release(safety);
+    CHECK_EQ_INT(ll_release(rl.loop), 0);
+}
+
+/* ---- no lost wakeup ----------------------------------------------------- */
+
+/* One post at a time, each after the previous one ran (so the loop has
+ * gone idle, and often to sleep): a post the loop misses as it goes to
+ * sleep would hang here until the safety timer. The gaps vary so that
+ * posts land before, during and after the loop's linger and arming. */
+#define SINGLES 3000
+
+static atomic_int single_ran;
+
+static void single_cb(ll_loop loop, void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&single_ran, 1) + 1 == SINGLES)
+        ll_loop_stop(loop);
+}
+
+static void *single_poster(void *arg) {
+    ll_loop loop = *(ll_loop *)arg;
+    for (int i = 0; i < SINGLES; i++) {
+        while (atomic_load(&single_ran) != i)
+            sched_yield();
+        unsigned gap = (unsigned)(i * 7919) % 23; /* 0-22 us: around the 5 us linger */
+        if (gap > 0)
+            usleep(gap);
+        ll_call_soon_threadsafe(loop, single_cb, NULL);
+    }
+    return NULL;
+}
+
+static void test_no_lost_wakeup(void) {
+    ll_loop loop;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    atomic_store(&single_ran, 0);
+    int timed_out = 0;
+    ll_handle safety;
+    CHECK_EQ_INT(ll_call_later(loop, 60, timeout_cb, &timed_out, &safety), 0);
+    pthread_t th;
+    CHECK_EQ_INT(pthread_create(&th, NULL, single_poster, &loop), 0);
+    CHECK_EQ_INT(ll_loop_run_forever(loop), 0);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(timed_out, 0);
+    CHECK_EQ_INT(atomic_load(&single_ran), SINGLES);
+    CHECK_EQ_INT(ll_handle_cancel(safety), 0);
+    ll_release(safety);
+    CHECK_EQ_INT(ll_release(loop), 0);
+}
+
+/* ---- from the loop's own thread ---------------------------------------- */
+
+/* A callback posts the next one thread-safely, across several chunks:
+ * each runs once, in the following iteration, in order. */
+static long self_n;
+
+static void self_cb(ll_loop loop, void *arg) {
+    long i = (long)(intptr_t)arg;
+    if (i != self_n)
+        order_bad++;
+    self_n++;
+    if (i + 1 < 3 * CHUNK + 5)
+        CHECK_EQ_INT(ll_call_soon_threadsafe(loop, self_cb, (void *)(intptr_t)(i + 1)), 0);
+    else
+        ll_loop_stop(loop);
+}
+
+static void test_post_from_loop_thread(void) {
+    ll_loop loop;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    self_n = 0;
+    order_bad = 0;
+    CHECK_EQ_INT(ll_call_soon_threadsafe(loop, self_cb, (void *)(intptr_t)0), 0);
+    CHECK_EQ_INT(ll_loop_run_forever(loop), 0);
+    CHECK_EQ_INT(self_n, 3 * CHUNK + 5);
+    CHECK_EQ_INT(order_bad, 0);
+    CHECK_EQ_INT(ll_release(loop), 0);
+}
+
+/* ---- posts racing close and the queue's reuse -------------------------- */
+
+/* Posters hammer a loop that runs a little, then closes and is released;
+ * the next round's loop reuses the freed queue record. A post returns 0
+ * (it was queued before the close: it ran, or was dropped with the loop)
+ * or LL_ECLOSED / LL_EBADHANDLE; a callback never runs on a loop other
+ * than the one it was posted to (the record's reuse), and never more
+ * often than posts were accepted. */
+#define RACE_ROUNDS 40
+#define RACERS 4
+
+struct race {
+    ll_loop loop;       /* the loop of this round, posted to by every racer */
+    atomic_int stop;
+    atomic_long ok, refused, other;
+};
+
+static struct race rc_;
+static ll_loop running_loop; /* the loop whose callbacks may run now */
+static long wrong_loop, race_ran;
+
+static void race_cb(ll_loop loop, void *arg) {
+    if ((ll_loop)(uintptr_t)arg != loop || loop != running_loop)
+        wrong_loop++;
+    race_ran++;
+}
+
+static void *racer(void *arg) {
+    (void)arg;
+    while (!atomic_load(&rc_.stop)) {
+        ll_loop loop = __atomic_load_n(&rc_.loop, __ATOMIC_ACQUIRE);
+        int r = ll_call_soon_threadsafe(loop, race_cb, (void *)(uintptr_t)loop);
+        if (r == 0)
+            atomic_fetch_add(&rc_.ok, 1);
+        else if (r == LL_ECLOSED || r == LL_EBADHANDLE)
+            atomic_fetch_add(&rc_.refused, 1);
+        else
+            atomic_fetch_add(&rc_.other, 1);
+    }
+    return NULL;
+}
+
+static void stop_cb(ll_loop loop, void *arg) {
+    (void)arg;
+    ll_loop_stop(loop);
+}
+
+static void test_posts_racing_close(void) {
+    pthread_t th[RACERS];
+    ll_loop first;
+    CHECK_EQ_INT(ll_loop_new(&first), 0);
+    __atomic_store_n(&rc_.loop, first, __ATOMIC_RELEASE);
+    for (int t = 0; t < RACERS; t++)
+        CHECK_EQ_INT(pthread_create(&th[t], NULL, racer, NULL), 0);
+    for (int r = 0; r < RACE_ROUNDS; r++) {
+        ll_loop loop = __atomic_load_n(&rc_.loop, __ATOMIC_ACQUIRE);
+        running_loop = loop;
+        CHECK_EQ_INT(ll_call_later(loop, 0.002, stop_cb, NULL, NULL), 0);
+        CHECK_EQ_INT(ll_loop_run_forever(loop), 0);
+        running_loop = 0;
+        /* Close while the racers still post to it (some accepted, some
+         * refused), release it, and make the next round's loop: it takes
+         * the same queue record, while racers may still hold the old id. */
+        CHECK_EQ_INT(ll_loop_close(loop), 0);
+        usleep(200);
+        CHECK_EQ_INT(ll_release(loop), 0);
+        ll_loop next;
+        CHECK_EQ_INT(ll_loop_new(&next), 0);
+        __atomic_store_n(&rc_.loop, next, __ATOMIC_RELEASE);
+    }
+    atomic_store(&rc_.stop, 1);
+    for (int t = 0; t < RACERS; t++)
+        pthread_join(th[t], NULL);
+    ll_loop last = __atomic_load_n(&rc_.loop, __ATOMIC_ACQUIRE);
+    /* Stale racers' posts to released loops must not have reached it. */
+    running_loop = last;
+    CHECK_EQ_INT(ll_loop_run_once(last, LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(ll_release(last), 0);
+    CHECK_EQ_INT(wrong_loop, 0);
+    CHECK_EQ_INT(atomic_load(&rc_.other), 0);
+    CHECK(atomic_load(&rc_.ok) > 0);
+    CHECK(race_ran > 0 && race_ran <= atomic_load(&rc_.ok));
+}
+
+int main(void) {
+    alarm(240); /* a lost wakeup fails the test instead of hanging CI */
+    RUN_TEST(test_chunk_boundaries);
+    RUN_TEST(test_close_with_queued_posts);
+    RUN_TEST(test_tight_posters_exactly_once_fifo);
+    RUN_TEST(test_order_across_threads);
+    RUN_TEST(test_no_lost_wakeup);
+    RUN_TEST(test_post_from_loop_thread);
+    RUN_TEST(test_posts_racing_close);
+    return CHECK_REPORT();
+}
