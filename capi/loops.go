@@ -160,10 +160,13 @@ func (s *loopState) Pending() bool {
 }
 
 // BeforeBlock clears the queue's wake flag, then looks at the queue: a
-// poster that reserves a slot after this look sees the flag clear (its
-// reservation is a full barrier) and wakes the loop; a filled head slot
-// is taken; a head slot reserved and not yet filled is settled in C
-// (ll__postq_settle: a short wait, then a barrier on every thread).
+// filled head slot is taken. With the bias off and nothing reserved, the
+// loop may block: a poster that reserves after this look sees the flag
+// clear (its reservation is a full barrier) and wakes it. Otherwise (a
+// slot reserved and not yet filled, or a lone owner posting without
+// barriers) ll__postq_settle decides: a short wait, then a barrier forced
+// on every thread. The bias is read first: once it reads off, every post
+// the owner made before is visible here.
 // While posts flow, it first lingers a few microseconds for the next one:
 // a wake costs the poster a system call (and, on a busy machine, often its
 // CPU to the loop it woke); a loop that sleeps between posts makes it pay
@@ -180,10 +183,11 @@ func (s *loopState) BeforeBlock() bool {
 		s.postsFlowing = false
 	}
 	atomic.StoreInt32((*int32)(unsafe.Pointer(&q.wake)), 0)
+	bias := atomic.LoadInt32((*int32)(unsafe.Pointer(&q.bias)))
 	if s.Pending() {
 		return true
 	}
-	if atomic.LoadUint64((*uint64)(unsafe.Pointer(&q.tail)))>>1 == uint64(q.head) {
+	if bias == C.LL__BIAS_OFF && atomic.LoadUint64((*uint64)(unsafe.Pointer(&q.tail)))>>1 == uint64(q.head) {
 		return false
 	}
 	return C.ll__postq_settle(q) != 0

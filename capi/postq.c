@@ -96,6 +96,7 @@ ll__postq *ll__postq_new(void) {
         return NULL;
     memset(q, 0, sizeof *q);
     q->tail = LL__POSTQ_CLOSED;
+    q->bias = LL__BIAS_OFF;
     return q;
 }
 
@@ -107,8 +108,14 @@ int ll__postq_open(ll__postq *q, uint64_t loop) {
      * a poster that read the tail before the close can never succeed. */
     uint64_t pos = ((__atomic_load_n(&q->tail, __ATOMIC_RELAXED) >> 1) / LL__POSTQ_LAP + 1) * LL__POSTQ_LAP;
     q->head_chunk = c;
+    q->taken = q->fences = 0;
     __atomic_store_n(&q->head, pos, __ATOMIC_RELEASE);
     __atomic_store_n(&q->tail_chunk, c, __ATOMIC_RELEASE);
+    /* Before the tail: a poster that reads the reopened tail sees these
+     * (the shared path checks the bias again after reading the tail). */
+    __atomic_store_n(&q->owner, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->bias, fence_fill ? LL__BIAS_OFF : LL__BIAS_ON, __ATOMIC_RELEASE);
     __atomic_store_n(&q->wake, 0, __ATOMIC_SEQ_CST);
     /* The loop before the tail: a poster whose reservation succeeds on the
      * reopened tail sees the new loop id (and fills its slot with
@@ -118,16 +125,135 @@ int ll__postq_open(ll__postq *q, uint64_t loop) {
     return 0;
 }
 
+/* ---- One poster: the bias ------------------------------------------------
+ * Most queues have one posting thread. The first thread to post after the
+ * queue opens becomes its owner and posts with plain stores, no atomic
+ * read-modify-write (on this kind of machine a locked instruction costs
+ * as much as the rest of a post). The owner sets owner_busy around each
+ * post and checks the bias inside; a second thread (or the loop, or
+ * close) drops the bias: it marks it DROPPING, runs membarrier(2), which
+ * puts a barrier on every thread of the process, so the owner either is
+ * seen busy (and is waited for) or sees DROPPING and reserves like
+ * everyone else from then on. Only where membarrier is available. */
+
+/* This thread's token: the address of a thread-local (a new thread may
+ * get a dead owner's; it is then the only one posting, which is all the
+ * bias needs). */
+static LL_TLS char tls_me;
+
+/* Force a barrier on every thread of the process (membarrier registered). */
+static void barrier_all(void) {
+#if defined(__linux__) && defined(SYS_membarrier)
+    for (int spins = 0; syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0;)
+        backoff(&spins); /* cannot fail once registered */
+#endif
+}
+
+/* Drop the bias, or wait until whoever is dropping it has. */
+static void bias_drop(ll__postq *q) {
+    int32_t on = LL__BIAS_ON;
+    int spins = 0;
+    if (__atomic_compare_exchange_n(&q->bias, &on, LL__BIAS_DROPPING, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
+        barrier_all();
+        while (__atomic_load_n(&q->owner_busy, __ATOMIC_ACQUIRE))
+            backoff(&spins);
+        __atomic_store_n(&q->bias, LL__BIAS_OFF, __ATOMIC_RELEASE);
+        return;
+    }
+    while (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) != LL__BIAS_OFF)
+        backoff(&spins);
+}
+
+/* Fill slot off of chunk c for loop with fn(arg), or with post_void if the
+ * queue serves another loop by now (stale: returns 1). */
+static int fill(ll__postq *q, ll__postchunk *c, uint64_t off, uint64_t loop, uintptr_t fn, uintptr_t arg,
+                uint64_t *serves) {
+    *serves = __atomic_load_n(&q->loop, __ATOMIC_ACQUIRE);
+    int stale = *serves != loop;
+    c->slots[off].arg = stale ? 0 : arg;
+    if (fence_fill)
+        __atomic_exchange_n(&c->slots[off].fn, stale ? (uintptr_t)post_void : fn, __ATOMIC_SEQ_CST);
+    else
+        __atomic_store_n(&c->slots[off].fn, stale ? (uintptr_t)post_void : fn, __ATOMIC_RELEASE);
+    return stale;
+}
+
+/* The wake protocol's poster side, after the fill: see ll__postq_push. A
+ * plain read first: while the loop is awake the flag's line stays shared
+ * and costs the poster no write. */
+static void wake_if_asleep(ll__postq *q, uint64_t serves) {
+    if (__atomic_load_n(&q->wake, __ATOMIC_SEQ_CST) == 0 && __atomic_exchange_n(&q->wake, 1, __ATOMIC_SEQ_CST) == 0)
+        ll_loop_wakeup(serves); /* a loop closed meanwhile drops the post, as any */
+}
+
+/* The owner's post: nobody else moves the tail meanwhile (close drops the
+ * bias first), so it is open and never on a non-slot position. The fill
+ * comes before the tail moves: the loop never sees this slot reserved and
+ * empty. The owner's fill and its read of the wake flag have no barrier
+ * between them: the loop forces one before it sleeps (ll__postq_settle). */
+static int push_alone(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
+    uint64_t t = __atomic_load_n(&q->tail, __ATOMIC_RELAXED), nt = t + 2;
+    uint64_t off = (t >> 1) & LAP_MASK;
+    ll__postchunk *c = __atomic_load_n(&q->tail_chunk, __ATOMIC_RELAXED);
+    if (off + 1 == LL__POSTQ_CAP) {
+        ll__postchunk *next = chunk_get(q);
+        if (next == NULL) {
+            __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELEASE);
+            return -1;
+        }
+        __atomic_store_n(&c->next, next, __ATOMIC_RELEASE);
+        __atomic_store_n(&q->tail_chunk, next, __ATOMIC_RELAXED); /* published by the tail's release */
+        nt = t + 4;                                               /* past the lap's non-slot position */
+    }
+    uint64_t serves;
+    int stale = fill(q, c, off, loop, fn, arg, &serves);
+    __atomic_store_n(&q->tail, nt, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELEASE);
+    wake_if_asleep(q, serves);
+    return stale ? -1 : 0;
+}
+
+/* The owner's post if this thread owns the queue (or now claims it) and
+ * the bias holds: 0 or -1 as ll__postq_push; 1 if the caller must reserve
+ * with the others (the bias is off by now). */
+static int push_biased(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
+    uintptr_t me = (uintptr_t)&tls_me, none = 0;
+    uintptr_t owner = __atomic_load_n(&q->owner, __ATOMIC_RELAXED);
+    if (owner == me ||
+        (owner == 0 && __atomic_compare_exchange_n(&q->owner, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))) {
+        __atomic_store_n(&q->owner_busy, 1, __ATOMIC_RELAXED);
+        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the CPU's order: bias_drop's membarrier */
+        if (__atomic_load_n(&q->bias, __ATOMIC_RELAXED) == LL__BIAS_ON)
+            return push_alone(q, loop, fn, arg);
+        __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELEASE);
+    }
+    bias_drop(q);
+    return 1;
+}
+
 int ll__postq_push(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
     ll__postchunk *next = NULL, *c;
     uint64_t off;
     int spins = 0;
+again:
+    if (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) != LL__BIAS_OFF) {
+        int rc = push_biased(q, loop, fn, arg);
+        if (rc <= 0) {
+            if (next != NULL)
+                chunk_put(q, next);
+            return rc;
+        }
+    }
     uint64_t t = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
     for (;;) {
         if (t & LL__POSTQ_CLOSED) {
             free(next);
             return -1;
         }
+        /* A reopened queue sets its bias before its tail: read after the
+         * tail, an ON here means an owner may be posting alone. */
+        if (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) != LL__BIAS_OFF)
+            goto again;
         off = (t >> 1) & LAP_MASK;
         if (off == LL__POSTQ_CAP) { /* another poster links the next chunk */
             backoff(&spins);
@@ -157,10 +283,6 @@ int ll__postq_push(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
     }
     if (next != NULL) /* got for a last slot another poster took */
         chunk_put(q, next);
-    uint64_t serves = __atomic_load_n(&q->loop, __ATOMIC_ACQUIRE);
-    int stale = serves != loop;
-    uintptr_t v = stale ? (uintptr_t)post_void : fn;
-    c->slots[off].arg = stale ? 0 : arg;
     /* The wake protocol: the loop clears the wake flag, then reads its
      * head slot; this poster fills its slot, then reads the flag. With a
      * barrier between each pair (the loop's clear is an exchange; the
@@ -168,14 +290,9 @@ int ll__postq_push(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
      * sees the slot filled or this poster sees the flag clear and wakes
      * it. A slot beyond the head may be filled while the loop sleeps: the
      * head slot's poster wakes it when that one fills, stale or not. */
-    if (fence_fill)
-        __atomic_exchange_n(&c->slots[off].fn, v, __ATOMIC_SEQ_CST);
-    else
-        __atomic_store_n(&c->slots[off].fn, v, __ATOMIC_RELEASE);
-    /* A plain read first: while the loop is awake the flag's line stays
-     * shared and costs the poster no write. */
-    if (__atomic_load_n(&q->wake, __ATOMIC_SEQ_CST) == 0 && __atomic_exchange_n(&q->wake, 1, __ATOMIC_SEQ_CST) == 0)
-        ll_loop_wakeup(serves); /* a loop closed meanwhile drops the post, as any */
+    uint64_t serves;
+    int stale = fill(q, c, off, loop, fn, arg, &serves);
+    wake_if_asleep(q, serves);
     return stale ? -1 : 0;
 }
 
@@ -190,21 +307,27 @@ int ll__postq_pending(ll__postq *q) {
 }
 
 /* The loop, about to block, cleared the wake flag and found its head
- * slot reserved and not filled: a poster is between the two. Wait a
- * little for the fill; then, without an exchange in the posters' fill,
- * force a barrier on every thread, after which the head slot's poster
- * either has filled it or will read the cleared flag and wake the loop.
+ * slot empty, and either a slot reserved (a poster between reservation
+ * and fill) or the bias on (the owner's fill has no barrier of its own).
+ * Wait a little for a reserved slot's fill; then, where the fill is a
+ * plain store, force a barrier on every thread, after which the head
+ * slot's poster either has filled it or will read the cleared flag and
+ * wake the loop. The bias is dropped once these barriers cost more than
+ * they save (more than 64, and more than one per 1,024 posts taken).
  * 1 if the head slot is filled (take it), 0 if the loop may block. */
 int ll__postq_settle(ll__postq *q) {
-    for (int i = 0; i < 256; i++) {
-        if (ll__postq_pending(q))
-            return 1;
-        cpu_relax();
+    if ((__atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) >> 1) != q->head)
+        for (int i = 0; i < 256; i++) {
+            if (ll__postq_pending(q))
+                return 1;
+            cpu_relax();
+        }
+    if (!fence_fill) {
+        barrier_all();
+        if (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) == LL__BIAS_ON && ++q->fences > 64 &&
+            q->fences * 1024 > q->taken)
+            bias_drop(q);
     }
-#if defined(__linux__) && defined(SYS_membarrier)
-    if (!fence_fill && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0)
-        return 1; /* cannot happen once registered; never block unsure */
-#endif
     return ll__postq_pending(q);
 }
 
@@ -272,6 +395,7 @@ int64_t ll__postq_take(ll__postq *q, ll__postchunk **chunk, uint64_t *off) {
         }
     }
     q->head_chunk = c;
+    q->taken += (uint64_t)k;
     __atomic_store_n(&q->head, pos, __ATOMIC_RELEASE);
     return k;
 }
@@ -299,6 +423,8 @@ void ll__postq_run(ll__postq *q, uint64_t loop, uintptr_t chunk, uint64_t off, i
 }
 
 void ll__postq_close(ll__postq *q) {
+    if (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) != LL__BIAS_OFF)
+        bias_drop(q); /* the owner stores the tail plainly: no owner from here on */
     uint64_t t = __atomic_fetch_or(&q->tail, LL__POSTQ_CLOSED, __ATOMIC_SEQ_CST);
     if (t & LL__POSTQ_CLOSED)
         return;

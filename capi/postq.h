@@ -39,13 +39,23 @@ typedef struct ll__postq {
     _Alignas(64) uint64_t tail;
     ll__postchunk *tail_chunk; /* the chunk of tail's position */
     uint64_t loop;             /* the loop id the queue serves (0: none) */
+    /* The bias (postq.c, "one poster"): while bias is LL__BIAS_ON, only
+     * owner (a thread's token) posts, with plain stores, owner_busy set
+     * around each post. */
+    uintptr_t owner;
+    int32_t owner_busy;
+    int32_t bias;
     /* 0 while the loop is asleep or about to be (it cleared it before its
      * last look at the queue): the next poster to see 0 sets it and wakes
      * the loop. 1 while the loop is awake or already woken. */
     _Alignas(64) int32_t wake;
-    /* The loop's side: the next position to take, and its chunk. */
+    /* The loop's side: the next position to take, and its chunk; how many
+     * posts it took and how many barriers it forced since the queue
+     * opened (it drops the bias when they cost more than they save). */
     _Alignas(64) uint64_t head;
     ll__postchunk *head_chunk;
+    uint64_t taken;
+    uint64_t fences;
     /* One chunk the loop is done with, for the next poster that needs one
      * (handed over by exchange, so each side owns what it swapped out):
      * in steady posting, no malloc, no free, no fresh pages. */
@@ -53,6 +63,11 @@ typedef struct ll__postq {
 } ll__postq;
 
 #define LL__POSTQ_CLOSED ((uint64_t)1)
+/* ll__postq.bias: one poster may post alone / the bias is being dropped /
+ * every poster reserves with a compare-and-swap. */
+#define LL__BIAS_ON 0
+#define LL__BIAS_DROPPING 1
+#define LL__BIAS_OFF 2
 
 /* A closed queue for no loop, or NULL (no memory). Never freed: a poster
  * may still read a record it looked up after its loop went away. */

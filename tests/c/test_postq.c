@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* ll_call_soon_threadsafe's lock-free chunk queue (capi/postq.c): chunk
  * boundaries (255 slots a chunk) on an idle and a running loop, exactly
- * once and FIFO per thread under 6 tight posting threads, one order across
+ * once and FIFO per thread under 6 tight posting threads, a lone poster
+ * (the bias: plain-store posts) joined half-way by a second, one order across
  * threads (a post that happens before another runs before it), no lost
  * wakeup when the loop sleeps between single posts, posts from the loop's
  * own thread, and posts racing ll_loop_close and the reuse of the loop's
@@ -140,6 +141,80 @@ static void test_tight_posters_exactly_once_fifo(void) {
     CHECK_EQ_INT(ll_handle_cancel(safety), 0);
     ll_release(safety);
     CHECK_EQ_INT(ll_release(tt.loop), 0);
+}
+
+/* ---- one poster, then a second one -------------------------------------- */
+
+/* Thread A posts alone, in bursts with pauses (so the loop sleeps between
+ * them, and the first poster's plain-store posts must still wake it);
+ * half-way, B starts posting too, while A is in full flow: the bias is
+ * dropped under A's feet. Every post runs once, each thread's in order. */
+#define A_POSTS 120000
+#define B_POSTS 40000
+
+struct duo {
+    ll_loop loop;
+    atomic_int a_done; /* A's posts made so far */
+    atomic_int errors;
+    int next_a, next_b;
+    long bad, total;
+};
+
+static struct duo du;
+
+static void duo_cb(ll_loop loop, void *arg) {
+    uintptr_t v = (uintptr_t)arg;
+    int *next = v >= (uintptr_t)A_POSTS ? &du.next_b : &du.next_a;
+    int i = (int)(v >= (uintptr_t)A_POSTS ? v - A_POSTS : v);
+    if (*next != i)
+        du.bad++;
+    *next = i + 1;
+    if (++du.total == A_POSTS + B_POSTS)
+        ll_loop_stop(loop);
+}
+
+static void *duo_a(void *arg) {
+    (void)arg;
+    for (int i = 0; i < A_POSTS; i++) {
+        if (ll_call_soon_threadsafe(du.loop, duo_cb, (void *)(uintptr_t)i) != 0)
+            atomic_fetch_add(&du.errors, 1);
+        atomic_store(&du.a_done, i + 1);
+        if (i < A_POSTS / 2 && i % 2000 == 1999)
+            usleep(300);
+    }
+    return NULL;
+}
+
+static void *duo_b(void *arg) {
+    (void)arg;
+    while (atomic_load(&du.a_done) < A_POSTS / 2 + 1000)
+        sched_yield();
+    for (int i = 0; i < B_POSTS; i++)
+        if (ll_call_soon_threadsafe(du.loop, duo_cb, (void *)(uintptr_t)(A_POSTS + i)) != 0)
+            atomic_fetch_add(&du.errors, 1);
+    return NULL;
+}
+
+static void test_one_poster_then_two(void) {
+    CHECK_EQ_INT(ll_loop_new(&du.loop), 0);
+    int timed_out = 0;
+    ll_handle safety;
+    CHECK_EQ_INT(ll_call_later(du.loop, 60, timeout_cb, &timed_out, &safety), 0);
+    pthread_t a, b;
+    CHECK_EQ_INT(pthread_create(&a, NULL, duo_a, NULL), 0);
+    CHECK_EQ_INT(pthread_create(&b, NULL, duo_b, NULL), 0);
+    CHECK_EQ_INT(ll_loop_run_forever(du.loop), 0);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    CHECK_EQ_INT(timed_out, 0);
+    CHECK_EQ_INT(atomic_load(&du.errors), 0);
+    CHECK_EQ_INT(du.bad, 0);
+    CHECK_EQ_INT(du.next_a, A_POSTS);
+    CHECK_EQ_INT(du.next_b, B_POSTS);
+    CHECK_EQ_INT(du.total, A_POSTS + B_POSTS);
+    CHECK_EQ_INT(ll_handle_cancel(safety), 0);
+    ll_release(safety);
+    CHECK_EQ_INT(ll_release(du.loop), 0);
 }
 
 /* ---- one order across threads ------------------------------------------ */
@@ -376,6 +451,7 @@ int main(void) {
     RUN_TEST(test_chunk_boundaries);
     RUN_TEST(test_close_with_queued_posts);
     RUN_TEST(test_tight_posters_exactly_once_fifo);
+    RUN_TEST(test_one_poster_then_two);
     RUN_TEST(test_order_across_threads);
     RUN_TEST(test_no_lost_wakeup);
     RUN_TEST(test_post_from_loop_thread);
