@@ -111,10 +111,10 @@ int ll__postq_open(ll__postq *q, uint64_t loop) {
     q->taken = q->fences = 0;
     __atomic_store_n(&q->head, pos, __ATOMIC_RELEASE);
     __atomic_store_n(&q->tail_chunk, c, __ATOMIC_RELEASE);
-    /* Before the tail: a poster that reads the reopened tail sees these
-     * (the shared path checks the bias again after reading the tail). */
-    __atomic_store_n(&q->owner, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELAXED);
+    /* Before the tail: a poster that reads the reopened tail sees the bias
+     * (the shared path checks it again after reading the tail). The owner
+     * stays: it is the record's, never reset, so that a thread that read
+     * "I own it" before the close can only be the one owner after it. */
     __atomic_store_n(&q->bias, fence_fill ? LL__BIAS_OFF : LL__BIAS_ON, __ATOMIC_RELEASE);
     __atomic_store_n(&q->wake, 0, __ATOMIC_SEQ_CST);
     /* The loop before the tail: a poster whose reservation succeeds on the
@@ -138,7 +138,9 @@ int ll__postq_open(ll__postq *q, uint64_t loop) {
 
 /* This thread's token: the address of a thread-local (a new thread may
  * get a dead owner's; it is then the only one posting, which is all the
- * bias needs). */
+ * bias needs). The first poster claims the record once (owner 0 to its
+ * token) and keeps it for every loop the record serves; only the owner
+ * writes owner_busy. A dead owner costs the record's next loop one drop. */
 static LL_TLS char tls_me;
 
 /* Force a barrier on every thread of the process (membarrier registered). */
@@ -160,13 +162,15 @@ static void bias_drop(ll__postq *q) {
         __atomic_store_n(&q->bias, LL__BIAS_OFF, __ATOMIC_RELEASE);
         return;
     }
-    while (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) != LL__BIAS_OFF)
+    /* Off, or on again: the queue closed and reopened meanwhile (the
+     * caller starts over). */
+    while (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) == LL__BIAS_DROPPING)
         backoff(&spins);
 }
 
 /* Fill slot off of chunk c for loop with fn(arg), or with post_void if the
  * queue serves another loop by now (stale: returns 1). */
-static int fill(ll__postq *q, ll__postchunk *c, uint64_t off, uint64_t loop, uintptr_t fn, uintptr_t arg,
+static inline __attribute__((always_inline)) int fill(ll__postq *q, ll__postchunk *c, uint64_t off, uint64_t loop, uintptr_t fn, uintptr_t arg,
                 uint64_t *serves) {
     *serves = __atomic_load_n(&q->loop, __ATOMIC_ACQUIRE);
     int stale = *serves != loop;
@@ -181,18 +185,25 @@ static int fill(ll__postq *q, ll__postchunk *c, uint64_t off, uint64_t loop, uin
 /* The wake protocol's poster side, after the fill: see ll__postq_push. A
  * plain read first: while the loop is awake the flag's line stays shared
  * and costs the poster no write. */
-static void wake_if_asleep(ll__postq *q, uint64_t serves) {
+static inline __attribute__((always_inline)) void wake_if_asleep(ll__postq *q, uint64_t serves) {
     if (__atomic_load_n(&q->wake, __ATOMIC_SEQ_CST) == 0 && __atomic_exchange_n(&q->wake, 1, __ATOMIC_SEQ_CST) == 0)
         ll_loop_wakeup(serves); /* a loop closed meanwhile drops the post, as any */
 }
 
 /* The owner's post: nobody else moves the tail meanwhile (close drops the
- * bias first), so it is open and never on a non-slot position. The fill
+ * bias first), so it is never on a non-slot position. The fill
  * comes before the tail moves: the loop never sees this slot reserved and
  * empty. The owner's fill and its read of the wake flag have no barrier
  * between them: the loop forces one before it sleeps (ll__postq_settle). */
-static int push_alone(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
+static inline __attribute__((always_inline)) int push_alone(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
     uint64_t t = __atomic_load_n(&q->tail, __ATOMIC_RELAXED), nt = t + 2;
+    if (t & LL__POSTQ_CLOSED) {
+        /* The bias of a reopening queue, read before its tail opened: this
+         * post is for the loop that closed (the new one's id is handed out
+         * after its queue is open). The Go path refuses it. */
+        __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELEASE);
+        return -1;
+    }
     uint64_t off = (t >> 1) & LAP_MASK;
     ll__postchunk *c = __atomic_load_n(&q->tail_chunk, __ATOMIC_RELAXED);
     if (off + 1 == LL__POSTQ_CAP) {
@@ -216,14 +227,14 @@ static int push_alone(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) 
 /* The owner's post if this thread owns the queue (or now claims it) and
  * the bias holds: 0 or -1 as ll__postq_push; 1 if the caller must reserve
  * with the others (the bias is off by now). */
-static int push_biased(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
+static inline __attribute__((always_inline)) int push_biased(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
     uintptr_t me = (uintptr_t)&tls_me, none = 0;
     uintptr_t owner = __atomic_load_n(&q->owner, __ATOMIC_RELAXED);
     if (owner == me ||
         (owner == 0 && __atomic_compare_exchange_n(&q->owner, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))) {
         __atomic_store_n(&q->owner_busy, 1, __ATOMIC_RELAXED);
         __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the CPU's order: bias_drop's membarrier */
-        if (__atomic_load_n(&q->bias, __ATOMIC_RELAXED) == LL__BIAS_ON)
+        if (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) == LL__BIAS_ON)
             return push_alone(q, loop, fn, arg);
         __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELEASE);
     }
@@ -461,8 +472,21 @@ void ll__postq_close(ll__postq *q) {
  * without a lock, the loop woken (through Go, which knows the wakeup fd
  * and whether it is still open) only when it is asleep or about to be. */
 int ll_call_soon_threadsafe(ll_loop loop, ll_callback cb, void *arg) {
-    ll__pending *p = cb != NULL && loop != 0 ? ll__loop_record(loop) : NULL;
-    if (p != NULL && p->postq != NULL && ll__postq_push(p->postq, loop, (uintptr_t)cb, (uintptr_t)arg) == 0)
+    /* The queue this thread posted to last, if it still serves that loop
+     * (queues are never freed; a record reused meanwhile is caught by the
+     * check here, or by the push's own check after its reservation). */
+    static LL_TLS uint64_t last_loop;
+    static LL_TLS ll__postq *last_q;
+    ll__postq *q = last_q;
+    if (loop != last_loop || q == NULL || __atomic_load_n(&q->loop, __ATOMIC_ACQUIRE) != loop) {
+        ll__pending *p = cb != NULL && loop != 0 ? ll__loop_record(loop) : NULL;
+        q = p != NULL ? p->postq : NULL;
+        last_loop = q != NULL ? loop : 0;
+        last_q = q;
+    }
+    if (q != NULL && cb != NULL && ll__postq_push(q, loop, (uintptr_t)cb, (uintptr_t)arg) == 0)
         return 0;
+    last_loop = 0;
+    last_q = NULL;
     return ll__call_soon_threadsafe_go(loop, cb, arg);
 }

@@ -40,15 +40,17 @@ typedef struct ll__postq {
     ll__postchunk *tail_chunk; /* the chunk of tail's position */
     uint64_t loop;             /* the loop id the queue serves (0: none) */
     /* The bias (postq.c, "one poster"): while bias is LL__BIAS_ON, only
-     * owner (a thread's token) posts, with plain stores, owner_busy set
-     * around each post. */
+     * owner (a thread's token, claimed once, never reset) posts, with
+     * plain stores, owner_busy set around each post. */
     uintptr_t owner;
     int32_t owner_busy;
-    int32_t bias;
     /* 0 while the loop is asleep or about to be (it cleared it before its
      * last look at the queue): the next poster to see 0 sets it and wakes
-     * the loop. 1 while the loop is awake or already woken. */
+     * the loop. 1 while the loop is awake or already woken. Beside it the
+     * bias, which posters read as often and the loop reads when it arms
+     * the flag: neither touches the posters' line. */
     _Alignas(64) int32_t wake;
+    int32_t bias;
     /* The loop's side: the next position to take, and its chunk; how many
      * posts it took and how many barriers it forced since the queue
      * opened (it drops the bias when they cost more than they save). */

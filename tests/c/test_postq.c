@@ -5,7 +5,7 @@
  * (the bias: plain-store posts) joined half-way by a second, one order across
  * threads (a post that happens before another runs before it), no lost
  * wakeup when the loop sleeps between single posts, posts from the loop's
- * own thread, and posts racing ll_loop_close and the reuse of the loop's
+ * own thread, one thread posting to several loops, and posts racing ll_loop_close and the reuse of the loop's
  * queue by the next loop. Run it under the ASan build too (make test-asan):
  * chunks are freed and reused as the loop passes them. */
 #include <pthread.h>
@@ -362,6 +362,55 @@ static void test_post_from_loop_thread(void) {
     CHECK_EQ_INT(ll_release(loop), 0);
 }
 
+/* ---- one thread, several loops ------------------------------------------ */
+
+/* A thread remembers the queue it posted to last: alternating between two
+ * loops must still put every post on its own loop, in order; a closed
+ * loop refuses, and so does a released one whose queue record the next
+ * loop took (nothing runs there). */
+static ll_loop alt_loops[2];
+static int alt_next[2], alt_bad;
+
+static void alt_cb(ll_loop loop, void *arg) {
+    uintptr_t v = (uintptr_t)arg;
+    int which = (int)(v & 1), i = (int)(v >> 1);
+    if (loop != alt_loops[which] || alt_next[which] != i)
+        alt_bad++;
+    alt_next[which] = i + 1;
+}
+
+static void test_one_thread_several_loops(void) {
+    CHECK_EQ_INT(ll_loop_new(&alt_loops[0]), 0);
+    CHECK_EQ_INT(ll_loop_new(&alt_loops[1]), 0);
+    alt_next[0] = alt_next[1] = alt_bad = 0;
+    for (int i = 0; i < 1000; i++)
+        for (int w = 0; w < 2; w++)
+            CHECK_EQ_INT(ll_call_soon_threadsafe(alt_loops[w], alt_cb, (void *)(uintptr_t)((i << 1) | w)), 0);
+    for (int w = 0; w < 2; w++)
+        CHECK_EQ_INT(ll_loop_run_once(alt_loops[w], LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(alt_bad, 0);
+    CHECK_EQ_INT(alt_next[0], 1000);
+    CHECK_EQ_INT(alt_next[1], 1000);
+
+    ll_loop old = alt_loops[0];
+    CHECK_EQ_INT(ll_loop_close(old), 0);
+    CHECK_EQ_INT(ll_call_soon_threadsafe(old, alt_cb, NULL), LL_ECLOSED);
+    CHECK_EQ_INT(ll_release(old), 0);
+    CHECK_EQ_INT(ll_call_soon_threadsafe(old, alt_cb, NULL), LL_EBADHANDLE);
+    /* The next loop takes the freed record (the registry's slot of its id
+     * may differ: either way the old id must stay refused). */
+    CHECK_EQ_INT(ll_loop_new(&alt_loops[0]), 0);
+    alt_next[0] = 0;
+    CHECK_EQ_INT(ll_call_soon_threadsafe(old, alt_cb, NULL), LL_EBADHANDLE);
+    CHECK_EQ_INT(ll_call_soon_threadsafe(alt_loops[0], alt_cb, (void *)(uintptr_t)0), 0);
+    CHECK_EQ_INT(ll_call_soon_threadsafe(old, alt_cb, NULL), LL_EBADHANDLE);
+    CHECK_EQ_INT(ll_loop_run_once(alt_loops[0], LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(alt_next[0], 1);
+    CHECK_EQ_INT(alt_bad, 0);
+    for (int w = 0; w < 2; w++)
+        CHECK_EQ_INT(ll_release(alt_loops[w]), 0);
+}
+
 /* ---- posts racing close and the queue's reuse -------------------------- */
 
 /* Posters hammer a loop that runs a little, then closes and is released;
@@ -455,6 +504,7 @@ int main(void) {
     RUN_TEST(test_order_across_threads);
     RUN_TEST(test_no_lost_wakeup);
     RUN_TEST(test_post_from_loop_thread);
+    RUN_TEST(test_one_thread_several_loops);
     RUN_TEST(test_posts_racing_close);
     return CHECK_REPORT();
 }
