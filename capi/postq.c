@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* ll_call_soon_threadsafe's queue: a lock-free MPSC FIFO of chunks (see
- * postq.h for the layout). A post is one compare-and-swap on the tail and
- * two stores into the slot it reserved; the loop takes the filled slots
- * in order, runs them where they lie, and gives each chunk back once it
- * has run all of its slots. This file only queues; Go decides when the
- * loop takes and what runs. */
+/* ll_call_soon_threadsafe's queue, the posters' side: a lock-free MPSC
+ * FIFO of chunks (postq.h has the layout; postq_loop.c the loop's side).
+ * A post is one compare-and-swap on the tail and two stores into the slot
+ * it reserved, or, while one thread posts alone, plain stores only. This
+ * file only queues; Go decides when the loop takes and what runs. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -18,8 +17,6 @@
 #include "postq.h"
 #include "_cgo_export.h"
 
-#define LAP_MASK ((uint64_t)LL__POSTQ_LAP - 1)
-
 _Static_assert(sizeof(ll__postslot) == sizeof(ll__soon), "a slot is run as an ll__soon");
 
 /* What fills a slot a poster reserved in a queue that serves another loop
@@ -30,21 +27,12 @@ static void post_void(ll_loop loop, void *arg) {
     (void)arg;
 }
 
-/* One spin-wait step: tells the CPU this is a wait (and spares power). */
-static void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* A short wait for another thread's few instructions (a poster linking
  * the next chunk, or filling the slot it reserved): spin a little, then
  * give the CPU away, in case that thread was preempted mid-way. */
-static void backoff(int *spins) {
+void ll__postq_backoff(int *spins) {
     if (++*spins < 64) {
-        cpu_relax();
+        ll__postq_cpu_relax();
         return;
     }
     sched_yield();
@@ -56,7 +44,7 @@ static void backoff(int *spins) {
  * must know whether a poster it caught between reservation and fill has
  * filled, forces a barrier on every thread of the process itself with
  * membarrier(2) (ll__postq_settle). 0 where the kernel offers it. */
-static int fence_fill = 1;
+int ll__postq_fence_fill = 1;
 static pthread_once_t fence_once = PTHREAD_ONCE_INIT;
 
 static void fence_setup(void) {
@@ -64,7 +52,7 @@ static void fence_setup(void) {
     long cmds = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0);
     if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
         syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0)
-        fence_fill = 0;
+        ll__postq_fence_fill = 0;
 #endif
 }
 
@@ -79,7 +67,7 @@ static ll__postchunk *chunk_get(ll__postq *q) {
 
 /* The loop is done with c: keep it as the spare, free the one it replaces
  * (q NULL: just free it). */
-static void chunk_put(ll__postq *q, ll__postchunk *c) {
+void ll__postq_chunk_put(ll__postq *q, ll__postchunk *c) {
     if (q == NULL) {
         free(c);
         return;
@@ -115,7 +103,7 @@ int ll__postq_open(ll__postq *q, uint64_t loop) {
      * (the shared path checks it again after reading the tail). The owner
      * stays: it is the record's, never reset, so that a thread that read
      * "I own it" before the close can only be the one owner after it. */
-    __atomic_store_n(&q->bias, fence_fill ? LL__BIAS_OFF : LL__BIAS_ON, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->bias, ll__postq_fence_fill ? LL__BIAS_OFF : LL__BIAS_ON, __ATOMIC_RELEASE);
     __atomic_store_n(&q->wake, 0, __ATOMIC_SEQ_CST);
     /* The loop before the tail: a poster whose reservation succeeds on the
      * reopened tail sees the new loop id (and fills its slot with
@@ -144,38 +132,41 @@ int ll__postq_open(ll__postq *q, uint64_t loop) {
 static LL_TLS char tls_me;
 
 /* Force a barrier on every thread of the process (membarrier registered). */
-static void barrier_all(void) {
+void ll__postq_barrier_all(void) {
 #if defined(__linux__) && defined(SYS_membarrier)
     for (int spins = 0; syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0;)
-        backoff(&spins); /* cannot fail once registered */
+        ll__postq_backoff(&spins); /* cannot fail once registered */
 #endif
 }
 
 /* Drop the bias, or wait until whoever is dropping it has. */
-static void bias_drop(ll__postq *q) {
+void ll__postq_bias_drop(ll__postq *q) {
     int32_t on = LL__BIAS_ON;
     int spins = 0;
     if (__atomic_compare_exchange_n(&q->bias, &on, LL__BIAS_DROPPING, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE)) {
-        barrier_all();
+        ll__postq_barrier_all();
         while (__atomic_load_n(&q->owner_busy, __ATOMIC_ACQUIRE))
-            backoff(&spins);
+            ll__postq_backoff(&spins);
         __atomic_store_n(&q->bias, LL__BIAS_OFF, __ATOMIC_RELEASE);
         return;
     }
     /* Off, or on again: the queue closed and reopened meanwhile (the
      * caller starts over). */
     while (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) == LL__BIAS_DROPPING)
-        backoff(&spins);
+        ll__postq_backoff(&spins);
 }
+
+/* The post's own steps, inlined into ll__postq_push. */
+#define HOT static inline __attribute__((always_inline))
 
 /* Fill slot off of chunk c for loop with fn(arg), or with post_void if the
  * queue serves another loop by now (stale: returns 1). */
-static inline __attribute__((always_inline)) int fill(ll__postq *q, ll__postchunk *c, uint64_t off, uint64_t loop, uintptr_t fn, uintptr_t arg,
-                uint64_t *serves) {
+HOT int fill(ll__postq *q, ll__postchunk *c, uint64_t off, uint64_t loop, uintptr_t fn, uintptr_t arg,
+             uint64_t *serves) {
     *serves = __atomic_load_n(&q->loop, __ATOMIC_ACQUIRE);
     int stale = *serves != loop;
     c->slots[off].arg = stale ? 0 : arg;
-    if (fence_fill)
+    if (ll__postq_fence_fill)
         __atomic_exchange_n(&c->slots[off].fn, stale ? (uintptr_t)post_void : fn, __ATOMIC_SEQ_CST);
     else
         __atomic_store_n(&c->slots[off].fn, stale ? (uintptr_t)post_void : fn, __ATOMIC_RELEASE);
@@ -185,7 +176,7 @@ static inline __attribute__((always_inline)) int fill(ll__postq *q, ll__postchun
 /* The wake protocol's poster side, after the fill: see ll__postq_push. A
  * plain read first: while the loop is awake the flag's line stays shared
  * and costs the poster no write. */
-static inline __attribute__((always_inline)) void wake_if_asleep(ll__postq *q, uint64_t serves) {
+HOT void wake_if_asleep(ll__postq *q, uint64_t serves) {
     if (__atomic_load_n(&q->wake, __ATOMIC_SEQ_CST) == 0 && __atomic_exchange_n(&q->wake, 1, __ATOMIC_SEQ_CST) == 0)
         ll_loop_wakeup(serves); /* a loop closed meanwhile drops the post, as any */
 }
@@ -195,7 +186,7 @@ static inline __attribute__((always_inline)) void wake_if_asleep(ll__postq *q, u
  * comes before the tail moves: the loop never sees this slot reserved and
  * empty. The owner's fill and its read of the wake flag have no barrier
  * between them: the loop forces one before it sleeps (ll__postq_settle). */
-static inline __attribute__((always_inline)) int push_alone(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
+HOT int push_alone(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
     uint64_t t = __atomic_load_n(&q->tail, __ATOMIC_RELAXED), nt = t + 2;
     if (t & LL__POSTQ_CLOSED) {
         /* The bias of a reopening queue, read before its tail opened: this
@@ -204,7 +195,7 @@ static inline __attribute__((always_inline)) int push_alone(ll__postq *q, uint64
         __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELEASE);
         return -1;
     }
-    uint64_t off = (t >> 1) & LAP_MASK;
+    uint64_t off = (t >> 1) & LL__POSTQ_LAP_MASK;
     ll__postchunk *c = __atomic_load_n(&q->tail_chunk, __ATOMIC_RELAXED);
     if (off + 1 == LL__POSTQ_CAP) {
         ll__postchunk *next = chunk_get(q);
@@ -227,7 +218,7 @@ static inline __attribute__((always_inline)) int push_alone(ll__postq *q, uint64
 /* The owner's post if this thread owns the queue (or now claims it) and
  * the bias holds: 0 or -1 as ll__postq_push; 1 if the caller must reserve
  * with the others (the bias is off by now). */
-static inline __attribute__((always_inline)) int push_biased(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
+HOT int push_biased(ll__postq *q, uint64_t loop, uintptr_t fn, uintptr_t arg) {
     uintptr_t me = (uintptr_t)&tls_me, none = 0;
     uintptr_t owner = __atomic_load_n(&q->owner, __ATOMIC_RELAXED);
     if (owner == me ||
@@ -238,7 +229,7 @@ static inline __attribute__((always_inline)) int push_biased(ll__postq *q, uint6
             return push_alone(q, loop, fn, arg);
         __atomic_store_n(&q->owner_busy, 0, __ATOMIC_RELEASE);
     }
-    bias_drop(q);
+    ll__postq_bias_drop(q);
     return 1;
 }
 
@@ -251,7 +242,7 @@ again:
         int rc = push_biased(q, loop, fn, arg);
         if (rc <= 0) {
             if (next != NULL)
-                chunk_put(q, next);
+                ll__postq_chunk_put(q, next);
             return rc;
         }
     }
@@ -265,9 +256,9 @@ again:
          * tail, an ON here means an owner may be posting alone. */
         if (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) != LL__BIAS_OFF)
             goto again;
-        off = (t >> 1) & LAP_MASK;
+        off = (t >> 1) & LL__POSTQ_LAP_MASK;
         if (off == LL__POSTQ_CAP) { /* another poster links the next chunk */
-            backoff(&spins);
+            ll__postq_backoff(&spins);
             t = __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE);
             continue;
         }
@@ -293,7 +284,7 @@ again:
         next = NULL;
     }
     if (next != NULL) /* got for a last slot another poster took */
-        chunk_put(q, next);
+        ll__postq_chunk_put(q, next);
     /* The wake protocol: the loop clears the wake flag, then reads its
      * head slot; this poster fills its slot, then reads the flag. With a
      * barrier between each pair (the loop's clear is an exchange; the
@@ -305,167 +296,6 @@ again:
     int stale = fill(q, c, off, loop, fn, arg, &serves);
     wake_if_asleep(q, serves);
     return stale ? -1 : 0;
-}
-
-/* The loop never reads the tail: the posters own its cache line, and the
- * loop finds the end of what it may take by the first slot not filled.
- * Its head never rests at a lap's non-slot position (it crosses to the
- * next chunk as soon as it has taken the last slot), so "anything to
- * take" is one load of the head slot (loops.go reads it). */
-int ll__postq_pending(ll__postq *q) {
-    ll__postchunk *c = q->head_chunk;
-    return c != NULL && __atomic_load_n(&c->slots[q->head & LAP_MASK].fn, __ATOMIC_ACQUIRE) != 0;
-}
-
-/* The loop, about to block, cleared the wake flag and found its head
- * slot empty, and either a slot reserved (a poster between reservation
- * and fill) or the bias on (the owner's fill has no barrier of its own).
- * Wait a little for a reserved slot's fill; then, where the fill is a
- * plain store, force a barrier on every thread, after which the head
- * slot's poster either has filled it or will read the cleared flag and
- * wake the loop. The bias is dropped once these barriers cost more than
- * they save (more than 64, and more than one per 1,024 posts taken).
- * 1 if the head slot is filled (take it), 0 if the loop may block. */
-int ll__postq_settle(ll__postq *q) {
-    if ((__atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) >> 1) != q->head)
-        for (int i = 0; i < 256; i++) {
-            if (ll__postq_pending(q))
-                return 1;
-            cpu_relax();
-        }
-    if (!fence_fill) {
-        barrier_all();
-        if (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) == LL__BIAS_ON && ++q->fences > 64 &&
-            q->fences * 1024 > q->taken)
-            bias_drop(q);
-    }
-    return ll__postq_pending(q);
-}
-
-/* How long the loop lingers for the next post before it sleeps, and how
- * often it looks meanwhile: each look pulls the cache line the poster is
- * filling, and the poster's next store then waits for it back, so the
- * loop looks seldom enough for a poster to fill a few lines in between. */
-#define LINGER_NS 5000
-#define LINGER_LOOK_NS 500
-
-/* Wait up to LINGER_NS for the head slot to be filled, without arming the
- * wake flag (nobody wakes the loop for it meanwhile): 1 if it was. */
-int ll__postq_linger(ll__postq *q) {
-    int64_t now = ll__clock_raw(), until = now + LINGER_NS;
-    for (;;) {
-        if (ll__postq_pending(q))
-            return 1;
-        if (now > until)
-            return 0;
-        int64_t look = now + LINGER_LOOK_NS;
-        do {
-            for (int i = 0; i < 8; i++)
-                cpu_relax();
-            now = ll__clock_raw();
-        } while (now < look);
-    }
-}
-
-/* Count the filled slots from the head. */
-static int64_t count_filled(const ll__postq *q) {
-    const ll__postchunk *c = q->head_chunk;
-    uint64_t off = q->head & LAP_MASK;
-    int64_t k = 0;
-    while (__atomic_load_n(&c->slots[off].fn, __ATOMIC_ACQUIRE) != 0) {
-        k++;
-        if (++off == LL__POSTQ_CAP) {
-            c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE); /* linked before the last slot was filled */
-            off = 0;
-        }
-    }
-    return k;
-}
-
-int64_t ll__postq_take(ll__postq *q, ll__postchunk **chunk, uint64_t *off) {
-    if (q->head_chunk == NULL)
-        return 0;
-    int64_t k = count_filled(q);
-    if (k == 0)
-        return 0;
-    *chunk = q->head_chunk;
-    *off = q->head & LAP_MASK;
-    /* Move the head past them (and past each lap's non-slot position);
-     * the chunks behind it now belong to the batches taken. */
-    ll__postchunk *c = q->head_chunk;
-    uint64_t o = *off, pos = q->head;
-    for (int64_t left = k; left > 0;) {
-        int64_t run = (int64_t)(LL__POSTQ_CAP - o) < left ? (int64_t)(LL__POSTQ_CAP - o) : left;
-        left -= run;
-        o += (uint64_t)run;
-        pos += (uint64_t)run;
-        if (o == LL__POSTQ_CAP) {
-            c = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE); /* linked before its last slot was filled */
-            o = 0;
-            pos++;
-        }
-    }
-    q->head_chunk = c;
-    q->taken += (uint64_t)k;
-    __atomic_store_n(&q->head, pos, __ATOMIC_RELEASE);
-    return k;
-}
-
-void ll__postq_run(ll__postq *q, uint64_t loop, uintptr_t chunk, uint64_t off, int64_t n, uintptr_t pending,
-                   int call) {
-    ll__postchunk *c = (ll__postchunk *)chunk;
-    while (n > 0) {
-        int64_t run = (int64_t)(LL__POSTQ_CAP - off) < n ? (int64_t)(LL__POSTQ_CAP - off) : n;
-        /* A slot is laid out as an ll__soon: the batch runner takes them
-         * straight from the chunk. */
-        if (call)
-            ll__run_soon_array(loop, (uintptr_t)&c->slots[off], run, pending);
-        n -= run;
-        off += (uint64_t)run;
-        if (off == LL__POSTQ_CAP) {
-            /* Its last slot was this batch's: every batch before this one
-             * has run (batches run in order), so c is done with. */
-            ll__postchunk *nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
-            chunk_put(q, c);
-            c = nx;
-            off = 0;
-        }
-    }
-}
-
-void ll__postq_close(ll__postq *q) {
-    if (__atomic_load_n(&q->bias, __ATOMIC_ACQUIRE) != LL__BIAS_OFF)
-        bias_drop(q); /* the owner stores the tail plainly: no owner from here on */
-    uint64_t t = __atomic_fetch_or(&q->tail, LL__POSTQ_CLOSED, __ATOMIC_SEQ_CST);
-    if (t & LL__POSTQ_CLOSED)
-        return;
-    /* Posters that reserved a slot before the close are filling it (a few
-     * instructions): wait for each, so no chunk is freed under one. */
-    uint64_t end = t >> 1, pos = q->head;
-    ll__postchunk *c = q->head_chunk;
-    while (pos < end) {
-        uint64_t off = pos & LAP_MASK;
-        if (off == LL__POSTQ_CAP) {
-            ll__postchunk *nx = __atomic_load_n(&c->next, __ATOMIC_ACQUIRE);
-            free(c);
-            c = nx;
-            pos++;
-            continue;
-        }
-        for (int spins = 0; __atomic_load_n(&c->slots[off].fn, __ATOMIC_ACQUIRE) == 0;)
-            backoff(&spins);
-        pos++;
-    }
-    /* The slot before the tail is filled, so whoever took a chunk's last
-     * slot has linked the next one: at most one, with nothing in it. */
-    if (c != NULL) {
-        free(__atomic_load_n(&c->next, __ATOMIC_ACQUIRE));
-        free(c);
-    }
-    q->head_chunk = NULL;
-    __atomic_store_n(&q->tail_chunk, NULL, __ATOMIC_RELEASE);
-    __atomic_store_n(&q->head, __atomic_load_n(&q->tail, __ATOMIC_ACQUIRE) >> 1, __ATOMIC_RELEASE);
-    __atomic_store_n(&q->loop, 0, __ATOMIC_RELEASE);
 }
 
 /* Thread-safe, from any thread, the loop's own included: queued in C

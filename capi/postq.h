@@ -65,6 +65,7 @@ typedef struct ll__postq {
 } ll__postq;
 
 #define LL__POSTQ_CLOSED ((uint64_t)1)
+#define LL__POSTQ_LAP_MASK ((uint64_t)LL__POSTQ_LAP - 1)
 /* ll__postq.bias: one poster may post alone / the bias is being dropped /
  * every poster reserves with a compare-and-swap. */
 #define LL__BIAS_ON 0
@@ -102,5 +103,29 @@ void ll__postq_run(ll__postq *q, uint64_t loop, uintptr_t chunk, uint64_t off, i
 /* Close q: later pushes fail; waits for the posters that reserved a slot
  * to fill it, then drops everything untaken. Loop thread, not running. */
 void ll__postq_close(ll__postq *q);
+
+
+/* Shared by postq.c and postq_loop.c; hidden, not part of the ABI. */
+#define LL__POSTQ_HIDDEN __attribute__((visibility("hidden")))
+/* 1: posters fill with an exchange (no membarrier here); 0: plain stores,
+ * the loop forcing barriers with membarrier(2) when it must (postq.c). */
+extern LL__POSTQ_HIDDEN int ll__postq_fence_fill;
+/* A short wait for another thread's few instructions: spin, then yield. */
+LL__POSTQ_HIDDEN void ll__postq_backoff(int *spins);
+/* The loop is done with chunk c: keep it as q's spare (q NULL: free it). */
+LL__POSTQ_HIDDEN void ll__postq_chunk_put(ll__postq *q, ll__postchunk *c);
+/* Put a barrier on every thread of the process (membarrier registered). */
+LL__POSTQ_HIDDEN void ll__postq_barrier_all(void);
+/* Drop q's bias (one poster), or wait until whoever drops it has. */
+LL__POSTQ_HIDDEN void ll__postq_bias_drop(ll__postq *q);
+
+/* One spin-wait step: tells the CPU this is a wait (and spares power). */
+static inline void ll__postq_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
 
 #endif
