@@ -56,23 +56,25 @@ static void fence_setup(void) {
 #endif
 }
 
-/* A zeroed chunk: the spare one if the loop left one, else a new one. */
+/* A zeroed chunk: a spare one if the loop left any, else a new one. */
 static ll__postchunk *chunk_get(ll__postq *q) {
-    ll__postchunk *c = __atomic_exchange_n(&q->spare, NULL, __ATOMIC_ACQ_REL);
-    if (c == NULL)
-        return calloc(1, sizeof *c);
-    memset(c, 0, sizeof *c);
-    return c;
+    for (int i = 0; i < LL__POSTQ_SPARES; i++) {
+        ll__postchunk *c = __atomic_load_n(&q->spare[i], __ATOMIC_RELAXED);
+        if (c != NULL && (c = __atomic_exchange_n(&q->spare[i], NULL, __ATOMIC_ACQ_REL)) != NULL) {
+            memset(c, 0, sizeof *c);
+            return c;
+        }
+    }
+    return calloc(1, sizeof(ll__postchunk));
 }
 
-/* The loop is done with c: keep it as the spare, free the one it replaces
- * (q NULL: just free it). */
 void ll__postq_chunk_put(ll__postq *q, ll__postchunk *c) {
-    if (q == NULL) {
-        free(c);
-        return;
+    for (int i = 0; q != NULL && i < LL__POSTQ_SPARES; i++) {
+        ll__postchunk *none = NULL;
+        if (__atomic_compare_exchange_n(&q->spare[i], &none, c, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            return;
     }
-    free(__atomic_exchange_n(&q->spare, c, __ATOMIC_ACQ_REL));
+    free(c);
 }
 
 ll__postq *ll__postq_new(void) {

@@ -18,6 +18,8 @@
  * chunk and the others wait for it. A power of two, so % is a mask. */
 #define LL__POSTQ_LAP 256
 #define LL__POSTQ_CAP (LL__POSTQ_LAP - 1)
+/* Finished chunks a queue keeps for reuse (32 KiB at most). */
+#define LL__POSTQ_SPARES 8
 
 typedef struct ll__postslot {
     uintptr_t fn; /* 0 until the poster has filled the slot (release) */
@@ -58,10 +60,12 @@ typedef struct ll__postq {
     ll__postchunk *head_chunk;
     uint64_t taken;
     uint64_t fences;
-    /* One chunk the loop is done with, for the next poster that needs one
-     * (handed over by exchange, so each side owns what it swapped out):
-     * in steady posting, no malloc, no free, no fresh pages. */
-    _Alignas(64) ll__postchunk *spare;
+    /* Chunks the loop is done with, for the posters that need one (each
+     * cell changes hands by compare-and-swap or exchange, so each side
+     * owns what it took): in steady posting no malloc, no free and no
+     * fresh pages, even while the loop lags a few chunks behind (one
+     * spare was not enough: page faults took ~8% of W6's poster). */
+    _Alignas(64) ll__postchunk *spare[LL__POSTQ_SPARES];
 } ll__postq;
 
 #define LL__POSTQ_CLOSED ((uint64_t)1)
@@ -112,7 +116,8 @@ void ll__postq_close(ll__postq *q);
 extern LL__POSTQ_HIDDEN int ll__postq_fence_fill;
 /* A short wait for another thread's few instructions: spin, then yield. */
 LL__POSTQ_HIDDEN void ll__postq_backoff(int *spins);
-/* The loop is done with chunk c: keep it as q's spare (q NULL: free it). */
+/* The loop is done with chunk c: keep it as a spare of q's if a cell is
+ * free, else free it (q NULL: free it). */
 LL__POSTQ_HIDDEN void ll__postq_chunk_put(ll__postq *q, ll__postchunk *c);
 /* Put a barrier on every thread of the process (membarrier registered). */
 LL__POSTQ_HIDDEN void ll__postq_barrier_all(void);
