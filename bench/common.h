@@ -32,7 +32,7 @@
 #define BENCH_N 1000000
 #define BENCH_N_W7 100000   /* W7: executor jobs */
 #define BENCH_N_TASKS 10000 /* T-sleep / T-yield: tasks */
-#define BENCH_N_W6 200000  /* W6: cross-thread posts */
+#define BENCH_N_W6 2000000 /* W6: cross-thread posts (2M: ~50 ms a run; 200k ran ~5 ms) */
 #define BENCH_T_AWAITS 100  /* T-*: suspensions per task (so 101 steps each) */
 
 typedef struct bench_mark {

@@ -9,7 +9,7 @@
 #   BENCH_REPS  repetitions of every (workload, implementation) pair (default 7, min 5)
 #   BENCH_N     number of callbacks / timers of W1-W3 (default 1000000; must be even)
 #   BENCH_N_W7  executor jobs of W7 / W7-4 (default 100000; even)
-#   BENCH_N_W6  cross-thread posts of W6 (default 200000; even)
+#   BENCH_N_W6  cross-thread posts of W6 (default 2000000; even)
 #   BENCH_TASKS tasks of T-sleep / T-yield (default 10000; even; 101 steps each)
 #   BENCH_WORKLOADS  space-separated subset of
 #               "W1 W1-fd W2 W2-inloop W3 W3c W6 W7 W7-4 W7q W7q-4 T-sleep T-yield"
@@ -72,7 +72,7 @@ impls_of() {
 n_of() {
     case "$1" in
     W7*) echo "$N7" ;;
-    W6) echo "${BENCH_N_W6:-200000}" ;;
+    W6) echo "${BENCH_N_W6:-2000000}" ;;
     T-*) echo "$NT" ;;
     *) echo "$N" ;;
     esac

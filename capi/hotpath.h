@@ -63,14 +63,9 @@ typedef struct ll__pending {
     ll__later *timers; /* handle-less timers, flushed every 4096 (softqueue.c) */
     int64_t ntimers;
     int64_t timers_cap;
-    /* ll_call_soon_threadsafe's queue (softqueue.c): filled by any thread
-     * under post_mu, taken whole by the loop; nposts is read atomically. */
-    pthread_mutex_t post_mu;
-    ll__soon *posts;
-    int64_t nposts;
-    int64_t posts_cap;
-    int32_t post_wake;   /* a wake was asked since the last take */
-    int32_t post_closed; /* the loop closed: posts go to Go, which refuses */
+    /* ll_call_soon_threadsafe's lock-free queue (postq.c), made with the
+     * record and kept with it (NULL if memory ran out: the Go path). */
+    struct ll__postq *postq;
     /* Records of the loop's handle timers (timerslab.h); an entry of
      * timers with fn 0 is one of them, its slot in arg. */
     ll__tslab slab;
@@ -108,10 +103,8 @@ void ll__pending_retire(ll__pending *p);
  * thread (hotpath.c), or NULL. Hidden: not part of the ABI. */
 __attribute__((visibility("hidden"))) ll__pending *ll__idle_queue(uint64_t loop);
 __attribute__((visibility("hidden"))) ll__pending *ll__batch_queue(uint64_t loop);
-/* Take everything posted to p (the caller frees the array), or close p
- * to posts and drop them. */
-ll__soon *ll__posts_take(ll__pending *p, int64_t *n);
-void ll__posts_close(ll__pending *p);
+/* A registered loop's record, running or idle, or NULL (softqueue.c). */
+__attribute__((visibility("hidden"))) ll__pending *ll__loop_record(uint64_t loop);
 /* The loop clock's base in CLOCK_MONOTONIC nanoseconds, from Go. */
 void ll__set_clock_base(int64_t base);
 int64_t ll__clock_raw(void);

@@ -10,7 +10,6 @@ import "C"
 
 import (
 	"math"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -25,6 +24,10 @@ type loopState struct {
 	calls   *C.ll__call
 	one     *C.ll__call
 	pending *C.ll__pending
+	// postsFlowing: the last take of the post queue found posts, so the
+	// loop, before it sleeps, waits a few microseconds for the next one
+	// (ll__postq_linger) instead of making the poster wake it.
+	postsFlowing bool
 	// messages holds C copies of exception messages handed out by
 	// ll_future_exception, freed when their future is disposed.
 	messages map[uint64]*C.char
@@ -142,23 +145,6 @@ func init() { time.AfterFunc(time.Hour, func() {}).Stop() }
 func init() {
 	c := int64(C.ll__clock_raw())
 	C.ll__set_clock_base(C.int64_t(c - libloop.Nanotime()))
-}
-
-// Pending and Take make loopState the core's PostSource: the C-side
-// queue of ll_call_soon_threadsafe (softqueue.c), taken whole each
-// iteration and run as one batch.
-func (s *loopState) Pending() bool {
-	return atomic.LoadInt64((*int64)(unsafe.Pointer(&s.pending.nposts))) != 0
-}
-
-func (s *loopState) Take() libloop.HostBatch {
-	var n C.int64_t
-	items := C.ll__posts_take(s.pending, &n)
-	if n == 0 {
-		C.free(unsafe.Pointer(items))
-		return nil
-	}
-	return &softBatch{s: s, items: items, n: n}
 }
 
 // softBatchMin is the shortest run handed over as a batch: below it, a

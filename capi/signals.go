@@ -5,6 +5,7 @@ package main
 /*
 #include <signal.h>
 #include "hotpath.h"
+#include "postq.h"
 #include "signals.h"
 */
 import "C"
@@ -105,6 +106,8 @@ func closeLoop(s *loopState) error {
 	s.pending.len = 0
 	s.pending.ntimers = 0
 	s.dropTimers() // handle timers' records lose the loop's reference
-	C.ll__posts_close(s.pending)
+	if s.pending.postq != nil {
+		C.ll__postq_close(s.pending.postq)
+	}
 	return err
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "hotpath.h"
+#include "postq.h"
 #include "_cgo_export.h"
 
 /* The idle loops' queues by loop id: direct-mapped on the id's low bits
@@ -27,19 +28,8 @@ ll__pending *ll__pending_new(void) {
     pthread_mutex_unlock(&free_mu);
     if (p == NULL) {
         p = calloc(1, sizeof(ll__pending));
-        if (p != NULL) {
-            /* Adaptive: a poster and the loop taking the queue hold it for
-             * a few instructions, so spinning briefly beats sleeping in a
-             * futex (glibc; elsewhere a plain mutex). Once: records are
-             * reused, never freed. */
-            pthread_mutexattr_t attr;
-            pthread_mutexattr_init(&attr);
-#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
-            pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
-#endif
-            pthread_mutex_init(&p->post_mu, &attr);
-            pthread_mutexattr_destroy(&attr);
-        }
+        if (p != NULL) /* once: records are reused, never freed (NULL: posts take the Go path) */
+            p->postq = ll__postq_new();
         return p;
     }
     p->next_free = NULL;
@@ -47,10 +37,8 @@ ll__pending *ll__pending_new(void) {
 }
 
 void ll__pending_register(ll__pending *p, uint64_t loop) {
-    pthread_mutex_lock(&p->post_mu);
-    p->post_closed = 0;
-    p->post_wake = 0;
-    pthread_mutex_unlock(&p->post_mu);
+    if (p->postq != NULL)
+        ll__postq_open(p->postq, loop); /* no memory: posts take the Go path */
     __atomic_store_n(&p->slab.loop, loop, __ATOMIC_RELEASE);
     __atomic_store_n(&p->loop_id, loop, __ATOMIC_RELEASE);
     __atomic_store_n(&p->open, 1, __ATOMIC_RELEASE);
@@ -80,7 +68,8 @@ void ll__pending_retire(ll__pending *p) {
     p->timers = NULL;
     p->ntimers = p->timers_cap = 0;
     ll__ts_retire(&p->slab);
-    ll__posts_close(p);
+    if (p->postq != NULL)
+        ll__postq_close(p->postq);
     p->step_task = 0;
     p->step_decided = 0;
     pthread_mutex_lock(&free_mu);
@@ -100,70 +89,9 @@ ll__pending *ll__idle_queue(uint64_t loop) {
 }
 
 /* A registered loop's record, running or idle (posts need no thread). */
-static ll__pending *loop_record(uint64_t loop) {
+ll__pending *ll__loop_record(uint64_t loop) {
     ll__pending *p = __atomic_load_n(&registry[loop % REG_SIZE], __ATOMIC_ACQUIRE);
     return p != NULL && __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE) == loop ? p : NULL;
-}
-
-/* Queue a post: 1 if the loop must be woken (the first since it last took
- * the queue), 0 if queued, -1 if Go must answer (closed, stale, no memory). */
-static int post_push(ll__pending *p, uint64_t loop, uintptr_t fn, uintptr_t arg) {
-    int rc = -1;
-    pthread_mutex_lock(&p->post_mu);
-    if (p->loop_id == loop && !p->post_closed) {
-        if (p->nposts == p->posts_cap) {
-            int64_t ncap = p->posts_cap ? p->posts_cap * 2 : 256;
-            ll__soon *q = realloc(p->posts, (size_t)ncap * sizeof(ll__soon));
-            if (q != NULL) {
-                p->posts = q;
-                p->posts_cap = ncap;
-            }
-        }
-        if (p->nposts < p->posts_cap) {
-            p->posts[p->nposts].fn = fn;
-            p->posts[p->nposts].arg = arg;
-            __atomic_store_n(&p->nposts, p->nposts + 1, __ATOMIC_RELEASE);
-            rc = !p->post_wake;
-            p->post_wake = 1;
-        }
-    }
-    pthread_mutex_unlock(&p->post_mu);
-    return rc;
-}
-
-ll__soon *ll__posts_take(ll__pending *p, int64_t *n) {
-    pthread_mutex_lock(&p->post_mu);
-    ll__soon *items = p->posts;
-    *n = p->nposts;
-    p->posts = NULL;
-    p->posts_cap = 0;
-    __atomic_store_n(&p->nposts, 0, __ATOMIC_RELEASE);
-    p->post_wake = 0;
-    pthread_mutex_unlock(&p->post_mu);
-    return items;
-}
-
-void ll__posts_close(ll__pending *p) {
-    pthread_mutex_lock(&p->post_mu);
-    p->post_closed = 1;
-    free(p->posts);
-    p->posts = NULL;
-    p->posts_cap = 0;
-    __atomic_store_n(&p->nposts, 0, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&p->post_mu);
-}
-
-/* Thread-safe: queued in C under the loop's post lock, the loop woken
- * (through Go, which knows the wakeup fd and whether it is still open)
- * once per batch it takes, not once per post. */
-int ll_call_soon_threadsafe(ll_loop loop, ll_callback cb, void *arg) {
-    ll__pending *p = cb != NULL && loop != 0 ? loop_record(loop) : NULL;
-    int rc = p != NULL ? post_push(p, loop, (uintptr_t)cb, (uintptr_t)arg) : -1;
-    if (rc < 0)
-        return ll__call_soon_threadsafe_go(loop, cb, arg);
-    if (rc == 1)
-        ll_loop_wakeup(loop); /* a loop closed meanwhile drops the post, as any */
-    return 0;
 }
 
 /* The loop clock in C: CLOCK_MONOTONIC (Go's nanotime) minus the base Go

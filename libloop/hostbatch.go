@@ -71,14 +71,18 @@ func (l *Loop) dropBatches() {
 }
 
 // PostSource is a host's own queue of callbacks posted from other threads
-// (capi: a C-side queue a poster fills without entering Go, waking the
-// loop with Wake once per batch). The loop checks Pending before it
-// decides to block, and Takes everything after each poll, as it takes its
-// own posted callbacks.
+// (capi: a lock-free C-side queue a poster fills without entering Go,
+// waking the loop with Wake only when the loop may be asleep). The loop
+// calls BeforeBlock when nothing else keeps it from blocking, and Takes
+// everything after each poll, as it takes its own posted callbacks.
 type PostSource interface {
 	// Pending reports whether anything was posted since the last Take:
 	// cheap, from the loop's thread while other threads post.
 	Pending() bool
+	// BeforeBlock tells the source the loop may block: from now on a post
+	// must wake it (Wake). Then it reports Pending, so that a post made
+	// before the call is seen here and one made after it wakes the loop.
+	BeforeBlock() bool
 	// Take returns everything posted so far as one batch (nil if none).
 	Take() HostBatch
 }

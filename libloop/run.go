@@ -25,7 +25,7 @@ func (l *Loop) runOnce(nowait bool) error {
 
 	timeout := int64(-1)
 	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 ||
-		l.postSource != nil && l.postSource.Pending() {
+		l.postSource != nil && l.postSource.BeforeBlock() {
 		timeout = 0
 	} else if when, ok := l.nextDeadline(); ok {
 		// Compared first: a deadline of -Inf is math.MinInt64, and the
