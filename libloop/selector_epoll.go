@@ -82,11 +82,11 @@ func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, e
 	// block tries it first too: under load (a ping-pong, a busy server) the
 	// answer is usually there already, and a blocking system call would
 	// wake the Go runtime's monitor thread on every iteration.
-	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(s.epfd),
+	r, _, e := unix.RawSyscall6(sysEpollWait, uintptr(s.epfd),
 		uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)), 0, 0, 0)
 	n, errno := int(r), e
 	if timeoutNs != 0 && n == 0 && errno == 0 {
-		r, _, e := unix.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(s.epfd),
+		r, _, e := unix.Syscall6(sysEpollWait, uintptr(s.epfd),
 			uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)),
 			uintptr(msTimeout(timeoutNs)), 0, 0)
 		n, errno = int(r), e
