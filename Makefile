@@ -271,6 +271,6 @@ conformance: lib
 fuzz:
 	bash tests/fuzz.sh
 
-# C tests under valgrind with the Go runtime's noise suppressed (not in make test).
+# C tests under valgrind, the Go runtime built with its valgrind annotations (not in make test).
 test-valgrind: lib
 	bash tests/valgrind/run.sh
