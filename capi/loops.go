@@ -140,12 +140,10 @@ func ll__flush_pending_go(id C.uint64_t) {
 // sees a leak. Arm and stop one timer at load, so they open at once.
 func init() { time.AfterFunc(time.Hour, func() {}).Stop() }
 
-// The C side's loop clock: its base read before Go's clock, so C's "now"
-// is never behind the loop's and a timer it queues is never early.
-func init() {
-	c := int64(C.ll__clock_raw())
-	C.ll__set_clock_base(C.int64_t(c - libloop.Nanotime()))
-}
+// The C side's loop clock: the same monotonic clock as the core's, with
+// the core's own base, so C's "now" is the loop's to the nanosecond and a
+// timer it queues is neither early nor late.
+func init() { C.ll__set_clock_base(C.int64_t(libloop.ClockBase())) }
 
 // softBatchMin is the shortest run handed over as a batch: below it, a
 // readyItem per call costs less than the batch's own bookkeeping.

@@ -94,9 +94,9 @@ ll__pending *ll__loop_record(uint64_t loop) {
     return p != NULL && __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE) == loop ? p : NULL;
 }
 
-/* The loop clock in C: CLOCK_MONOTONIC (Go's nanotime) minus the base Go
- * hands over once (ll__set_clock_base), read so that C's "now" is never
- * behind Go's and a timer made here is never early. */
+/* The loop clock in C: CLOCK_MONOTONIC (Go's nanotime) minus the core's
+ * own base, handed over once (ll__set_clock_base): C's "now" is the loop's
+ * to the nanosecond, so a timer made here is neither early nor late. */
 static int64_t clock_base;
 
 void ll__set_clock_base(int64_t base) { __atomic_store_n(&clock_base, base, __ATOMIC_RELEASE); }

@@ -2,18 +2,33 @@
 
 package libloop
 
-import "time"
+import _ "unsafe" // for go:linkname
 
-// clockBase anchors the loop clock: loop time is monotonic nanoseconds since
-// the library was loaded (time.Since reads the monotonic clock via the vDSO).
-var clockBase = time.Now()
+// runtimeNanotime is the Go runtime's monotonic clock: CLOCK_MONOTONIC on
+// Linux and FreeBSD, mach_absolute_time (CLOCK_UPTIME_RAW) on darwin, in
+// nanoseconds. The runtime keeps it reachable by linkname for programs
+// that read it (its "hall of shame", go.dev/issue/67401); time.Since reads
+// the same clock.
+//
+//go:linkname runtimeNanotime runtime.nanotime
+func runtimeNanotime() int64
 
-func monoNow() int64 { return int64(time.Since(clockBase)) }
+// clockBase anchors the loop clock: loop time is the runtime's monotonic
+// clock minus its reading when the library was loaded.
+var clockBase = runtimeNanotime()
 
-// Nanotime returns the loop clock in nanoseconds (Time is it in seconds):
-// a host that computes deadlines itself (capi's C-side timers) aligns its
-// own monotonic clock with it.
+func monoNow() int64 { return runtimeNanotime() - clockBase }
+
+// Nanotime returns the loop clock in nanoseconds (Time is it in seconds).
 func Nanotime() int64 { return monoNow() }
+
+// ClockBase is the raw monotonic reading (the clock runtimeNanotime names)
+// that loop time 0 stands for: a host reading that clock itself (capi's
+// C-side timers) gets the loop clock exactly as raw - ClockBase(), with no
+// offset from calibrating two reads against each other (that gap was the
+// whole cost of a cgo call, and under valgrind tens of microseconds, by
+// which every deadline computed in C was late).
+func ClockBase() int64 { return clockBase }
 
 // ClockResolution is the loop clock's resolution in nanoseconds; timers due
 // within now+ClockResolution run in the current iteration (asyncio's
