@@ -19,8 +19,9 @@
 # test that fails, fails the run. VALGRIND_TESTS names the tests (default
 # below); VALGRIND_ROUNDS runs each that many times (races show up by
 # chance); VALGRIND_ARGS adds memcheck options ("-v -v" lists the
-# suppressions used). test_contracts' million-future loops are very slow
-# with the annotated runtime (not finished after 44 min; docs/FAULTS.md);
+# suppressions used). Under valgrind test_contracts makes a twentieth of
+# its million futures (the annotated runtime makes memcheck track each
+# object: the full loops did not finish in 44 min; docs/FAULTS.md);
 # VALGRIND_GO_TAGS= (empty) builds without the annotations, as before, with
 # the old go-runtime-unannotated.supp.
 set -u
@@ -43,7 +44,7 @@ fi
 # sigaction refuses it), which the realtime-signal test uses.
 tests=${VALGRIND_TESTS:-"test_close_race test_executor test_queue_work test_release_race test_threads test_futures
  test_callbacks test_contracts test_spawn_extra test_process test_process_exit test_process_io test_process_env test_process_faults
- test_process_cycles"}
+ test_process_cycles test_timer_handles test_postq test_postq_race"}
 # RSS under valgrind is valgrind's as much as ours: tests print RSS bounds
 # instead of asserting them when this is set (test_contracts.c).
 export LIBLOOP_VALGRIND=1
