@@ -505,7 +505,15 @@ int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result);
 
 /* ---- Executor ------------------------------------------------------------ */
 
-/** Work run on an executor thread: return a value, or set *err non-zero to fail. */
+/**
+ * Work run on an executor thread: return a value, or set *err non-zero to fail.
+ * Executor threads belong to the Go runtime, which sends a thread running one
+ * call for more than ~10 ms its preemption signal (SIGURG; the handler does
+ * nothing to C code and has SA_RESTART): a system call that a signal always
+ * interrupts (nanosleep/usleep, poll, select, epoll_wait, sem_timedwait ...)
+ * may return early with EINTR in long work, as in any program with signals;
+ * retry it with the time left.
+ */
 typedef uintptr_t (*ll_work_fn)(void *arg, int *err);
 
 /**

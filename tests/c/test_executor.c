@@ -3,6 +3,7 @@
  * threads, results delivered on the loop thread, errors through *err,
  * ll_loop_set_executor_workers, ll_loop_shutdown_default_executor, closing
  * a loop with work in flight, and the bad-input table. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,7 +43,11 @@ static uintptr_t sleep_ms(void *arg, int *err) {
     while (now > max && !__atomic_compare_exchange_n(&running_max, &max, now, 0, __ATOMIC_SEQ_CST,
                                                      __ATOMIC_SEQ_CST))
         ;
-    usleep((useconds_t)(uintptr_t)arg * 1000);
+    /* The whole time: a signal (the Go runtime's preemption signal on
+     * this executor thread, see ll_work_fn) may cut a sleep short. */
+    struct timespec left = {0, (long)(uintptr_t)arg * 1000000L};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR)
+        ;
     __atomic_sub_fetch(&running_now, 1, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&finished_jobs, 1, __ATOMIC_SEQ_CST);
     return (uintptr_t)arg;
