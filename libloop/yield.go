@@ -20,13 +20,7 @@ const yieldSlice = 5e6 // ns
 // millisecond. A voluntary Gosched before that costs one hand-off and
 // keeps sysmon asleep: W8 (500 spawns, 16 at a time) measured 8-10% less
 // parent CPU and fewer context switches, W1 unchanged.
-func (l *Loop) yieldIfLong() {
-	if n := monoNow(); n-l.lastYield > yieldSlice {
-		l.lastYield = n
-		l.yields++
-		runtime.Gosched()
-	}
-}
+func (l *Loop) yieldIfLong() { l.yieldBeforeBlock(monoNow()) }
 
 // yieldBeforeBlock is yieldIfLong for an iteration about to block in the
 // poll, with the clock already read. Iterations that block (a loop waiting
