@@ -43,6 +43,19 @@ typedef struct ll__later {
     uintptr_t arg;
 } ll__later;
 
+/* A chain's terms and outcome (libloop.Chain, filled by Go). */
+typedef struct ll__chain {
+    int32_t epfd; /* -1: no fd watched, no poll */
+    int32_t max_events;
+    uintptr_t events;  /* struct epoll_event[max_events], Go memory valid during the call */
+    uintptr_t changes; /* const uint64_t *: the loop's change counter */
+    uintptr_t ready_len; /* const int64_t *: Go's ready queue length */
+    uintptr_t posted;    /* const int32_t *: Go-side posts waiting (atomic) */
+    int64_t max_iterations;
+    int64_t iterations; /* out */
+    int64_t calls;      /* out */
+    int64_t polled;     /* out: events the last poll left in events, -1 none */
+} ll__chain;
 typedef struct ll__pending {
     ll__soon *items;
     int64_t len;
@@ -52,6 +65,11 @@ typedef struct ll__pending {
      * when an outcome call goes through Go. */
     uint64_t step_task;
     int64_t step_decided;
+    /* The array a chain's iteration runs from while its callbacks queue
+     * into items (hotpath.c, ll__run_chain); swapped, never shrunk. */
+    ll__soon *spare;
+    int64_t spare_cap;
+    ll__chain chain; /* the running chain's terms, filled by Go */
     /* While the loop is idle (not running), ll_call_soon(..., NULL) from
      * outside a batch queues here too, found by loop id in a small C
      * registry (hotpath.c): loop_id names the loop (0: none), open is 1
@@ -89,6 +107,7 @@ void ll__set_thread_loop(uint64_t loop);
 /* Pointers travel as uintptr_t: they are C memory, and this spares the
  * cgo pointer checks on the hottest call. */
 void ll__run_batch(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
+void ll__run_chain(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
 void ll__run_soon_array(uint64_t loop, uintptr_t items, int64_t n, uintptr_t pending);
 ll__call *ll__alloc_calls(int n);
 /* Run n due handle timers (timerslab.h) in order, as a batch of loop. */

@@ -52,6 +52,23 @@ func (s *loopState) Run(l *libloop.Loop, n int) {
 	s.flushPending()
 }
 
+// RunChain implements libloop.ChainRunner: the batch and the iterations
+// that follow it while they are only its call_soon work, in one crossing
+// (hotpath.c, ll__run_chain).
+func (s *loopState) RunChain(l *libloop.Loop, n int, c *libloop.Chain) {
+	cc := &s.pending.chain
+	cc.epfd, cc.max_events = C.int32_t(c.Poll.Fd), C.int32_t(c.Poll.Max)
+	cc.events = C.uintptr_t(uintptr(c.Poll.Buf))
+	cc.changes = C.uintptr_t(uintptr(c.Changes))
+	cc.ready_len = C.uintptr_t(uintptr(c.ReadyLen))
+	cc.posted = C.uintptr_t(uintptr(c.Posted))
+	cc.max_iterations = C.int64_t(c.MaxIterations)
+	C.ll__run_chain(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n),
+		C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	c.Iterations, c.Calls, c.Polled = int(cc.iterations), int(cc.calls), int(cc.polled)
+	s.flushPending()
+}
+
 // Call implements libloop.Dispatcher: one host call (a task step) through
 // its own one-slot buffer, so it never disturbs a batch.
 func (s *loopState) Call(l *libloop.Loop, fc libloop.ForeignCall) {

@@ -64,6 +64,9 @@ void ll__pending_retire(ll__pending *p) {
     free(p->items);
     p->items = NULL;
     p->len = p->cap = 0;
+    free(p->spare);
+    p->spare = NULL;
+    p->spare_cap = 0;
     free(p->timers);
     p->timers = NULL;
     p->ntimers = p->timers_cap = 0;

@@ -61,7 +61,7 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
 		}
 		old = w.mask
 	}
-	if err := l.sel.control(fd, old, old|dir); err != nil {
+	if err := l.setInterest(fd, old, old|dir); err != nil {
 		return err
 	}
 	if w == nil {
@@ -94,7 +94,7 @@ func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
 	if w == nil || w.mask&dir == 0 || w.owner != nil {
 		return false, nil
 	}
-	err := l.sel.control(fd, w.mask, w.mask&^dir)
+	err := l.setInterest(fd, w.mask, w.mask&^dir)
 	h := w.rw[0]
 	if dir == evWrite {
 		h, w.rw[1] = w.rw[1], nil
@@ -125,7 +125,7 @@ func (l *Loop) watchOwner(fd int, o ioOwner, mask uint8) error {
 			return nil
 		}
 	}
-	if err := l.sel.control(fd, old, mask); err != nil {
+	if err := l.setInterest(fd, old, mask); err != nil {
 		return err
 	}
 	if w == nil {
@@ -144,7 +144,7 @@ func (l *Loop) unwatchOwner(fd int, o ioOwner) {
 		return
 	}
 	if w.mask != 0 {
-		l.sel.control(fd, w.mask, 0)
+		l.setInterest(fd, w.mask, 0)
 	}
 	l.fds.del(int32(fd))
 	l.nWatched--
@@ -155,7 +155,7 @@ func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 		if c, ok := w.owner.(interface{ loopClosing() }); ok {
 			c.loopClosing()
 		}
-		l.sel.control(int(fd), w.mask, 0)
+		l.setInterest(int(fd), w.mask, 0)
 		l.fds.del(fd)
 		l.nWatched--
 		return
@@ -166,7 +166,7 @@ func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 			l.unref(h)
 		}
 	}
-	l.sel.control(int(fd), w.mask, 0)
+	l.setInterest(int(fd), w.mask, 0)
 	l.fds.del(fd)
 	l.nWatched--
 }

@@ -100,6 +100,7 @@ func (l *Loop) newHandle() *Handle {
 	}
 	h.pos = -1
 	h.refs = 1 // the loop's, dropped when it runs or is discarded
+	l.changed()
 	l.seq++
 	h.seq = l.seq
 	return h

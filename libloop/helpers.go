@@ -20,6 +20,7 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 	l.startRunClock()
 	defer l.stopRunClock()
 	defer f.RemoveDoneCallbackToken(token)
+	defer l.allowChain()()
 	for {
 		if err := l.runOnce(false); err != nil {
 			return err

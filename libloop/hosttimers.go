@@ -139,6 +139,7 @@ func (l *Loop) pushHostTimer(when int64, whenErr error, fn, arg uintptr) error {
 	case whenErr != nil:
 		return whenErr
 	}
+	l.changed()
 	l.seq++ // the same order as handles: equal deadlines run as scheduled
 	l.hostTimers.push(hostTimer{when: when, seq: l.seq, fn: fn, arg: arg})
 	return nil

@@ -60,6 +60,7 @@ type Loop struct {
 	wakePending atomic.Uint32
 
 	dispatcher   Dispatcher
+	chain        chainState // iterations run in a host batch (chain.go)
 	dispatchBuf  []ForeignCall
 	batchHandles []*Handle
 
@@ -103,7 +104,10 @@ func New() (*Loop, error) {
 }
 
 // SetDispatcher installs the runner of foreign callbacks.
-func (l *Loop) SetDispatcher(d Dispatcher) { l.dispatcher = d }
+func (l *Loop) SetDispatcher(d Dispatcher) {
+	l.dispatcher = d
+	l.setChainRunner(d)
+}
 
 // IsRunning reports whether a Run* call is in progress. Safe from any thread.
 func (l *Loop) IsRunning() bool { return l.running.Load() }
@@ -118,6 +122,7 @@ func (l *Loop) Stop() error {
 		return ECLOSED
 	}
 	l.stopping = true
+	l.changed()
 	return nil
 }
 
@@ -174,6 +179,7 @@ func (l *Loop) SetDebug(on bool) {
 		l.ownerTid = threadID() // enterRun records it only in debug mode
 	}
 	l.debug = on
+	l.changed() // a chain (chain.go) runs no debug-mode iteration
 }
 
 // Debug reports whether debug mode is on.
@@ -209,6 +215,7 @@ func (l *Loop) enterRun() error {
 
 func (l *Loop) leaveRun() {
 	l.stopping = false
+	l.chain.polled = -1 // the host may change anything before the next run
 	l.running.Store(false)
 	runtime.UnlockOSThread()
 }
@@ -221,6 +228,7 @@ func (l *Loop) RunForever() error {
 	defer l.leaveRun()
 	l.startRunClock()
 	defer l.stopRunClock()
+	defer l.allowChain()()
 	for {
 		if err := l.runOnce(false); err != nil {
 			return err

@@ -47,12 +47,12 @@ func TestCallSoonFIFOAndNextIteration(t *testing.T) {
 func TestTimersOrderedByDeadlineThenSequence(t *testing.T) {
 	l := newTestLoop(t)
 	var got []int
+	start := time.Now() // before now: the deadlines count from now, so from start at least 30 ms pass
 	now := l.Time()
 	l.CallAt(now+0.02, func() { got = append(got, 3) })
 	l.CallAt(now+0.01, func() { got = append(got, 1) })
 	l.CallAt(now+0.01, func() { got = append(got, 2) })
 	l.CallAt(now+0.03, func() { got = append(got, 4); l.Stop() })
-	start := time.Now()
 	l.RunForever()
 	if time.Since(start) < 30*time.Millisecond {
 		t.Fatalf("timers fired early: %v", time.Since(start))

@@ -45,12 +45,16 @@ func (l *Loop) runOnce(nowait bool) error {
 			idleFrom = monoNow()
 			l.yieldBeforeBlock(idleFrom)
 		}
-		evs, woke, err := l.sel.poll(timeout, l.events[:0])
-		if timeout != 0 {
-			l.counters.idleNs += monoNow() - idleFrom
-		}
-		if err != nil {
-			return err
+		evs, woke, ok := l.takePolled(timeout)
+		if !ok {
+			var err error
+			evs, woke, err = l.sel.poll(timeout, l.events[:0])
+			if timeout != 0 {
+				l.counters.idleNs += monoNow() - idleFrom
+			}
+			if err != nil {
+				return err
+			}
 		}
 		l.counters.events += uint64(len(evs))
 		if woke {
@@ -196,7 +200,7 @@ func (l *Loop) runSome(max int) int {
 	if debug {
 		start = time.Now()
 	}
-	l.dispatcher.Run(l, len(batch))
+	l.dispatch(len(batch), n == max)
 	if debug {
 		l.reportSlow(batch[0], time.Since(start))
 	}

@@ -35,6 +35,7 @@ func (l *Loop) SetTimerSource(src TimerSource) { l.timerSource = src }
 // NextSeq takes the next scheduling sequence number, for a TimerSource's
 // timer being queued now.
 func (l *Loop) NextSeq() uint64 {
+	l.changed()
 	l.seq++
 	return l.seq
 }
