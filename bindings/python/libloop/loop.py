@@ -12,7 +12,6 @@ once per iteration with due timers, and once per ready fd.
 import asyncio
 import collections
 import functools
-import itertools
 import sys
 import threading
 import time
@@ -38,6 +37,7 @@ from .signals import SignalsMixin
 from .sockets import SocketsMixin
 from .stats import StatsMixin
 from .subprocess import SubprocessMixin
+from .timers import TimersMixin
 from .task_machine import Task as _MachineTask
 
 _monotonic = time.monotonic
@@ -80,7 +80,7 @@ def _unraisable(loop, previous, unraisable):
     previous(unraisable)
 
 
-class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, ServersMixin,
+class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, NetworkMixin, ServersMixin,
                 DatagramsMixin, PipesMixin, SubprocessMixin, SignalsMixin, CFuturesMixin,
                 ExecutorMixin, ErrorsMixin, AsyncgensMixin, StatsMixin,
                 asyncio.AbstractEventLoop):
@@ -101,14 +101,10 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
         self._thread_id = None
         self._ready = collections.deque()
         self._signalled = False
-        self._timers = []
-        self._timer_seq = itertools.count()
-        self._timer_cancelled_count = 0
         self._n_callbacks = 0   # handles run by this Python loop (stats.py)
         self._n_virtual = 0     # iterations run inside one host-queue call
-        self._armed = []
-        self._ts = collections.deque()
-        self._ts_posted = False
+        self._ts_posted = False   # a thread-safe drain is posted
+        self._awake = False       # the host-queue trampoline runs
         self._pending_exc = None
         self._stopping = False
         self._debug = coroutines._is_debug_mode()
@@ -123,6 +119,7 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
         self._asyncgens_shutdown_called = False
         self._coroutine_origin_tracking_enabled = False
         self._coroutine_origin_tracking_saved_depth = None
+        self._init_timers()
         self._init_signals()
         self._init_readers()
         self._init_executor()
@@ -131,7 +128,6 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
         self._init_c_errors()
         # One ctypes trampoline of each kind per loop, kept alive here.
         self._c_host = _lib.HOST_RUN(self._host_run)
-        self._c_timer = _lib.CALLBACK(self._timer_fire)
         self._c_ts = _lib.CALLBACK(self._ts_fire)
         check(_lib.ll_loop_set_host_queue(self._id, self._c_host, None),
               "ll_loop_set_host_queue")
@@ -263,9 +259,7 @@ class EventLoop(SchedulingMixin, ReadersMixin, SocketsMixin, NetworkMixin, Serve
             logger.debug("Close %r", self)
         self._closed = True
         self._ready.clear()
-        self._ts.clear()
-        self._timers.clear()
-        self._armed.clear()
+        self._clear_timers()
         if not sys.is_finalizing():
             self._close_signals()
         self._close_readers()
