@@ -60,9 +60,12 @@ class SchedulingMixin:
 
     def call_soon(self, callback, *args, context=None):
         """Schedule callback(*args) for the next iteration (FIFO)."""
-        if self._closed:
-            raise RuntimeError('Event loop is closed')
-        if self._debug:
+        # The most frequent call of an asyncio program (a task step is one):
+        # every bytecode here counts, so closed and debug share one flag
+        # (_soon_slow) and the append is a bound method kept on the loop.
+        if self._soon_slow:
+            if self._closed:
+                raise RuntimeError('Event loop is closed')
             return self._call_soon_debug(callback, args, context,
                                          'call_soon')
         if not callable(callback):
@@ -75,7 +78,7 @@ class SchedulingMixin:
         h._cancelled = False
         h._repr = None
         h._source_traceback = None
-        self._ready.append(h)
+        self._ready_append(h)
         if not self._signalled:
             self._signal()
         return h
@@ -100,9 +103,10 @@ class SchedulingMixin:
 
     def call_soon_threadsafe(self, callback, *args, context=None):
         """Schedule callback(*args) from any thread and wake the loop."""
-        if self._closed:
-            raise RuntimeError('Event loop is closed')
-        if self._debug:  # asyncio's Handle: it records where it was made
+        if self._soon_slow:     # closed or debug
+            if self._closed:
+                raise RuntimeError('Event loop is closed')
+            # asyncio's Handle: it records where it was made
             self._check_callback(callback, 'call_soon_threadsafe')
             h = events.Handle(callback, args, self, context)
             _trim_own_frames(h._source_traceback)
@@ -122,7 +126,7 @@ class SchedulingMixin:
         # block: not while the host-queue trampoline runs (_awake), which
         # looks at the queue again after clearing _awake, and not when a
         # drain is already posted (wake-ups coalesce, callbacks never).
-        self._ready.append(h)
+        self._ready_append(h)
         if not self._awake and not self._ts_posted:
             self._ts_posted = True
             rc = _lib.ll_call_soon_threadsafe(self._id, self._c_ts, None)
