@@ -30,7 +30,8 @@ def main():
             if sel:
                 med[w, l] = {k: statistics.median(float(r[k]) for r in sel)
                              for k in ('ns_per_op', 'wall_s', 'cpu_s',
-                                       'maxrss_mib')} | {'runs': len(sel)}
+                                       'maxrss_mib', 'posts_per_s', 'cb_ns')
+                             if k in sel[0]} | {'runs': len(sel)}
     print('\n'.join(header))
     print()
     print('| workload | metric | asyncio | uvloop | libloop | '
@@ -73,6 +74,16 @@ def main():
               ', '.join(f"{l} {med[('W3', l)]['wall_s']:.3f}"
                         for l in ('asyncio', 'uvloop', 'libloop')
                         if ('W3', l) in med))
+    if any(k[0] == 'W3' for k in med):
+        print('Peak RSS MiB (W3): ' + ', '.join(
+            f"{l} {med[('W3', l)]['maxrss_mib']:.1f}"
+            for l in ('asyncio', 'uvloop', 'libloop') if ('W3', l) in med))
+    if any(k[0] == 'W6' for k in med):
+        print('W6 (posts from another thread): ' + '; '.join(
+            f"{l} {med[('W6', l)]['posts_per_s'] / 1e6:.2f}M posts/s, "
+            f"{med[('W6', l)]['cb_ns']:.0f} ns/callback, "
+            f"CPU {med[('W6', l)]['cpu_s']:.3f} s"
+            for l in ('asyncio', 'uvloop', 'libloop') if ('W6', l) in med))
     if any(k[0] == 'W2' for k in med):
         print('Peak RSS MiB (W2): ' + ', '.join(
             f"{l} {med[('W2', l)]['maxrss_mib']:.0f}"

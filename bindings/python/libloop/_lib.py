@@ -11,7 +11,6 @@ the GIL so executor threads can run while the loop waits in poll.
 
 import asyncio
 import ctypes
-import ctypes.util
 import errno as _errno
 import os
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_size_t,
@@ -26,18 +25,19 @@ ABI_MAJOR, ABI_MINOR = 0, 1
 
 
 def _candidates():
+    # A generator: ctypes.util (which imports tempfile, shutil, bz2, lzma,
+    # random: ~0.8 MiB of RSS) is imported only when no earlier path loads.
     here = os.path.dirname(os.path.abspath(__file__))
     env = os.environ.get("LIBLOOP_LIBRARY")
-    paths = []
     if env:
-        paths.append(env)
-    paths.append(os.path.join(here, "libloop.so"))
-    paths.append(os.path.normpath(
-        os.path.join(here, "..", "..", "..", "build", "libloop.so")))
+        yield env
+    yield os.path.join(here, "libloop.so")
+    yield os.path.normpath(
+        os.path.join(here, "..", "..", "..", "build", "libloop.so"))
+    import ctypes.util
     found = ctypes.util.find_library("loop")  # an installed library (make install)
     if found:
-        paths.append(found)
-    return paths
+        yield found
 
 
 def _check_version(lib, path):

@@ -69,6 +69,7 @@ class ErrorsMixin:
     def set_debug(self, enabled):
         """Turn debug mode on or off (slow callbacks, source tracebacks)."""
         self._debug = enabled
+        self._soon_slow = enabled or self._closed
         if self.is_running():
             self.call_soon_threadsafe(self._set_coroutine_origin_tracking,
                                       enabled)

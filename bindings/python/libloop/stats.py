@@ -82,8 +82,8 @@ class StatsMixin:
             callbacks=st.callbacks + self._n_callbacks,
             idle_ns=st.idle_ns,
             running_ns=st.running_ns,
-            ready=st.ready + len(self._ready) + len(self._ts),
-            timers=len(self._timers) - self._timer_cancelled_count,
+            ready=st.ready + len(self._ready),
+            timers=self._n_timers(),
             fds=st.fds,
             tasks=ntasks,
         )

@@ -113,6 +113,25 @@ class InterruptTests(LoopCase):
                 self.assertEqual(out, ['same deadline', 'later'])
                 self.assert_usable()
 
+    def test_interrupt_from_out_of_order_timers_keeps_the_rest(self):
+        # The same, with the due timers scheduled after a later one (libloop
+        # keeps such timers in its heap, in-order ones in its run).
+        for exc_type in INTERRUPTS:
+            with self.subTest(exc_type=exc_type.__name__):
+                out = []
+                now = self.loop.time()
+                self.loop.call_at(now + 0.03, self.loop.stop)
+                self.loop.call_at(now + 0.02, out.append, 'later')
+                self.loop.call_at(now + 0.002, raise_, exc_type)
+                self.loop.call_at(now + 0.002, out.append, 'same deadline')
+                self.loop.call_at(now + 0.003, out.append, 'next')
+                with self.assertRaises(exc_type):
+                    self.loop.run_forever()
+                self.assertEqual(out, [])
+                self.run_guarded(self.loop.run_forever)
+                self.assertEqual(out, ['same deadline', 'next', 'later'])
+                self.assert_usable()
+
     def test_interrupt_from_task(self):
         for exc_type in INTERRUPTS:
             with self.subTest(exc_type=exc_type.__name__):
