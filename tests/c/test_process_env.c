@@ -160,7 +160,7 @@ static void test_many_args_and_vars(void) {
     for (int round = 0; round < 2; round++) {
         int nargs = round ? 300 : 20, nenv = round ? 200 : 10;
         static char args[300][16], vars[200][24];
-        const char *argv[304];
+        const char *argv[305];
         const char *envp[202];
         argv[0] = "sh";
         argv[1] = "-c";
