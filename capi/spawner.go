@@ -20,7 +20,7 @@ import (
 // closes the other fds with one close_range and gets SIGPIPE and SIGXFSZ
 // back at their defaults. Its strings go to C in one Go buffer, one
 // crossing per spawn (spawn_packed.c unpacks it); a string with a NUL in
-// it is EINVAL (C would cut it short and misread every string after it).
+// it is LL_EINVAL (C would cut it short and misread every string after it).
 func posixSpawn(r *libloop.SpawnRequest) (int, int, error) {
 	size := len(r.Path) + len(r.Dir) + 2
 	for _, s := range r.Argv {
@@ -50,7 +50,7 @@ func posixSpawn(r *libloop.SpawnRequest) (int, int, error) {
 		}
 	}
 	if !ok || len(r.Argv) == 0 {
-		return -1, -1, syscall.EINVAL
+		return -1, -1, libloop.EINVAL
 	}
 	x, keep, groups := cSpawnX(&r.SpawnExtra)
 	var keepP *C.int
