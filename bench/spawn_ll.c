@@ -6,10 +6,11 @@
  *
  * Each child: ll_spawn(loop, &opts, on_event, NULL, &p) with file
  * "/bin/true", argv {"true", NULL}, env NULL (inherited), stdio
- * {LL_STDIO_DEVNULL x 3} (the library opens /dev/null for each). libloop
- * starts it with Go's syscall.ForkExec: clone(CLONE_VM|CLONE_VFORK), so the
- * parent's page tables are not copied, and the child goes straight to
- * execve. Its exit is watched through a pidfd in the loop's epoll set (no
+ * {LL_STDIO_DEVNULL x 3} (the loop's one /dev/null, dup2'd in the child).
+ * libloop starts it with clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD|
+ * CLONE_CLEAR_SIGHAND) (capi/procspawn_linux.c), so the parent's page
+ * tables are not copied, and the child goes straight to execve. Its exit
+ * is watched through the pidfd in the loop's epoll set, one-shot (no
  * SIGCHLD). The protocol gets LL_PROCESS_EXITED (ev->code = the return
  * code, ev->transport = the process id): it checks the code, releases the
  * id and spawns the next child from inside the callback; after the Nth

@@ -16,7 +16,6 @@ static char *ll__getenv(const char *name) { return getenv(name); }
 import "C"
 
 import (
-	"syscall"
 	"unsafe"
 
 	"github.com/libloop/libloop/libloop"
@@ -132,36 +131,6 @@ type procRef struct {
 	released, delivered bool // the host released the id / the exit was delivered
 }
 
-// posixSpawn is the loops' Spawner (libloop.Loop.SetSpawner): a vfork
-// clone on Linux (procspawn_linux.c), posix_spawn elsewhere, whose child
-// closes the other fds with one close_range and gets SIGPIPE and SIGXFSZ
-// back at their defaults.
-func posixSpawn(r *libloop.SpawnRequest) (int, int, error) {
-	cpath, cdir := C.CString(r.Path), C.CString(r.Dir)
-	defer C.free(unsafe.Pointer(cpath))
-	defer C.free(unsafe.Pointer(cdir))
-	cargv := cStringArray(r.Argv)
-	defer freeStringArray(cargv, len(r.Argv))
-	cenv := (**C.char)(unsafe.Pointer(C.ll__environ())) // Env nil: the host's, as it is
-	if r.Env != nil {
-		cenv = cStringArray(r.Env)
-		defer freeStringArray(cenv, len(r.Env))
-	}
-	x, free := cSpawnX(&r.SpawnExtra)
-	defer free()
-	flags := 0
-	if r.Session {
-		flags = 1
-	}
-	var pid, pidfd C.int
-	rc := C.ll__posix_spawn(cpath, cargv, cenv, cdir, C.int(r.Stdio[0]), C.int(r.Stdio[1]), C.int(r.Stdio[2]),
-		C.int(flags), x, &pid, &pidfd)
-	if rc != 0 {
-		return -1, -1, syscall.Errno(-rc)
-	}
-	return int(pid), int(pidfd), nil
-}
-
 // hostEnv reads the environment of the C host (libloop.HostEnv): C's
 // environ and getenv, which see the host's setenv.
 var hostEnv = libloop.HostEnv{
@@ -174,23 +143,6 @@ var hostEnv = libloop.HostEnv{
 		defer C.free(unsafe.Pointer(ck))
 		return C.GoString(C.ll__getenv(ck))
 	},
-}
-
-// cStringArray makes a NULL-terminated C array of C strings.
-func cStringArray(ss []string) **C.char {
-	arr := (**C.char)(C.calloc(C.size_t(len(ss)+1), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
-	items := unsafe.Slice(arr, len(ss)+1)
-	for i, s := range ss {
-		items[i] = C.CString(s)
-	}
-	return arr
-}
-
-func freeStringArray(arr **C.char, n int) {
-	for _, p := range unsafe.Slice(arr, n) {
-		C.free(unsafe.Pointer(p))
-	}
-	C.free(unsafe.Pointer(arr))
 }
 
 // bindProcess gives p a claimed id and protocol slot (for LL_PROCESS_EXITED).

@@ -24,4 +24,10 @@ struct ll__spawn_x {
 int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], const char *dir, int fd0, int fd1,
                     int fd2, int flags, const struct ll__spawn_x *x, int *pid_out, int *pidfd_out);
 
+/* ll__posix_spawn with path, dir, the argc argv strings and the envc env
+ * strings (envc -1: the host's environ) one after another in buf, each
+ * NUL-terminated; xin's keep and groups are replaced by the arguments. */
+int ll__spawn_packed(const char *buf, int argc, int envc, const struct ll__spawn_x *xin, const int *keep,
+                     const unsigned *groups, int fd0, int fd1, int fd2, int flags, int *pid_out, int *pidfd_out);
+
 #endif

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Spawning on Linux without posix_spawn's per-call setup: one
- * clone(CLONE_VM | CLONE_VFORK | CLONE_PIDFD) onto a stack kept per thread,
- * whose child sets up its stdio and signals and execs. What posix_spawn
- * also does, minus what W8's profile showed it costs here: a stack mmap and
- * munmap per call, four getrlimit calls (from its file-action checks), and
- * a separate pidfd_open (CLONE_PIDFD returns the pidfd with the pid).
+ * clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_CLEAR_SIGHAND) onto a
+ * stack kept per thread (spawn_clone3.c), whose child sets up its stdio and
+ * execs. What posix_spawn also does, minus what W8's profile showed it
+ * costs here: a stack mmap and munmap per call, four getrlimit calls (from
+ * its file-action checks), a separate pidfd_open (CLONE_PIDFD returns the
+ * pidfd with the pid), blocking every signal around the clone and, in the
+ * child, a sigaction query per signal (the kernel has reset the handlers).
  *
  * The child shares the parent's memory until it execs (the parent thread
  * is suspended meanwhile, the other threads run on), so it runs only
- * async-signal-safe calls on its own stack, with every signal blocked until
- * it has put back the default action of each signal the parent handles (a
- * Go handler must never run in it). An exec that fails reports its errno
+ * async-signal-safe calls on its own stack, and no handler of the parent
+ * (a Go handler) may ever run in it. Where clone3 or CLONE_CLEAR_SIGHAND is
+ * missing (Linux < 5.5, a seccomp filter, valgrind, not x86-64) it is
+ * clone() with every signal blocked until the child has put back the
+ * default action of each signal the parent handles. An exec that fails reports its errno
  * through the shared arguments: ll__posix_spawn returns it, having reaped
  * the child. Where the child turns out not to share our memory (valgrind
  * runs such a clone as a fork), the errno comes through a close-on-exec
@@ -30,6 +34,7 @@
 #include <unistd.h>
 
 #include "procspawn.h"
+#include "spawn_clone3.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -51,6 +56,7 @@ struct spawn_args {
     const char *dir;
     int fd[3];
     int flags;
+    int cleared; /* the kernel reset the child's handlers (clone3) */
     const struct ll__spawn_x *x;
     int err;     /* the child's errno if it could not exec */
     int ran;     /* set by the child: it saw this memory, so it shares it */
@@ -62,6 +68,9 @@ struct spawn_args {
  * spawn_args alone) or not (REPORT_PIPE: a pipe on every spawn). */
 enum { REPORT_UNKNOWN, REPORT_SHARED, REPORT_PIPE };
 static int report_mode;
+
+/* Set once clone3 turns out unusable here: clone() from then on. */
+static int no_clone3;
 
 /* close_range(lo, hi), or close() one by one where the kernel lacks it. */
 static void close_fds(unsigned lo, unsigned hi) {
@@ -113,16 +122,21 @@ typedef unsigned long long ksigset;
 static int child_main(void *p) {
     struct spawn_args *a = p;
     a->ran = 1;
-    /* Each signal the parent handles back at its default, and SIGPIPE and
-     * SIGXFSZ too (Python's restore_signals); ignored ones stay ignored. */
+    /* Each signal the parent handles back at its default (the kernel did
+     * it already after clone3), and SIGPIPE and SIGXFSZ too (Python's
+     * restore_signals); other ignored ones stay ignored. */
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     for (int sig = 1; sig < 65; sig++) {
         struct sigaction cur;
-        if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &cur) != 0)
+        if (sig == SIGPIPE || sig == SIGXFSZ) {
+            sigaction(sig, &dfl, NULL);
             continue;
-        if (sig == SIGPIPE || sig == SIGXFSZ || (cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL))
+        }
+        if (a->cleared || sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &cur) != 0)
+            continue;
+        if (cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL)
             sigaction(sig, &dfl, NULL);
     }
     /* Popen's order: cwd and umask as the parent, then the session or
@@ -220,24 +234,44 @@ int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], co
             return -errno;
         tls_stack = s;
     }
-    struct spawn_args a = {path, argv, envp, dir, {fd0, fd1, fd2}, flags, x, 0, 0, -1};
+    struct spawn_args a = {path, argv, envp, dir, {fd0, fd1, fd2}, flags, 0, x, 0, 0, -1};
     int mode = __atomic_load_n(&report_mode, __ATOMIC_RELAXED);
     int rpipe = -1;
     if (mode != REPORT_SHARED && open_report_pipe(&rpipe, &a.errpipe) != 0)
         return -errno;
-    /* Every signal blocked (glibc's internal ones too, hence the raw call)
-     * while the child shares this memory. */
-    ksigset all = ~0ULL, old;
-    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof all);
-    int pidfd = -1;
-    char *top = tls_stack + CHILD_STACK;
-    pid_t pid = clone(child_main, top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, &pidfd);
-    if (pid < 0 && errno == EINVAL) { /* a kernel before 5.2: no CLONE_PIDFD */
-        pidfd = -1;
-        pid = clone(child_main, top, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+    int pidfd = -1, saved = 0;
+    pid_t pid = -1;
+    int fallback = __atomic_load_n(&no_clone3, __ATOMIC_RELAXED);
+    if (!fallback) {
+        a.cleared = 1;
+        long r = ll__clone3_vfork(tls_stack, CHILD_STACK, child_main, &a, &pidfd);
+        if (r >= 0) {
+            pid = (pid_t)r;
+        } else if (r == -ENOSYS || r == -EINVAL || r == -EPERM) {
+            /* No clone3 (or a filter refusing it): never again. Nothing
+             * ran, so the report pipe and the arguments are untouched. */
+            __atomic_store_n(&no_clone3, 1, __ATOMIC_RELAXED);
+            a.cleared = 0;
+            pidfd = -1;
+            fallback = 1;
+        } else {
+            saved = (int)-r;
+        }
     }
-    int saved = errno;
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+    if (fallback) {
+        /* Every signal blocked (glibc's internal ones too, hence the raw
+         * call) while the child shares this memory. */
+        ksigset all = ~0ULL, old;
+        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, sizeof all);
+        char *top = tls_stack + CHILD_STACK;
+        pid = clone(child_main, top, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, &pidfd);
+        if (pid < 0 && errno == EINVAL) { /* a kernel before 5.2: no CLONE_PIDFD */
+            pidfd = -1;
+            pid = clone(child_main, top, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+        }
+        saved = errno;
+        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
+    }
     if (rpipe >= 0) {
         close(a.errpipe);
         if (pid >= 0) {

@@ -61,35 +61,27 @@ func decodeSpawnExtra(e *C.ll__cspawn_extra) (*libloop.SpawnExtra, bool) {
 	return &x, true
 }
 
-// cSpawnX lays the core's normalized extras out for ll__posix_spawn, in C
-// memory (the child reads it); free releases it.
-func cSpawnX(x *libloop.SpawnExtra) (*C.struct_ll__spawn_x, func()) {
-	c := (*C.struct_ll__spawn_x)(C.calloc(1, C.size_t(unsafe.Sizeof(C.struct_ll__spawn_x{}))))
-	c.inherit = 0
+// cSpawnX lays the core's normalized extras out for ll__spawn_packed: the
+// struct with no pointer in it, and the pass fds and groups as C-typed Go
+// slices (nil when there are none) that C points it at for the call.
+func cSpawnX(x *libloop.SpawnExtra) (c C.struct_ll__spawn_x, keep []C.int, groups []C.uint) {
 	if x.InheritFDs {
 		c.inherit = 1
 	}
 	c.uid, c.gid, c.umask, c.pgid, c.ngroups = C.int(x.UID), C.int(x.GID), C.int(x.Umask), C.int(x.Pgid), -1
 	if len(x.PassFDs) > 0 {
-		keep := (*C.int)(C.malloc(C.size_t(len(x.PassFDs)) * C.size_t(unsafe.Sizeof(C.int(0)))))
+		keep = make([]C.int, len(x.PassFDs))
 		for i, fd := range x.PassFDs {
-			unsafe.Slice(keep, len(x.PassFDs))[i] = C.int(fd)
+			keep[i] = C.int(fd)
 		}
-		c.keep, c.nkeep = keep, C.int(len(x.PassFDs))
+		c.nkeep = C.int(len(keep))
 	}
 	if x.SetGroups {
 		c.ngroups = C.int(len(x.Groups))
-		if len(x.Groups) > 0 {
-			groups := (*C.uint)(C.malloc(C.size_t(len(x.Groups)) * C.size_t(unsafe.Sizeof(C.uint(0)))))
-			for i, g := range x.Groups {
-				unsafe.Slice(groups, len(x.Groups))[i] = C.uint(g)
-			}
-			c.groups = groups
+		groups = make([]C.uint, len(x.Groups))
+		for i, g := range x.Groups {
+			groups[i] = C.uint(g)
 		}
 	}
-	return c, func() {
-		C.free(unsafe.Pointer(c.keep))
-		C.free(unsafe.Pointer(c.groups))
-		C.free(unsafe.Pointer(c))
-	}
+	return c, keep, groups
 }

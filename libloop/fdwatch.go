@@ -150,6 +150,27 @@ func (l *Loop) unwatchOwner(fd int, o ioOwner) {
 	l.nWatched--
 }
 
+// forgetFired forgets an owned fd registered with evOnce whose one event
+// has fired, with no EPOLL_CTL_DEL: the registration is disarmed and goes
+// when the fd's file is closed for good (the owner closes it next).
+func (l *Loop) forgetFired(fd int, o ioOwner) {
+	w := l.fds.get(int32(fd))
+	if w == nil || w.owner != o {
+		return
+	}
+	l.fds.del(int32(fd))
+	l.nWatched--
+}
+
+// rearm re-enables an owned evOnce fd whose event fired too early.
+func (l *Loop) rearm(fd int, o ioOwner) error {
+	w := l.fds.get(int32(fd))
+	if w == nil || w.owner != o {
+		return nil
+	}
+	return l.sel.control(fd, w.mask, w.mask)
+}
+
 func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 	if w.owner != nil {
 		if c, ok := w.owner.(interface{ loopClosing() }); ok {

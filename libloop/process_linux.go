@@ -72,7 +72,7 @@ type exitWatch struct{ p *Process }
 // goroutine waits for it instead.
 func (p *Process) watchExit() {
 	if p.pidfd >= 0 { // close-on-exec already: clone(CLONE_PIDFD) and pidfd_open set it
-		if p.loop.watchOwner(p.pidfd, exitWatch{p}, evRead) == nil {
+		if p.loop.watchOwner(p.pidfd, exitWatch{p}, evRead|evOnce) == nil {
 			return
 		}
 		unix.Close(p.pidfd)
@@ -86,9 +86,17 @@ func (w exitWatch) ioReady(mask uint8) {
 	var ws unix.WaitStatus
 	pid, err := unix.Wait4(p.pid, &ws, unix.WNOHANG, nil)
 	if err == unix.EINTR || (err == nil && pid == 0) {
-		return // not yet: the pidfd stays watched
+		// Not yet: the pidfd stays watched, armed again (evOnce).
+		if p.loop.rearm(p.pidfd, w) != nil {
+			p.loop.unwatchOwner(p.pidfd, w)
+			unix.Close(p.pidfd)
+			p.pidfd = -1
+			waitInBackground(p)
+		}
+		return
 	}
-	p.loop.unwatchOwner(p.pidfd, w)
+	// The one event has fired: no EPOLL_CTL_DEL before the close (evOnce).
+	p.loop.forgetFired(p.pidfd, w)
 	unix.Close(p.pidfd)
 	p.pidfd = -1
 	code := exitCode(ws)

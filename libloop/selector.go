@@ -7,6 +7,12 @@ const (
 	evRead  uint8 = 1
 	evWrite uint8 = 2
 	evExit  uint8 = 4 // a watched child exited (kqueue's EVFILT_PROC); ioEvent.fd is its pid
+	// evOnce (with evRead, epoll only) reports the fd once, then keeps it
+	// registered but silent until control re-arms it (EPOLLONESHOT). A
+	// child's pidfd uses it: once its exit has fired it can be closed with
+	// no EPOLL_CTL_DEL, since a copy still open elsewhere (a host's fork)
+	// keeps only a disarmed registration, which never reports again.
+	evOnce uint8 = 8
 )
 
 // exitWatcher is a selector that can report a child's exit itself

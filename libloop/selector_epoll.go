@@ -45,6 +45,9 @@ func epollMask(m uint8) uint32 {
 	if m&evWrite != 0 {
 		e |= unix.EPOLLOUT
 	}
+	if m&evOnce != 0 {
+		e |= unix.EPOLLONESHOT
+	}
 	return e
 }
 

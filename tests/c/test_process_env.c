@@ -153,6 +153,44 @@ static void test_devnull_closed_with_loop(void) {
     }
 }
 
+/* Many arguments and variables, each one intact and in order: the
+ * spawner hands them to C packed in one buffer and unpacks them into
+ * pointer arrays (on the stack up to 64 entries, allocated beyond). */
+static void test_many_args_and_vars(void) {
+    for (int round = 0; round < 2; round++) {
+        int nargs = round ? 300 : 20, nenv = round ? 200 : 10;
+        static char args[300][16], vars[200][24];
+        const char *argv[305];
+        const char *envp[202];
+        argv[0] = "sh";
+        argv[1] = "-c";
+        argv[2] = "echo $# $1 ${300:-none} $V0 $V199 ${V9}";
+        argv[3] = "sh";
+        for (int i = 0; i < nargs; i++) {
+            snprintf(args[i], sizeof args[i], "a%d", i + 1);
+            argv[4 + i] = args[i];
+        }
+        argv[4 + nargs] = NULL;
+        for (int i = 0; i < nenv; i++) {
+            snprintf(vars[i], sizeof vars[i], "V%d=v%d", i, i);
+            envp[i] = vars[i];
+        }
+        envp[nenv] = NULL;
+        ll_loop loop = new_loop();
+        struct plog l;
+        memset(&l, 0, sizeof l);
+        ll_process_options o = {.file = "/bin/sh", .argv = argv, .env = envp,
+                                .stdio = {LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_DEVNULL}};
+        ll_process p = 0;
+        CHECK_EQ_INT(ll_spawn(loop, &o, plog_fn, &l, &p), 0);
+        struct plog_done d = {&l, 2};
+        CHECK(RUN_UNTIL(loop, plog_all_done, &d, 10));
+        CHECK_EQ_STR(l.out[1], round ? "300 a1 a300 v0 v199 v9\n" : "20 a1 none v0 v9\n");
+        ll_release(p);
+        ll_release(loop);
+    }
+}
+
 int main(void) {
     alarm(60);
     RUN_TEST(test_ignored_signals_are_default_in_child);
@@ -160,5 +198,6 @@ int main(void) {
     RUN_TEST(test_path_set_by_host_is_searched);
     RUN_TEST(test_devnull_closed_with_loop);
     RUN_TEST(test_failed_exec_leaves_nothing);
+    RUN_TEST(test_many_args_and_vars);
     return CHECK_REPORT();
 }
