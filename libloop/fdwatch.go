@@ -168,7 +168,7 @@ func (l *Loop) rearm(fd int, o ioOwner) error {
 	if w == nil || w.owner != o {
 		return nil
 	}
-	return l.sel.control(fd, w.mask, w.mask)
+	return l.setInterest(fd, w.mask, w.mask)
 }
 
 func (l *Loop) dropWatch(fd int32, w *fdWatch) {
