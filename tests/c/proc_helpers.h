@@ -9,11 +9,13 @@
 #define LIBLOOP_TEST_PROC_HELPERS_H
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libloop.h"
@@ -202,6 +204,29 @@ static inline int pid_exists(int pid) {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d", pid);
     return access(path, F_OK) == 0;
+}
+
+/* A program that cannot run is the spawn's error (alternately a missing
+ * program, -ENOENT, and a file without execute permission, -EACCES), and
+ * its child, which got as far as the failed exec, is reaped at once: after
+ * n spawns no zombie and no fd is left. err is the children's stderr. */
+static inline void check_failed_execs_leave_nothing(int n, int err) {
+    ll_loop loop = new_loop();
+    int before = -1;
+    for (int i = 0; i < n; i++) {
+        if (i == 1)
+            before = count_fds();
+        const char *const argv[] = {"x", NULL};
+        ll_process_options o = {.file = i % 2 ? "/nonexistent/prog" : "/etc/passwd", .argv = argv,
+                                .stdio = {LL_STDIO_DEVNULL, LL_STDIO_PIPE, err}};
+        ll_process p = 0;
+        CHECK_EQ_INT(ll_spawn(loop, &o, plog_fn, NULL, &p), i % 2 ? -ENOENT : -EACCES);
+    }
+    CHECK_EQ_INT(count_fds(), before);
+    errno = 0;
+    CHECK_EQ_INT(waitpid(-1, NULL, WNOHANG), -1);
+    CHECK_EQ_INT(errno, ECHILD);
+    ll_release(loop);
 }
 
 #endif /* LIBLOOP_TEST_PROC_HELPERS_H */

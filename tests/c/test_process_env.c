@@ -64,24 +64,7 @@ static void test_ignored_signals_are_default_in_child(void) {
 
 /* A program that cannot run is the spawn's error, and its child (which
  * got as far as the failed exec) is reaped at once: no zombie, no fd. */
-static void test_failed_exec_leaves_nothing(void) {
-    ll_loop loop = new_loop();
-    int before = -1;
-    for (int i = 0; i < 201; i++) {
-        if (i == 1)
-            before = count_fds();
-        const char *const argv[] = {"x", NULL};
-        ll_process_options o = {.file = i % 2 ? "/nonexistent/prog" : "/etc/passwd", .argv = argv,
-                                .stdio = {LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_PIPE}};
-        ll_process p = 0;
-        CHECK_EQ_INT(ll_spawn(loop, &o, plog_fn, NULL, &p), i % 2 ? -ENOENT : -EACCES);
-    }
-    CHECK_EQ_INT(count_fds(), before);
-    errno = 0;
-    CHECK_EQ_INT(waitpid(-1, NULL, WNOHANG), -1);
-    CHECK_EQ_INT(errno, ECHILD);
-    ll_release(loop);
-}
+static void test_failed_exec_leaves_nothing(void) { check_failed_execs_leave_nothing(201, LL_STDIO_PIPE); }
 
 static void test_high_fd_not_inherited(void) {
     int fd = open("/dev/null", O_RDONLY); /* no O_CLOEXEC, as a careless host */

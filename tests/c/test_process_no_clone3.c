@@ -84,24 +84,7 @@ static void test_spawns_without_clone3(void) {
     ll_release(loop);
 }
 
-static void test_exec_failure_without_clone3(void) {
-    ll_loop loop = new_loop();
-    int before = -1;
-    for (int i = 0; i < 41; i++) {
-        if (i == 1)
-            before = count_fds();
-        const char *const argv[] = {"x", NULL};
-        ll_process_options o = {.file = i % 2 ? "/nonexistent/prog" : "/etc/passwd", .argv = argv,
-                                .stdio = {LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_DEVNULL}};
-        ll_process p = 0;
-        CHECK_EQ_INT(ll_spawn(loop, &o, plog_fn, NULL, &p), i % 2 ? -ENOENT : -EACCES);
-    }
-    CHECK_EQ_INT(count_fds(), before);
-    errno = 0;
-    CHECK_EQ_INT(waitpid(-1, NULL, WNOHANG), -1);
-    CHECK_EQ_INT(errno, ECHILD);
-    ll_release(loop);
-}
+static void test_exec_failure_without_clone3(void) { check_failed_execs_leave_nothing(41, LL_STDIO_DEVNULL); }
 
 static void test_signals_without_clone3(void) {
     struct sigaction ign, usr1, old_pipe, old_usr1;
