@@ -60,6 +60,7 @@ class ReadPipeTransport(ReadingMixin, _PipeTransport, transports.ReadTransport):
     """The read end of a pipe, a socket or a character device (a pty)."""
 
     _MODE = 'rb'
+    _DATA_FAILED = 'Fatal read error on pipe transport'  # (asyncio's)
 
     def _data(self, ev):
         self._data_bytes(_net.data_at(ev))
@@ -70,7 +71,7 @@ class ReadPipeTransport(ReadingMixin, _PipeTransport, transports.ReadTransport):
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
-            self._fatal_error(exc, 'Fatal read error on pipe transport')
+            self._fatal_error(exc, self._DATA_FAILED)
 
     def _eof_received(self):
         # asyncio: EOF on a read pipe calls eof_received, then closes

@@ -4,8 +4,8 @@ asyncio's selector_events._SelectorSocketTransport API, with the fd, the
 reads, the write buffer and the close owned by libloop.
 
 Writes of one batch are gathered (as uvloop does): inside the loop's
-callbacks (the host-queue and event-batch trampolines, which set
-loop._gather), a small write to a transport whose C buffer is empty is kept
+callbacks (the host-queue trampoline, which sets loop._gather; not the
+event-batch sink, see NetworkMixin._on_events), a small write to a transport whose C buffer is empty is kept
 in _wpend and the loop sends each transport's gathered bytes with one
 ll_transport_write_async_size when the trampoline ends, before libloop
 polls again: an HTTP response written as headers + body is one crossing
@@ -51,6 +51,7 @@ class StreamTransport(ReadingMixin, _CTransport):
     _SelectorSocketTransport, on libloop)."""
 
     _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
+    _DATA_FAILED = 'Fatal error: protocol.data_received() call failed.'  # (asyncio's)
     __slots__ = ('_eof', '_wpend', '_wpend_n', '_cbuf', '_gather_max', '_conn_lost_writes',
                  '_sockname', '_peername', '_xsock')
 
@@ -146,7 +147,7 @@ class StreamTransport(ReadingMixin, _CTransport):
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
-            self._fatal_error(exc, 'Fatal error: protocol.data_received() call failed.')
+            self._fatal_error(exc, self._DATA_FAILED)
 
     def _data_buffered(self, ev):
         """BufferedProtocol: copy into the protocol's buffers, as many
@@ -239,16 +240,21 @@ class StreamTransport(ReadingMixin, _CTransport):
         rc = _net.ll_transport_write_async_size(self._tid, data, len(data), size)
         self._cbuf = size.value
         if rc:
-            if rc == 1:  # over the high-water mark: pause now, as asyncio
-                self._pause_writing_event()
-            elif rc == _lib.LL_ECLOSED:
-                # libloop ended it (an earlier write failed: reset, EPIPE)
-                # and its CONNECTION_LOST is on the way: closing now, as
-                # asyncio's _force_close, so drain() yields and sees it.
-                self._closing = True
-                self._warn_lost_write()
-            else:
-                check(rc, 'write')
+            self._sent(rc)
+
+    def _sent(self, rc):
+        """What a write's non-zero result means (_send's and the loop's
+        flush's)."""
+        if rc == 1:  # over the high-water mark: pause now, as asyncio
+            self._pause_writing_event()
+        elif rc == _lib.LL_ECLOSED:
+            # libloop ended it (an earlier write failed: reset, EPIPE)
+            # and its CONNECTION_LOST is on the way: closing now, as
+            # asyncio's _force_close, so drain() yields and sees it.
+            self._closing = True
+            self._warn_lost_write()
+        else:
+            check(rc, 'write')
 
     def _send_gathered(self):
         """Send what this batch gathered (the loop's flush; before close,

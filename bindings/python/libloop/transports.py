@@ -83,8 +83,10 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
     def set_protocol(self, protocol):
         self._protocol = protocol
         self._buffered_protocol = isinstance(protocol, protocols.BufferedProtocol)
-        # The batch sink hands data to _data_bytes (bytes, no ctypes
-        # struct) when the transport has one and the protocol takes bytes.
+        # The batch sink hands data to protocol.data_received itself (bytes,
+        # no ctypes struct; as _data_bytes would, with _DATA_FAILED as the
+        # error's message) when the transport has a _data_bytes and the
+        # protocol takes bytes.
         self._fast_data = not self._buffered_protocol and hasattr(self, '_data_bytes')
 
     def get_protocol(self):

@@ -5,6 +5,7 @@ stays asyncio's, and a libloop-only test that two writes of one callback
 cost one C call."""
 
 import asyncio
+import socket
 import unittest
 
 from libloop import _netlib
@@ -151,8 +152,9 @@ class GatherTests(LoopCase):
         t.abort()
 
     def test_write_from_protocol_callback(self):
-        # The batch sink's callbacks gather too: an echo that writes twice
-        # per data_received keeps the order.
+        # Writes from the batch sink's callbacks (sent at once, not
+        # gathered): an echo that writes twice per data_received keeps the
+        # order.
         listener = listening_socket()
         self.addCleanup(listener.close)
 
@@ -216,6 +218,50 @@ class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
             return data
         self.assertEqual(self.run_coro(main()), b'HTTP/1.1 200 OK\r\n\r\nHello!')
         self.assertEqual(calls, [24])
+
+    def test_write_from_data_received_goes_at_once(self):
+        # The batch sink does not gather: data_received's write is one C
+        # call made inside write() (C sends it without entering Go), and a
+        # second write is a second call, in order.
+        listener = listening_socket()
+        self.addCleanup(listener.close)
+        calls = []
+        seen = []
+        real = _netlib.ll_transport_write_async_size
+
+        def counted(*args):
+            calls.append(bytes(args[1][:args[2]]))
+            return real(*args)
+
+        class Echo(asyncio.Protocol):
+            def connection_made(self, transport):
+                self.transport = transport
+
+            def data_received(self, data):
+                self.transport.write(b'<' + data)
+                seen.append(len(calls))
+                self.transport.write(b'>')
+                seen.append(len(calls))
+
+        async def main():
+            srv = await self.loop.create_server(Echo, sock=listener)
+            conn = socket.create_connection(listener.getsockname())
+            conn.setblocking(False)
+            _netlib.ll_transport_write_async_size = counted
+            try:
+                await self.loop.sock_sendall(conn, b'x')
+                data = b''
+                while len(data) < 3:
+                    data += await self.loop.sock_recv(conn, 10)
+            finally:
+                _netlib.ll_transport_write_async_size = real
+            conn.close()
+            srv.close()
+            await srv.wait_closed()
+            return data
+        self.assertEqual(self.run_coro(main()), b'<x>')
+        self.assertEqual(seen, [1, 2])
+        self.assertEqual(calls, [b'<x', b'>'])
 
     def test_writes_outside_the_loop_go_at_once(self):
         listener = listening_socket()

@@ -269,6 +269,28 @@ class TransportTests(LoopCase):
         self.assertIs(ctx['transport'], t)
         self.assertIs(ctx['protocol'], p)
 
+    def test_data_received_error_handled_in_the_protocols_context(self):
+        # The exception handler runs in the context data_received ran in,
+        # and a variable data_received set stays for its next call.
+        seen = []
+        self.loop.set_exception_handler(
+            lambda loop, ctx: seen.append(('handler', VAR.get())))
+
+        class Bad(Recorder):
+            def data_received(self, data):
+                seen.append(('data', VAR.get()))
+                VAR.set('set by data_received')
+                super().data_received(data)
+                if len(self.data) >= 2:
+                    raise ValueError('boom')
+        t, p, peer = self.pair(lambda: Bad(self.loop))
+        peer.sendall(b'x')
+        self.run_coro(p.wait_for_bytes(1))
+        peer.sendall(b'y')
+        self.assertIsInstance(self.run_coro(p.lost), ValueError)
+        self.assertEqual(seen, [('data', 'unset'), ('data', 'set by data_received'),
+                                ('handler', 'set by data_received')])
+
     def test_eof_received_error_goes_to_handler(self):
         self.collect_errors()
 
