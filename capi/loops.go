@@ -390,6 +390,19 @@ func ll_loop_get_debug(id C.uint64_t) C.int {
 	return boolInt(s.loop.Debug())
 }
 
+//export ll_loop_backend_fd
+func ll_loop_backend_fd(id C.uint64_t) C.int {
+	s, rc := getLoop(id)
+	if rc != 0 {
+		return rc
+	}
+	fd, err := s.loop.BackendFD()
+	if err != nil {
+		return errCode(err)
+	}
+	return C.int(fd)
+}
+
 //export ll_loop_set_slow_callback_duration
 func ll_loop_set_slow_callback_duration(id C.uint64_t, secs C.double) C.int {
 	s, rc := getLoop(id)

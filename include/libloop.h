@@ -231,6 +231,18 @@ int ll_loop_set_debug(ll_loop loop, int enabled);
 int ll_loop_get_debug(ll_loop loop);
 
 /**
+ * The loop's backend fd, as libuv's uv_backend_fd: its epoll fd (Linux) or
+ * kqueue fd (darwin, BSD). poll(2) reports it readable (POLLIN), consuming
+ * nothing, while any fd the loop watches is ready or a wakeup is pending:
+ * a host that embeds the loop in another loop, or runs iterations of its
+ * own between the loop's (the Python binding does), polls it to learn that
+ * the loop has I/O to run. The fd remains the loop's: do not close it,
+ * read it or add fds to it. Valid until ll_loop_close.
+ * @return the fd (>= 0), LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
+ */
+int ll_loop_backend_fd(ll_loop loop);
+
+/**
  * Set the debug-mode threshold (seconds, default 0.1).
  * @return 0, LL_EINVAL (negative or NaN), LL_EBADHANDLE.
  */

@@ -109,6 +109,19 @@ func (l *Loop) SetDispatcher(d Dispatcher) {
 	l.setChainRunner(d)
 }
 
+// BackendFD is the loop's selector fd (epoll on Linux, kqueue elsewhere),
+// libuv's uv_backend_fd: poll(2) reports it readable, consuming nothing,
+// while any fd the loop watches is ready or a wakeup is pending. A host
+// that embeds the loop in another, or runs iterations of its own between
+// the loop's, polls it to learn that the loop has I/O to run. The fd stays
+// the loop's: the caller must not close it, read it or add fds to it.
+func (l *Loop) BackendFD() (int, error) {
+	if l.closed.Load() {
+		return -1, ECLOSED
+	}
+	return l.sel.fd(), nil
+}
+
 // IsRunning reports whether a Run* call is in progress. Safe from any thread.
 func (l *Loop) IsRunning() bool { return l.running.Load() }
 

@@ -39,6 +39,9 @@ type selector interface {
 	poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error)
 	// wake makes a blocked or future poll return; safe from any thread.
 	wake() error
+	// fd is the selector's own fd (epoll, kqueue): readable while a watched
+	// fd is ready or a wake is pending (Loop.BackendFD).
+	fd() int
 	close() error
 }
 

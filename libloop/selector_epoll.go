@@ -136,6 +136,8 @@ func (s *epollSelector) decode(n int, evs []ioEvent) ([]ioEvent, bool) {
 	return evs, woke
 }
 
+func (s *epollSelector) fd() int { return s.epfd }
+
 func (s *epollSelector) wake() error {
 	one := [8]byte{1}
 	_, err := unix.Write(s.wakefd, one[:])

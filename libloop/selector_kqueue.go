@@ -103,6 +103,8 @@ func (s *kqueueSelector) watchExit(pid int) error {
 	return err
 }
 
+func (s *kqueueSelector) fd() int { return s.kq }
+
 func (s *kqueueSelector) wake() error {
 	var ev unix.Kevent_t
 	unix.SetKevent(&ev, wakeIdent, unix.EVFILT_USER, 0)

@@ -36,6 +36,7 @@ type Raw struct {
 	Time          func(loop uint64) float64                   // ll_loop_time
 	SetDebug      func(loop uint64, enabled int32) int32      // ll_loop_set_debug
 	GetDebug      func(loop uint64) int32                     // ll_loop_get_debug
+	BackendFD     func(loop uint64) int32                     // ll_loop_backend_fd
 	LoopStats     func(loop uint64, out unsafe.Pointer) int32 // ll_loop_stats; out is a struct ll_loop_stats, its size set
 
 	SetSlowCallbackDuration func(loop uint64, secs float64) int32         // ll_loop_set_slow_callback_duration
@@ -85,6 +86,7 @@ func (r *Raw) symbols() []struct {
 		{"ll_loop_time", &r.Time},
 		{"ll_loop_set_debug", &r.SetDebug},
 		{"ll_loop_get_debug", &r.GetDebug},
+		{"ll_loop_backend_fd", &r.BackendFD},
 		{"ll_loop_stats", &r.LoopStats},
 		{"ll_loop_set_slow_callback_duration", &r.SetSlowCallbackDuration},
 		{"ll_loop_set_exception_handler", &r.SetExceptionHandler},

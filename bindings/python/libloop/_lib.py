@@ -206,6 +206,7 @@ ll_loop_stop = _fn(PYLIB, "ll_loop_stop", c_int, [c_uint64])
 ll_loop_is_running = _fn(PYLIB, "ll_loop_is_running", c_int, [c_uint64])
 
 ll_loop_is_closed = _fn(PYLIB, "ll_loop_is_closed", c_int, [c_uint64])
+ll_loop_backend_fd = _fn(PYLIB, "ll_loop_backend_fd", c_int, [c_uint64])
 
 ll_loop_time = _fn(PYLIB, "ll_loop_time", c_double, [c_uint64])
 

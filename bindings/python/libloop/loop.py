@@ -12,6 +12,7 @@ once per iteration with due timers, and once per ready fd.
 import asyncio
 import collections
 import functools
+import select
 import sys
 import threading
 import time
@@ -127,6 +128,13 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._task_machine = bool(task_machine)
         self._tm = None          # TaskMachine, made by the first libloop.Task
         self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
+        # libloop's selector fd: readable while an fd libloop watches is
+        # ready, consuming nothing. _run_ready polls it between its own
+        # iterations while transports or listeners are open.
+        self._backend = select.poll()
+        self._backend.register(check(_lib.ll_loop_backend_fd(self._id), "ll_loop_backend_fd"),
+                               select.POLLIN)
+        self._backend_ready = self._backend.poll
         self._asyncgens = weakref.WeakSet()
         self._asyncgens_shutdown_called = False
         self._coroutine_origin_tracking_enabled = False

@@ -175,8 +175,10 @@ class SchedulingMixin:
         # crossing (up to _VIRTUAL_ITERATIONS per crossing): same order,
         # same one-iteration-per-call_soon-generation rule as asyncio.
         # An open transport or listener is an fd libloop polls (not in
-        # _readers/_writers): then every iteration must be libloop's, or its
-        # events would wait for up to _VIRTUAL_ITERATIONS rounds.
+        # _readers/_writers): then a round stands for an iteration only if
+        # libloop's poll would find nothing, which poll(2) on its selector fd
+        # tells without consuming it (~0.4 us, against ~2 us for a crossing
+        # into libloop's own iteration); else its events would wait.
         # A loop with a task machine sets the budget to 1: its task steps
         # wait in libloop's own ready queue, which this cannot see.
         # The handles are popped by C (islice over iter(popleft, None): no
@@ -210,7 +212,7 @@ class SchedulingMixin:
             budget -= 1
             if (not ready or not budget or self._stopping or self._ts_posted
                     or self._sig_on or self._debug
-                    or self._transports or self._serving
+                    or ((self._transports or self._serving) and self._backend_ready(0))
                     or len(self._readers) + len(self._writers)
                     > (self._sig_fd >= 0)
                     or (armed and armed[0] <= _monotonic() + self._clock_offset)):
