@@ -80,7 +80,7 @@ class NetworkMixin:
                             except (SystemExit, KeyboardInterrupt):
                                 raise
                             except BaseException as exc:
-                                t._context.run(t._fatal_error, exc, t._DATA_FAILED)
+                                t._context.run(t._data_failed, exc)
                             continue
                 ev = _Event.from_address(at)
                 t = get(ev.transport)

@@ -13,12 +13,13 @@ transports ll_spawn made, with no pipe object of their own.
 
 import os
 import stat
-from asyncio import base_events, constants, transports
+from asyncio import base_events, constants, events, transports
 from asyncio.log import logger
 
 from . import _lib
 from . import _netlib as _net
 from ._lib import check
+from .handles import report_callback_error
 from .transports import ReadingMixin, _CTransport
 
 
@@ -71,7 +72,13 @@ class ReadPipeTransport(ReadingMixin, _PipeTransport, transports.ReadTransport):
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
-            self._fatal_error(exc, self._DATA_FAILED)
+            self._data_failed(exc)
+
+    def _data_failed(self, exc):
+        """data_received raised. asyncio's read pipe calls it from its
+        _read_ready handle and does not catch: the error reaches the
+        exception handler as that callback's, and the pipe stays open."""
+        report_callback_error(self._loop, events.Handle(self._data_bytes, (), self._loop), exc)
 
     def _eof_received(self):
         # asyncio: EOF on a read pipe calls eof_received, then closes

@@ -147,7 +147,11 @@ class StreamTransport(ReadingMixin, _CTransport):
         except (SystemExit, KeyboardInterrupt):
             raise
         except BaseException as exc:
-            self._fatal_error(exc, self._DATA_FAILED)
+            self._data_failed(exc)
+
+    def _data_failed(self, exc):
+        """data_received raised: asyncio's socket transport ends itself."""
+        self._fatal_error(exc, self._DATA_FAILED)
 
     def _data_buffered(self, ev):
         """BufferedProtocol: copy into the protocol's buffers, as many

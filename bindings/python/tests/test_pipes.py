@@ -127,4 +127,42 @@ class PipeTests(LoopCase):
         self.run_coro(main())
 
 
+    def test_data_received_error_keeps_the_pipe_open(self):
+        # asyncio's read pipe does not catch data_received's exception: it
+        # reaches the exception handler as a callback error and the pipe
+        # keeps reading.
+        self.collect_errors()
+
+        class Failing(Reader):
+            def data_received(self, data):
+                super().data_received(data)
+                if data == b'bad':
+                    raise ValueError('bad data')
+                self.events.append('good')
+
+        async def main():
+            r, w = os.pipe()
+            rt, rp = await self.loop.connect_read_pipe(lambda: Failing(self.loop), open(r, 'rb', 0))
+            os.write(w, b'bad')
+            for _ in range(200):
+                if self.errors:
+                    break
+                await asyncio.sleep(0.005)
+            os.write(w, b'good')
+            for _ in range(200):
+                if 'good' in rp.events:
+                    break
+                await asyncio.sleep(0.005)
+            self.assertFalse(rt.is_closing())
+            os.close(w)
+            await rp.lost
+            return rp
+        rp = self.run_coro(main())
+        self.assertEqual(len(self.errors), 1)
+        self.assertIsInstance(self.errors[0]['exception'], ValueError)
+        self.assertTrue(self.errors[0]['message'].startswith('Exception in callback '))
+        self.assertEqual(rp.data, b'badgood')
+        self.assertEqual(rp.events, ['made', 'good', 'eof', 'lost'])
+
+
 twin(PipeTests, globals())
