@@ -79,6 +79,24 @@ def listening_socket(family=socket.AF_INET, host='127.0.0.1'):
     return s
 
 
+def connected_pair(case):
+    """(transport, Recorder, peer socket): a create_connection on case.loop
+    to a plain listening socket, accepted with sock_accept; the peer is
+    closed at cleanup."""
+    listener = listening_socket()
+    case.addCleanup(listener.close)
+
+    async def main():
+        fut = case.loop.create_task(case.loop.create_connection(
+            lambda: Recorder(case.loop), *listener.getsockname()))
+        conn, _ = await case.loop.sock_accept(listener)
+        t, p = await fut
+        return t, p, conn
+    t, p, peer = case.run_coro(main())
+    case.addCleanup(peer.close)
+    return t, p, peer
+
+
 def free_port():
     """A port nothing listens on (bound then closed)."""
     with socket.socket() as s:

@@ -10,24 +10,10 @@ import asyncio
 import socket
 
 from .base import LoopCase, twin
-from .netbase import Recorder, listening_socket
+from .netbase import Recorder, connected_pair
 
 
 class IterationIOTests(LoopCase):
-
-    def connection(self):
-        listener = listening_socket()
-        self.addCleanup(listener.close)
-
-        async def main():
-            fut = self.loop.create_task(self.loop.create_connection(
-                lambda: Recorder(self.loop), *listener.getsockname()))
-            conn, _ = await self.loop.sock_accept(listener)
-            t, p = await fut
-            return t, p, conn
-        t, p, peer = self.run_coro(main())
-        self.addCleanup(peer.close)
-        return t, p, peer
 
     def chain_until_data(self, p, send):
         """Steps 0, 1, ... one per iteration; send() in step 5. Returns how
@@ -55,7 +41,7 @@ class IterationIOTests(LoopCase):
         return seen_at
 
     def test_stream_data_in_the_next_iteration(self):
-        t, p, peer = self.connection()
+        t, p, peer = connected_pair(self)
         # Step 5's send is in the kernel before step 5 returns; iteration 6
         # polls it and runs its read after step 6: 7 steps have run.
         self.assertEqual(self.chain_until_data(p, lambda: peer.send(b'x')), [7])

@@ -11,7 +11,7 @@ import unittest
 from libloop import _netlib
 
 from .base import LibloopLoop, LoopCase, twin
-from .netbase import Recorder, listening_socket
+from .netbase import Recorder, connected_pair, listening_socket
 
 
 def _recv_all(sock):
@@ -28,19 +28,9 @@ class GatherTests(LoopCase):
 
     def pair(self):
         """(transport, protocol, peer) as in test_net_transport."""
-        listener = listening_socket()
-        self.addCleanup(listener.close)
-
-        async def main():
-            fut = self.loop.create_task(self.loop.create_connection(
-                lambda: Recorder(self.loop), *listener.getsockname()))
-            conn, _ = await self.loop.sock_accept(listener)
-            t, p = await fut
-            return t, p, conn
-        t, p, peer = self.run_coro(main())
+        t, p, peer = connected_pair(self)
         peer.setblocking(True)
         peer.settimeout(10)
-        self.addCleanup(peer.close)
         self.opened.append(t)
         return t, p, peer
 
