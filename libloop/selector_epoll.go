@@ -104,7 +104,7 @@ func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, e
 	return evs, woke, nil
 }
 
-// pollTarget lets a PrePoller make the poll: the epoll fd and the buffer
+// pollTarget lets a ChainRunner make the poll: the epoll fd and the buffer
 // poll reads into (no Go pointers in it; it lives as long as the selector).
 func (s *epollSelector) pollTarget() PollTarget {
 	return PollTarget{Fd: s.epfd, Buf: unsafe.Pointer(&s.events[0]), Max: len(s.events)}
@@ -114,7 +114,7 @@ func (s *epollSelector) pollTarget() PollTarget {
 // and reports whether the wakeup fd was among them (its counter is reset).
 func (s *epollSelector) decode(n int, evs []ioEvent) ([]ioEvent, bool) {
 	woke := false
-	n = min(n, len(s.events)) // a PrePoller's count is trusted no further
+	n = min(n, len(s.events)) // a ChainRunner's count is trusted no further
 	for i := 0; i < n; i++ {
 		e := &s.events[i]
 		if int(e.Fd) == s.wakefd {
