@@ -35,6 +35,7 @@
 
 #include "procspawn.h"
 #include "spawn_clone3.h"
+#include "spawn_slice.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -61,6 +62,7 @@ struct spawn_args {
     int err;     /* the child's errno if it could not exec */
     int ran;     /* set by the child: it saw this memory, so it shares it */
     int errpipe; /* the write end of the report pipe, or -1 */
+    const struct ll__sattr *slice_back; /* the attributes to exec with (spawn_slice.c), or NULL */
 };
 
 /* How an exec failure reaches the parent: REPORT_UNKNOWN until the first
@@ -171,6 +173,8 @@ static int child_main(void *p) {
         close_others(x, a->errpipe);
     ksigset none = 0;
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, sizeof none);
+    if (a->slice_back != NULL)
+        ll__slice_restore(a->slice_back);
     execve(a->path, a->argv, a->envp);
 fail:
     a->err = errno;
@@ -234,13 +238,16 @@ int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], co
             return -errno;
         tls_stack = s;
     }
-    struct spawn_args a = {path, argv, envp, dir, {fd0, fd1, fd2}, flags, 0, x, 0, 0, -1};
+    struct spawn_args a = {path, argv, envp, dir, {fd0, fd1, fd2}, flags, 0, x, 0, 0, -1, NULL};
     int mode = __atomic_load_n(&report_mode, __ATOMIC_RELAXED);
     int rpipe = -1;
     if (mode != REPORT_SHARED && open_report_pipe(&rpipe, &a.errpipe) != 0)
         return -errno;
     int pidfd = -1, saved = 0;
     pid_t pid = -1;
+    struct ll__sattr slice_back;
+    if (ll__slice_shorten(&slice_back))
+        a.slice_back = &slice_back;
     int fallback = __atomic_load_n(&no_clone3, __ATOMIC_RELAXED);
     if (!fallback) {
         a.cleared = 1;
@@ -272,6 +279,8 @@ int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], co
         saved = errno;
         syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, sizeof old);
     }
+    if (a.slice_back != NULL)
+        ll__slice_restore(&slice_back);
     if (rpipe >= 0) {
         close(a.errpipe);
         if (pid >= 0) {
