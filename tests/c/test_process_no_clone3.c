@@ -9,34 +9,16 @@
  * reach a child, and the child gets the default action for what the host
  * ignores and no blocked signal of the host's thread. */
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "no_clone3.h"
 #include "proc_helpers.h"
-
-#define NR_CLONE3 435
-
-/* clone3 -> ENOSYS for every thread (TSYNC); everything else allowed. */
-static int refuse_clone3(void) {
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_CLONE3, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
-}
 
 static unsigned long long status_mask(const char *status, const char *name) {
     const char *p = strstr(status, name);

@@ -6,13 +6,14 @@
  * run as "report") prints the policy, nice and slice it started with; each
  * must be the spawning thread's, and the thread's must be what it was
  * before, for the default slice, a slice the host chose, SCHED_BATCH and a
- * raised nice, and after a spawn that fails.
+ * raised nice, after a spawn that fails, and through the clone() fallback.
  */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
+#include "no_clone3.h"
 #include "proc_helpers.h"
 
 #ifndef SYS_sched_setattr
@@ -111,6 +112,16 @@ static void test_failed_spawn_restores(void) {
     ll_release(loop);
 }
 
+/* The clone() fallback (clone3 refused) gives the same: after the tests
+ * above, since the filter stays. */
+static void test_fallback_clone_restores_too(void) {
+    CHECK_EQ_INT(refuse_clone3(), 0);
+    ll_loop loop = new_loop();
+    expect_same(loop, "clone() fallback");
+    ll_release(loop);
+    test_failed_spawn_restores();
+}
+
 /* Last: an unprivileged process cannot lower its nice again. */
 static void test_batch_and_nice_reach_child_and_stays(void) {
     CHECK_EQ_INT(set_attr(SCHED_BATCH, getpriority(PRIO_PROCESS, 0) + 2, 0), 0);
@@ -137,6 +148,7 @@ int main(int argc, char **argv) {
     RUN_TEST(test_default_slice_reaches_child_and_stays);
     RUN_TEST(test_host_slice_reaches_child_and_stays);
     RUN_TEST(test_failed_spawn_restores);
+    RUN_TEST(test_fallback_clone_restores_too);
     RUN_TEST(test_batch_and_nice_reach_child_and_stays);
     return CHECK_REPORT();
 }
