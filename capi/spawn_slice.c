@@ -55,7 +55,10 @@ int ll__slice_shorten(struct ll__sattr *back) {
     if (base < 0)
         return 0;
     struct ll__sattr cur = {0};
-    if (get_attr(&cur) != 0 || cur.policy != SCHED_OTHER)
+    /* A thread that resets its children's scheduling on fork is left
+     * alone: the child's restore would give the program the parent's
+     * attributes, which such a fork does not. */
+    if (get_attr(&cur) != 0 || cur.policy != SCHED_OTHER || (cur.flags & FLAG_RESET_ON_FORK))
         return 0;
     if (cur.runtime == 0) { /* a kernel that reports no slice has none to set */
         __atomic_store_n(&base_slice, -1, __ATOMIC_RELAXED);
@@ -63,7 +66,7 @@ int ll__slice_shorten(struct ll__sattr *back) {
     }
     struct ll__sattr fast = cur;
     fast.size = sizeof fast;
-    fast.flags &= FLAG_RESET_ON_FORK;
+    fast.flags = 0;
     fast.runtime = SHORTEST_SLICE;
     if (set_attr(&fast) != 0) {
         __atomic_store_n(&base_slice, -1, __ATOMIC_RELAXED);

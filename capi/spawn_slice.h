@@ -18,7 +18,8 @@ struct ll__sattr {
 /* Gives the calling thread the kernel's shortest slice (EEVDF's custom
  * slice, Linux 6.12+) and fills *back with what puts it back: 1 if it did,
  * 0 if it left the thread alone (no custom slices here, a policy other
- * than SCHED_OTHER (SCHED_BATCH never preempts on wakeup), a refusal). */
+ * than SCHED_OTHER (SCHED_BATCH never preempts on wakeup), a thread that
+ * resets its children's scheduling on fork, a refusal). */
 int ll__slice_shorten(struct ll__sattr *back);
 
 /* Puts the calling thread's attributes back from *back. One raw system

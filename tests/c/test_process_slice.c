@@ -39,19 +39,25 @@ static struct sattr get_attr(void) {
     return a;
 }
 
-static int set_attr(uint32_t policy, int nice, uint64_t runtime) {
+static int set_attr_flags(uint32_t policy, int nice, uint64_t runtime, uint64_t flags) {
     struct sattr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
+    a.flags = flags;
     a.policy = policy;
     a.nice = nice;
     a.runtime = runtime;
     return (int)syscall(SYS_sched_setattr, 0, &a, 0);
 }
 
+static int set_attr(uint32_t policy, int nice, uint64_t runtime) { return set_attr_flags(policy, nice, runtime, 0); }
+
+#define RESET_ON_FORK 0x01
+
 static const char *self_exe;
 
-/* Spawns "self report" and returns what it printed: "policy nice slice". */
+/* Spawns "self report" and returns what it printed: "policy nice slice
+ * reset-on-fork". */
 static void child_report(ll_loop loop, char *out, size_t size) {
     const char *argv[] = {self_exe, "report", NULL};
     struct plog l;
@@ -64,7 +70,7 @@ static void child_report(ll_loop loop, char *out, size_t size) {
 static void expect_same(ll_loop loop, const char *what) {
     struct sattr before = get_attr();
     char want[128], got[128];
-    snprintf(want, sizeof want, "%u %d %llu\n", before.policy, before.nice, (unsigned long long)before.runtime);
+    snprintf(want, sizeof want, "%u %d %llu 0\n", before.policy, before.nice, (unsigned long long)before.runtime);
     for (int i = 0; i < 3; i++) {
         child_report(loop, got, sizeof got);
         if (strcmp(got, want) != 0)
@@ -112,6 +118,27 @@ static void test_failed_spawn_restores(void) {
     ll_release(loop);
 }
 
+/* A host thread that resets its children's scheduling on fork: the
+ * child gets what such a fork gives (the flag cleared, the slice the
+ * kernel gives a reset child), the thread keeps its flag. */
+static void test_reset_on_fork_is_kept(void) {
+    int nice = getpriority(PRIO_PROCESS, 0);
+    CHECK_EQ_INT(set_attr_flags(SCHED_OTHER, nice, 0, RESET_ON_FORK), 0);
+    struct sattr before = get_attr();
+    CHECK_EQ_INT(before.flags & RESET_ON_FORK, RESET_ON_FORK);
+    ll_loop loop = new_loop();
+    char got[128], want[128];
+    child_report(loop, got, sizeof got);
+    snprintf(want, sizeof want, "%u %d %llu 0\n", before.policy, nice > 0 ? nice : 0,
+             (unsigned long long)before.runtime);
+    CHECK_EQ_STR(got, want);
+    struct sattr after = get_attr();
+    CHECK_EQ_INT(after.flags & RESET_ON_FORK, RESET_ON_FORK);
+    CHECK_EQ_INT(after.runtime, before.runtime);
+    ll_release(loop);
+    CHECK_EQ_INT(set_attr(SCHED_OTHER, nice, 0), 0);
+}
+
 /* The clone() fallback (clone3 refused) gives the same: after the tests
  * above, since the filter stays. */
 static void test_fallback_clone_restores_too(void) {
@@ -134,7 +161,8 @@ static void test_batch_and_nice_reach_child_and_stays(void) {
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "report") == 0) {
         struct sattr a = get_attr();
-        printf("%u %d %llu\n", a.policy, a.nice, (unsigned long long)a.runtime);
+        printf("%u %d %llu %llu\n", a.policy, a.nice, (unsigned long long)a.runtime,
+               (unsigned long long)(a.flags & RESET_ON_FORK));
         return 0;
     }
     alarm(60);
@@ -148,6 +176,7 @@ int main(int argc, char **argv) {
     RUN_TEST(test_default_slice_reaches_child_and_stays);
     RUN_TEST(test_host_slice_reaches_child_and_stays);
     RUN_TEST(test_failed_spawn_restores);
+    RUN_TEST(test_reset_on_fork_is_kept);
     RUN_TEST(test_fallback_clone_restores_too);
     RUN_TEST(test_batch_and_nice_reach_child_and_stays);
     return CHECK_REPORT();
