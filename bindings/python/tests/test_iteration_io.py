@@ -48,6 +48,41 @@ class IterationIOTests(LoopCase):
         t.close()
         self.run_coro(asyncio.sleep(0))
 
+    def test_transport_made_in_the_same_run(self):
+        # The transport is made and the chain runs in one run_until_complete:
+        # nothing at the run's start tells the binding that it is open.
+        listener = socket.socket()
+        self.addCleanup(listener.close)
+        listener.bind(('127.0.0.1', 0))
+        listener.listen(1)
+        steps, seen_at = [], []
+
+        class Proto(asyncio.Protocol):
+            def data_received(self, data):
+                seen_at.append(len(steps))
+
+        async def main():
+            t, _ = await self.loop.create_connection(Proto, *listener.getsockname())
+            peer, _ = listener.accept()
+            done = self.loop.create_future()
+
+            def step():
+                k = len(steps)
+                steps.append(k)
+                if k == 5:
+                    peer.send(b'x')
+                if seen_at or k == 500:
+                    done.set_result(None)
+                else:
+                    self.loop.call_soon(step)
+            self.loop.call_soon(step)
+            await done
+            t.close()
+            peer.close()
+            await asyncio.sleep(0)
+        self.run_coro(main())
+        self.assertEqual(seen_at, [7])
+
     def test_accept_in_the_next_iteration(self):
         steps, accepted = [], []
 
