@@ -88,7 +88,6 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 				continue // no id could be given: the transport was refused
 			}
 			fillEvent(&cevs[k], &evs[i], id)
-			slot.direct = directFlag(evs[i].T)
 			protos[k] = slot
 			k++
 		}
@@ -193,34 +192,42 @@ func (s *loopState) registerTransport(t *libloop.Transport, fn, arg uintptr) *C.
 	return bindTransport(c, t, fn, arg)
 }
 
-// bindTransport gives t a claimed id and slot holding (fn, arg).
+// bindTransport gives t a claimed id and slot holding (fn, arg), and puts
+// it in the loop's transport map (the write fast path finds the slot by
+// id there; without memory for it, t's writes take the Go path).
 func bindTransport(c claim, t *libloop.Transport, fn, arg uintptr) *C.ll__proto {
 	ids.fill(c.id, kindTransport, t)
 	slot := c.slot
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
-	slot.fd, slot.direct = C.int32_t(t.FD()), 0
+	slot.fd, slot.direct = C.int32_t(t.FD()), directFlag(t.DirectWritable())
 	t.Data, t.Tag = slot, c.id
+	tmapPut(t.Loop().Data.(*loopState).pending, c.id, slot)
 	return slot
 }
 
-// directFlag is the fast path's flag for t (processes' events: 0).
-func directFlag(t *libloop.Transport) C.int32_t {
-	if t != nil && t.DirectWritable() {
+// directFlag is the fast path's flag for DirectWritable's answer.
+func directFlag(writable bool) C.int32_t {
+	if writable {
 		return 1
 	}
 	return 0
 }
 
-// refreshDirect updates t's fast-path flag after a call changed its state.
-func refreshDirect(t *libloop.Transport) {
+// directChanged is the core's direct hook (libloop/direct.go): it keeps
+// the slot's flag equal to DirectWritable at every change, before the core
+// buffers bytes or closes the fd, so C may send whenever the flag is 1.
+func directChanged(t *libloop.Transport, writable bool) {
 	if slot := protoOf(t); slot != nil {
-		slot.direct = directFlag(t)
+		slot.direct = directFlag(writable)
 	}
 }
 
-// retireTransport ends t's id once its last event has been delivered.
+// retireTransport ends t's id once its last event has been delivered: out
+// of the map first, then the slot may be reused.
 func (s *loopState) retireTransport(t *libloop.Transport) {
 	if slot := protoOf(t); slot != nil {
+		tmapDel(s.pending, t.Tag)
+		slot.direct = 0
 		ids.remove(t.Tag)
 		s.net.slots.put(slot)
 		t.Data, t.Tag = nil, 0
@@ -243,6 +250,7 @@ func (s *loopState) freeNet() {
 			s.retireTransport(obj.(*libloop.Transport))
 		}
 	}
+	tmapFree(s.pending)
 	n.slots.release()
 	C.free(unsafe.Pointer(n.events))
 	C.free(unsafe.Pointer(n.protos))

@@ -271,74 +271,55 @@ int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg) {
     return ((ll_host_run_fn)fn)(loop, (void *)arg);
 }
 
-/* The transport whose event a protocol callback is handling (0: none), and
- * its protocol slot: ll_transport_write's fast path. */
-static LL_TLS uint64_t tls_event_transport;
-static LL_TLS ll__proto *tls_event_proto;
+/* The protocol slot of transport t if this thread runs t's loop, else NULL
+ * (another thread, no loop running here, an unknown or ended id): the
+ * write fast path's lookup, valid at any time on the loop's thread. The
+ * slot's direct flag is exact there (hotpath.h, ll__proto), and Go runs
+ * nothing of this loop on another thread meanwhile. */
+static inline ll__proto *direct_slot(uint64_t t) {
+    uint64_t loop = ll__thread_loop;
+    if (loop == 0 || t == 0)
+        return NULL;
+    const ll__pending *p = loop == tls_batch_loop ? tls_pending : ll__loop_record(loop);
+    return p != NULL ? ll__tmap_get(p, t) : NULL;
+}
 
-/* An echo's write, from the callback of the transport's own event, with
- * nothing buffered: send it here, without entering Go. Whatever the kernel
- * does not take (or an error) goes to Go, which buffers or ends the
- * transport as usual; Go re-enables the fast path when the buffer drains. */
+/* Send what a direct slot's socket takes now. Returns 1 when all of it
+ * went; otherwise *data and *len are what is left for Go, which buffers it
+ * behind nothing (the flag said nothing was buffered) or ends the
+ * transport on an error, as a write through Go does. */
+static inline int send_direct(const ll__proto *p, const void **data, size_t *len) {
+    ssize_t n = send(p->fd, *data, *len, MSG_NOSIGNAL);
+    if (n == (ssize_t)*len)
+        return 1;
+    if (n > 0) {
+        *data = (const char *)*data + n;
+        *len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* A write on the loop's thread to an open stream socket with nothing
+ * buffered: sent here, without entering Go. Anything else goes to Go. */
 int ll_transport_write(ll_transport t, const void *data, size_t len) {
-    ll__proto *p = tls_event_proto;
-    if (p != NULL && t == tls_event_transport && p->direct && len > 0 && data != NULL) {
-        ssize_t n = send(p->fd, data, len, MSG_NOSIGNAL);
-        if (n == (ssize_t)len)
+    if (len > 0 && data != NULL) {
+        const ll__proto *p = direct_slot(t);
+        if (p != NULL && p->direct && send_direct(p, &data, &len))
             return 0;
-        if (n > 0) {
-            data = (const char *)data + n;
-            len -= (size_t)n;
-        }
-        p->direct = 0;
     }
     return ll__transport_write_go(t, (void *)data, len);
 }
 
-/* The run of events the batch sink is handling on this thread, and their
- * protocol slots (tls_sink_n 0: none): ll_transport_write_async_size's fast
- * path. Go computed each slot's direct flag just before the delivery and
- * every ll_* call that changes a transport's state refreshes it, so during
- * the call it is exact for these transports. */
-static LL_TLS const ll_event *tls_sink_events;
-static LL_TLS ll__proto *const *tls_sink_protos;
-static LL_TLS int tls_sink_n, tls_sink_pos;
-
-/* The slot of transport t if the run holds an event of t (NULL if not),
- * searched from where the last search ended: a batch's writes mostly come
- * in the order of its events. */
-static ll__proto *sink_slot(ll_transport t) {
-    int n = tls_sink_n, i = tls_sink_pos;
-    for (int k = 0; k < n; k++, i++) {
-        if (i == n)
-            i = 0;
-        if (tls_sink_events[i].transport == t) {
-            tls_sink_pos = i;
-            return tls_sink_protos[i];
-        }
-    }
-    return NULL;
-}
-
-/* asyncio's write from a batch sink: to a transport of the run being
- * delivered with nothing buffered, send it here, without entering Go (the
- * buffer stays empty when the kernel takes it all: *buffered 0, result 0).
- * Whatever the kernel does not take (or an error) goes to Go, which
- * buffers or ends the transport as usual. */
+/* asyncio's write (a binding's): the same fast path; when the kernel takes
+ * it all the buffer stays empty (*buffered 0, result 0: not paused). */
 int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, size_t *buffered) {
-    ll__proto *p = tls_sink_n > 0 ? sink_slot(t) : NULL;
-    if (p != NULL && p->direct && len > 0 && data != NULL) {
-        ssize_t n = send(p->fd, data, len, MSG_NOSIGNAL);
-        if (n == (ssize_t)len) {
+    if (len > 0 && data != NULL) {
+        const ll__proto *p = direct_slot(t);
+        if (p != NULL && p->direct && send_direct(p, &data, &len)) {
             if (buffered != NULL)
                 *buffered = 0;
             return 0;
         }
-        if (n > 0) {
-            data = (const char *)data + n;
-            len -= (size_t)n;
-        }
-        p->direct = 0;
     }
     return ll__transport_write_async_size_go(t, data, len, buffered);
 }
@@ -358,11 +339,7 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
         uintptr_t fn = p ? p->fn : 0;
         if (fn != 0) {
             evs[i].arg = (void *)p->arg;
-            tls_event_transport = evs[i].transport;
-            tls_event_proto = (ll__proto *)p;
             evs[i].result = ((ll_protocol_fn)fn)(loop, &evs[i], (void *)p->arg);
-            tls_event_transport = 0;
-            tls_event_proto = NULL;
             i++;
             continue;
         }
@@ -371,20 +348,8 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
             evs[j].arg = protos[j] ? (void *)((volatile ll__proto *)protos[j])->arg : NULL;
             j++;
         }
-        if (batch_fn != 0) {
-            const ll_event *saved_events = tls_sink_events;
-            ll__proto *const *saved_protos = tls_sink_protos;
-            int saved_n = tls_sink_n, saved_pos = tls_sink_pos;
-            tls_sink_events = &evs[i];
-            tls_sink_protos = &protos[i];
-            tls_sink_n = j - i;
-            tls_sink_pos = 0;
+        if (batch_fn != 0)
             ((ll_event_batch_fn)batch_fn)(loop, &evs[i], (size_t)(j - i), (void *)batch_arg);
-            tls_sink_events = saved_events;
-            tls_sink_protos = saved_protos;
-            tls_sink_n = saved_n;
-            tls_sink_pos = saved_pos;
-        }
         i = j;
     }
     tls_batch_loop = saved_loop;

@@ -56,6 +56,14 @@ typedef struct ll__chain {
     int64_t calls;      /* out */
     int64_t polled;     /* out: events the last poll left in events, -1 none */
 } ll__chain;
+struct ll__proto;
+/* One entry of a loop's transport map (tmap.c): a transport id and its
+ * protocol slot; id 0 marks an empty entry. */
+typedef struct ll__tentry {
+    uint64_t id;
+    struct ll__proto *proto;
+} ll__tentry;
+
 typedef struct ll__pending {
     ll__soon *items;
     int64_t len;
@@ -87,6 +95,13 @@ typedef struct ll__pending {
     /* Records of the loop's handle timers (timerslab.h); an entry of
      * timers with fn 0 is one of them, its slot in arg. */
     ll__tslab slab;
+    /* The loop's transports by id, for the write fast path (tmap.c):
+     * open addressing, linear probing, tmap_mask + 1 entries (a power of
+     * two), at most half full. Written by Go through tmap.c's functions on
+     * the loop's thread (or while it is idle), read by C on that thread. */
+    ll__tentry *tmap;
+    uint64_t tmap_mask;
+    uint64_t tmap_count;
 } ll__pending;
 
 /* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call
@@ -141,12 +156,38 @@ int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg);
 typedef struct ll__proto {
     uintptr_t fn;
     uintptr_t arg;
-    /* The write fast path: while direct is 1 (Go keeps it: the transport
-     * is an open socket with nothing buffered), ll_transport_write from the
-     * callback of this transport's event sends on fd from C. */
+    /* The write fast path: direct is 1 exactly while the transport is an
+     * open stream socket with nothing buffered, no sendfile, write_eof or
+     * TLS (libloop's DirectWritable). The core keeps it at every change
+     * (its direct hook, capi/events.go), turning it off before it buffers
+     * or closes fd; so on the loop's thread ll_transport_write* may send
+     * on fd from C whenever it is 1. */
     int32_t fd;
     int32_t direct;
 } ll__proto;
+
+/* The loop's transport map (tmap.c). put: 0, or -1 if memory ran out (the
+ * transport then takes the Go path); del: no-op for an absent id; free:
+ * drops the map (the loop's end). */
+int ll__tmap_put(ll__pending *p, uint64_t id, ll__proto *proto);
+void ll__tmap_del(ll__pending *p, uint64_t id);
+void ll__tmap_free(ll__pending *p);
+
+/* id's protocol slot in p's map, or NULL. A transport id's low 24 bits
+ * are its id-table slot (capi/ids.go), distinct among live ids: the home
+ * index needs no other hash. */
+static inline ll__proto *ll__tmap_get(const ll__pending *p, uint64_t id) {
+    const ll__tentry *e = p->tmap;
+    if (e == NULL)
+        return NULL;
+    uint64_t mask = p->tmap_mask;
+    for (uint64_t i = id & mask;; i = (i + 1) & mask) {
+        if (e[i].id == id)
+            return e[i].proto;
+        if (e[i].id == 0)
+            return NULL;
+    }
+}
 
 /* Deliver n events: each to its protocol, runs of protocol-less events to
  * the batch sink (batch_fn may be 0). One crossing for all of them. */

@@ -266,6 +266,7 @@ func ll_loop_new(out *C.uint64_t) C.int {
 	s.messages = make(map[uint64]*C.char)
 	l.SetDispatcher(s)
 	l.SetEventSink(s)
+	l.SetDirectHook(directChanged)
 	l.SetSpawner(posixSpawn)
 	l.SetPostSource(s)
 	l.SetHostEnv(hostEnv)

@@ -71,6 +71,7 @@ void ll__pending_retire(ll__pending *p) {
     p->timers = NULL;
     p->ntimers = p->timers_cap = 0;
     ll__ts_retire(&p->slab);
+    ll__tmap_free(p); /* freeNet dropped it already unless the loop had no net state */
     if (p->postq != NULL)
         ll__postq_close(p->postq);
     p->step_task = 0;

@@ -69,7 +69,6 @@ func ll_transport_start_tls(id C.uint64_t, cfgID C.uint64_t, serverSide C.int, s
 			}
 		})
 	})
-	refreshDirect(t) // the C write fast path must stop sending plaintext
 	return rc
 }
 

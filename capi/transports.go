@@ -29,16 +29,15 @@ func getTransport(id C.uint64_t) (*libloop.Transport, *loopState, C.int) {
 	return t, s, 0
 }
 
-// withTransport runs op on a resolved transport and returns its error code;
-// the write fast path's flag follows the transport's new state.
+// withTransport runs op on a resolved transport and returns its error code
+// (the write fast path's flag follows the transport's state by itself:
+// the core's direct hook, events.go).
 func withTransport(id C.uint64_t, op func(*libloop.Transport) error) C.int {
 	t, _, rc := getTransport(id)
 	if rc != 0 {
 		return rc
 	}
-	err := op(t)
-	refreshDirect(t)
-	return errCode(err)
+	return errCode(op(t))
 }
 
 // failFuture fails f with err's code and its ll_strerror text.
@@ -233,7 +232,6 @@ func writeAsync(id C.uint64_t, data *C.ll__cvoid, n C.size_t) (C.int, *libloop.T
 		return rc, nil
 	}
 	err := t.Write(b)
-	refreshDirect(t)
 	if err != nil {
 		return errCode(err), t
 	}

@@ -68,6 +68,7 @@ const (
 // for delivery in batches.
 type ioState struct {
 	sink           EventSink
+	directHook     func(t *Transport, writable bool) // see direct.go
 	rbuf           []byte
 	rused          int
 	ready          []readyIO

@@ -51,6 +51,7 @@ func (t *Transport) Sendfile(fd int, offset, count int64, done SendfileFunc) err
 	}
 	t.writes().sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.wsize,
 		copying: st.Mode&unix.S_IFMT != unix.S_IFREG}
+	t.syncDirect()
 	return t.updateInterest()
 }
 
@@ -116,6 +117,7 @@ func (op *sendfileOp) end(err error) {
 	}
 	t.pw.sendfile = nil
 	t.dropIdleWrites()
+	t.syncDirect()
 	op.finish(err)
 }
 

@@ -264,6 +264,7 @@ func (t *Transport) Close() error {
 		return nil
 	}
 	t.state = tClosing
+	t.syncDirect()
 	if t.tls != nil {
 		t.tlsClose()
 		if t.state == tClosed {
@@ -296,6 +297,7 @@ func (t *Transport) finish(code int) {
 		return
 	}
 	t.state = tClosed
+	t.syncDirect() // before the fd is closed: a host must not send on it
 	t.loop.unwatchOwner(t.fd, t)
 	t.interest = 0
 	unix.Close(t.fd)
@@ -326,6 +328,7 @@ func (t *Transport) loopClosing() {
 		return
 	}
 	t.state = tClosed
+	t.syncDirect() // before the fd is closed
 	unix.Close(t.fd)
 	t.pw, t.wsize = nil, 0
 	if t.tls != nil {

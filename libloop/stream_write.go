@@ -96,6 +96,7 @@ func (t *Transport) WriteEOF() error {
 		return nil
 	}
 	t.eofWritten = true
+	t.syncDirect()
 	if t.kind == PipeWrite || !t.socket {
 		return t.Close()
 	}
@@ -117,6 +118,7 @@ func (t *Transport) shutdownWrite() {
 // buffer copies p behind what is queued, into the last chunk when it fits.
 func (t *Transport) buffer(p []byte) {
 	t.wsize += len(p)
+	t.syncDirect() // off before the bytes wait: a direct send would overtake them
 	pw := t.writes()
 	if n := len(pw.wq); n > 0 {
 		last := pw.wq[n-1]
@@ -192,7 +194,9 @@ func (t *Transport) drained() {
 		t.shutdownWrite()
 	}
 	if t.state != tClosed {
+		t.dropIdleWrites() // an idle transport carries no write state
 		t.updateInterest()
+		t.syncDirect() // the one way back to direct: the buffer drained while open
 	}
 }
 

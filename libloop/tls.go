@@ -80,9 +80,11 @@ func (t *Transport) startTLS(cfg *TLSConfig, server bool, serverName string, sil
 	}
 	st.setTimer(timer)
 	t.tls = st
+	t.syncDirect()
 	if err := t.updateInterest(); err != nil {
 		st.stopTimer()
 		t.tls = nil
+		t.syncDirect()
 		return err
 	}
 	go func() {

@@ -33,6 +33,7 @@ EXTRA = {  # a second figure shown per loop, where the run has it
     'W8': ('cpu_us', 'parent CPU us per spawn'),
 }
 LOOPS = ['asyncio', 'uvloop', 'libloop']
+BEFORE = 'libloop-before'  # run_net.sh's before/after comparison, when run
 
 
 def parse(path):
@@ -57,15 +58,20 @@ def ratio(a, b, lower_better):
 
 def main():
     rows = parse(sys.argv[1])
+    before = any(r['loop'] == BEFORE for r in rows)
+    loops = LOOPS + [BEFORE] if before else LOOPS
     print(open(sys.argv[2]).read().rstrip())
     print()
-    print('| workload | metric | asyncio | uvloop | libloop | libloop / uvloop | libloop / asyncio |')
-    print('|---|---|---|---|---|---|---|')
+    head = '| workload | metric | ' + ' | '.join(loops) + ' | libloop / uvloop | libloop / asyncio |'
+    if before:
+        head += ' before / uvloop | libloop / before |'
+    print(head)
+    print('|---' * (head.count('|') - 1) + '|')
     extras = []
     for w in ORDER:
         label, key = WHAT[w]
         med, rng = {}, {}
-        for loop in LOOPS:
+        for loop in loops:
             vals = [float(r[key]) for r in rows if r['workload'] == w and r['loop'] == loop]
             if vals:
                 med[loop] = statistics.median(vals)
@@ -73,20 +79,25 @@ def main():
         if not med:
             continue
         cells = [f'{fmt(med[l])} ({fmt(rng[l][0])}-{fmt(rng[l][1])}, n={rng[l][2]})'
-                 if l in med else '-' for l in LOOPS]
+                 if l in med else '-' for l in loops]
         lb = w == 'W10'
         ll = med.get('libloop')
         r_uv = ratio(ll, med.get('uvloop'), lb) if ll is not None else '-'
         r_as = ratio(ll, med.get('asyncio'), lb) if ll is not None else '-'
-        print(f'| {w} | {label}, median (range) | ' + ' | '.join(cells) + f' | {r_uv} | {r_as} |')
+        row = f'| {w} | {label}, median (range) | ' + ' | '.join(cells) + f' | {r_uv} | {r_as} |'
+        if before:
+            bf = med.get(BEFORE)
+            row += (f" {ratio(bf, med.get('uvloop'), lb) if bf is not None else '-'} |"
+                    f" {ratio(ll, bf, lb) if ll is not None and bf is not None else '-'} |")
+        print(row)
         if w in EXTRA:
             k, what = EXTRA[w]
             per = {l: statistics.median(float(r[k]) for r in rows
                                         if r['workload'] == w and r['loop'] == l and k in r)
-                   for l in LOOPS if any(r['workload'] == w and r['loop'] == l and k in r
+                   for l in loops if any(r['workload'] == w and r['loop'] == l and k in r
                                          for r in rows)}
             line = f'- {w} {what} (median): ' + ', '.join(
-                f'{l} {per[l]:.1f}' for l in LOOPS if l in per)
+                f'{l} {per[l]:.1f}' for l in loops if l in per)
             if per.get('libloop') and per.get('uvloop'):
                 line += f"; libloop uses {per['libloop'] / per['uvloop']:.2f}x uvloop's CPU"
             if per.get('libloop') and per.get('asyncio'):

@@ -23,7 +23,11 @@
 # Environment:
 #   BENCH_PY              interpreter (default /usr/bin/python3)
 #   BENCH_REPS            repetitions (default 5, min 5)
-#   BENCH_LOOPS           subset of "asyncio uvloop libloop"
+#   BENCH_LOOPS           subset of "asyncio uvloop libloop libloop-before"
+#                         (libloop-before: libloop again with the library
+#                         LIBLOOP_BEFORE_LIBRARY and, if set, the binding in
+#                         LIBLOOP_BEFORE_PYTHON: a before/after comparison
+#                         interleaved in one run)
 #   BENCH_WORKLOADS       subset of "W4 W5p W5s W9 W10 W8"
 #   BENCH_N_W4            W4 round trips (default 20000)
 #   BENCH_W5_TOTAL        W5 round trips (default 60000; 100 conns x 1 KiB)
@@ -70,7 +74,8 @@ for l in $LOOPS; do
     asyncio) ;;
     uvloop) "$PY" -c 'import uvloop' 2>/dev/null || die "uvloop missing: apt-get install -y python3-uvloop" ;;
     libloop) [ -f "$LIBLOOP_LIBRARY" ] || die "no $LIBLOOP_LIBRARY (make lib)" ;;
-    *) die "unknown loop $l (asyncio uvloop libloop)" ;;
+    libloop-before) [ -f "${LIBLOOP_BEFORE_LIBRARY:-}" ] || die "libloop-before needs LIBLOOP_BEFORE_LIBRARY" ;;
+    *) die "unknown loop $l (asyncio uvloop libloop libloop-before)" ;;
     esac
 done
 if [[ " $WORKLOADS " == *" W9 "* ]]; then
@@ -224,18 +229,33 @@ raw="$RES/python-net-raw.txt"
 : >"$raw"
 load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "python-net: $REPS repetitions of [$WORKLOADS] x [$LOOPS]; raw lines in $raw"
+run_one() { # WORKLOAD LOOP
+    case "$1" in
+    W4) run_w4 "$2" ;;
+    W5p) run_w5 "$2" proto W5p ;;
+    W5s) run_w5 "$2" streams W5s ;;
+    W9) run_w9 "$2" ;;
+    W10) run_w10 "$2" ;;
+    W8) run_w8 "$2" ;;
+    *) die "unknown workload $1 (W4 W5p W5s W9 W10 W8)" ;;
+    esac
+}
+
 for k in $(seq "$REPS"); do
     for w in $WORKLOADS; do
         for l in $LOOPS; do
-            case "$w" in
-            W4) run_w4 "$l" >"$TMP/line" ;;
-            W5p) run_w5 "$l" proto W5p >"$TMP/line" ;;
-            W5s) run_w5 "$l" streams W5s >"$TMP/line" ;;
-            W9) run_w9 "$l" >"$TMP/line" ;;
-            W10) run_w10 "$l" >"$TMP/line" ;;
-            W8) run_w8 "$l" >"$TMP/line" ;;
-            *) die "unknown workload $w (W4 W5p W5s W9 W10 W8)" ;;
-            esac || die "$w failed on $l"
+            if [ "$l" = libloop-before ]; then
+                (
+                    export LIBLOOP_LIBRARY="$LIBLOOP_BEFORE_LIBRARY"
+                    if [ -n "${LIBLOOP_BEFORE_PYTHON:-}" ]; then
+                        export PYTHONPATH="$LIBLOOP_BEFORE_PYTHON:$PYTHONPATH"
+                    fi
+                    run_one "$w" libloop
+                ) >"$TMP/line" || die "$w failed on $l"
+                sed -i 's/^RESULT loop=libloop /RESULT loop=libloop-before /' "$TMP/line"
+            else
+                run_one "$w" "$l" >"$TMP/line" || die "$w failed on $l"
+            fi
             line="$(grep '^RESULT ' "$TMP/line")" || die "$w: no RESULT line from $l"
             echo "$line rep=$k" | tee -a "$raw"
         done
@@ -254,6 +274,9 @@ load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
     else
         echo "- libloop: $LIBLOOP_LIBRARY with the binding in $LIBLOOP_PYTHON (LIBLOOP_PYTHON)"
     fi
+    case " $LOOPS " in *" libloop-before "*)
+        echo "- libloop-before: ${LIBLOOP_BEFORE_LIBRARY:-} with the binding in ${LIBLOOP_BEFORE_PYTHON:-$LIBLOOP_PYTHON}" ;;
+    esac
     echo "- W4 $N4 round trips; W5 100 conns x 1 KiB, $W5_TOTAL round trips; W9 wrk -t1 -c50 -d${W9_SECS}s; W10 $W10_CONNS conns; W8 $N8 x /bin/true, 16 at a time"
     echo "- $REPS interleaved repetitions, one process per run; load average (1/5/15 min) at start: $load_start; at end: $load_end"
 } >"$TMP/header.md"

@@ -176,9 +176,10 @@ int ll_transport_set_protocol(ll_transport t, ll_protocol_fn fn, void *arg);
  * copied into the transport's buffer and sent as the socket drains. Never
  * blocks. A write error (reset, EPIPE) ends the transport with
  * LL_CONNECTION_LOST and its code; it is not returned here. On a datagram
- * transport, the same as ll_transport_sendto with no address. Called from
- * the callback of the transport's own event with nothing buffered, it
- * sends without entering the Go runtime (an echo's write is one send()).
+ * transport, the same as ll_transport_sendto with no address. Called on
+ * the loop's thread (from any of its callbacks) for an open stream socket
+ * with nothing buffered, it sends without entering the Go runtime (an
+ * echo's write is one send()).
  * @return 0, LL_ECLOSED (after close or abort), LL_ESTATE (after
  *         write_eof), LL_EINVAL (NULL data with len > 0; a read pipe),
  *         LL_EBADHANDLE.
@@ -206,9 +207,9 @@ int ll_transport_write_async(ll_transport t, const void *data, size_t len);
  * send (as uvloop does) learns with the same call whether the buffer is
  * empty, i.e. whether its next small write may wait for the batch's end
  * without changing when pause_writing runs. *buffered is 0 when the result
- * is LL_EINVAL or LL_EBADHANDLE. Called from a batch sink (see
- * ll_loop_set_event_batch) for a transport with an event in that call and
- * nothing buffered, it sends without entering the Go runtime.
+ * is LL_EINVAL or LL_EBADHANDLE. Called on the loop's thread for an open
+ * stream socket with nothing buffered, it sends without entering the Go
+ * runtime (as ll_transport_write).
  * @return as ll_transport_write_async.
  */
 int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, size_t *buffered);

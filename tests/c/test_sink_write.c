@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Writes from a batch sink (the Python binding's path): during the sink's
- * call ll_transport_write_async_size sends from C to the transports of the
- * run being delivered. It must give the same results as the Go path: the
- * bytes in order, the buffer's size when the kernel refuses, 1 over the
- * high-water mark, LL_ECLOSED after abort or close in the same call, and
- * transports outside the run still written through Go. */
+ * call ll_transport_write_async_size sends from C (as on the loop's thread
+ * anywhere: test_direct_write.c). It must give the same results as the Go
+ * path: the bytes in order, the buffer's size when the kernel refuses, 1
+ * over the high-water mark, LL_ECLOSED after abort or close in the same
+ * call, and transports with no event in the run written too. */
 #include <stdio.h>
 
 #include "net_util.h"
@@ -179,7 +179,7 @@ static void test_write_after_abort_or_close(void) {
     }
 }
 
-/* A transport with no event in the run is written through Go. */
+/* A transport with no event in the run is written as well. */
 static void test_write_outside_the_run(void) {
     struct wsink s;
     struct conn cl[3];

@@ -212,9 +212,8 @@ class SchedulingMixin:
             budget -= 1
             if (not ready or not budget or self._stopping or self._ts_posted
                     or self._sig_on or self._debug
-                    or ((self._transports or self._serving) and self._backend_ready(0))
-                    or len(self._readers) + len(self._writers)
-                    > (self._sig_fd >= 0)
+                    or (self._io_open and self._backend_ready(0))
+                    or self._fds_watched
                     or (armed and armed[0] <= _monotonic() + self._clock_offset)):
                 return
             self._n_virtual += 1    # the next round stands for an iteration
@@ -253,6 +252,8 @@ class SchedulingMixin:
         ready = self._ready
         self._signalled = False     # libloop may have dropped the request
         self._gather = False        # (an interrupted trampoline left it on)
+        self._fds_sync()            # (an interrupt between a change and its sync)
+        self._io_sync()
         if self._wq:
             self._flush_writes()
         if ready:

@@ -53,9 +53,11 @@ class ServersMixin:
         s.sid = out.value
         self._serving[fd] = s
         self._serving_tokens[s.token] = s
+        self._io_sync()
 
     def _stop_serving(self, sock):
         s = self._serving.pop(sock.fileno(), None)
+        self._io_sync()
         if s is not None:
             self._serving_tokens.pop(s.token, None)
             _lib.ll_release(s.sid)
@@ -66,6 +68,7 @@ class ServersMixin:
             _lib.ll_release(s.sid)
         self._serving.clear()
         self._serving_tokens.clear()
+        self._io_sync()
 
     def _accepted(self, tid, token):
         """A connection libloop accepted: make its protocol and transport

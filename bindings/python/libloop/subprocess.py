@@ -99,6 +99,7 @@ class SubprocessTransport(transports.SubprocessTransport):
         self._pid = pid.value
         self._extra['subprocess'] = PopenView(self, args)
         loop._transports[pid_id] = self
+        loop._io_sync()
         self._pipes = {}
         for fd in pipe_fds:
             out = _net.u64()
@@ -251,6 +252,7 @@ class SubprocessTransport(transports.SubprocessTransport):
         self._lost = True
         if pid_id is not None and not self._loop.is_closed():
             self._loop._transports.pop(pid_id, None)
+            self._loop._io_sync()
             _lib.ll_release(pid_id)
 
 

@@ -62,6 +62,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         self._buffered_protocol = False
         self.set_protocol(protocol)
         loop._transports[tid] = self
+        loop._io_sync()
         if server is not None:
             server._attach()
 
@@ -193,6 +194,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         exc = self._fatal_exc if self._fatal_exc is not None else _lost_exc(code)
         self._fatal_exc = None
         self._loop._transports.pop(self._tid, None)
+        self._loop._io_sync()
         waiter, self._waiter = self._waiter, None
         if waiter is not None and not waiter.done():
             waiter.set_exception(exc or ConnectionError('connection lost before it was made'))

@@ -48,6 +48,41 @@ class IterationIOTests(LoopCase):
         t.close()
         self.run_coro(asyncio.sleep(0))
 
+    def test_transport_made_in_the_same_run(self):
+        # The transport is made and the chain runs in one run_until_complete:
+        # nothing at the run's start tells the binding that it is open.
+        listener = socket.socket()
+        self.addCleanup(listener.close)
+        listener.bind(('127.0.0.1', 0))
+        listener.listen(1)
+        steps, seen_at = [], []
+
+        class Proto(asyncio.Protocol):
+            def data_received(self, data):
+                seen_at.append(len(steps))
+
+        async def main():
+            t, _ = await self.loop.create_connection(Proto, *listener.getsockname())
+            peer, _ = listener.accept()
+            done = self.loop.create_future()
+
+            def step():
+                k = len(steps)
+                steps.append(k)
+                if k == 5:
+                    peer.send(b'x')
+                if seen_at or k == 500:
+                    done.set_result(None)
+                else:
+                    self.loop.call_soon(step)
+            self.loop.call_soon(step)
+            await done
+            t.close()
+            peer.close()
+            await asyncio.sleep(0)
+        self.run_coro(main())
+        self.assertEqual(seen_at, [7])
+
     def test_accept_in_the_next_iteration(self):
         steps, accepted = [], []
 
@@ -86,3 +121,63 @@ class IterationIOTests(LoopCase):
 
 
 twin(IterationIOTests, globals())
+
+
+class IterationReaderTests(LoopCase):
+    """A reader or writer added or removed inside a call_soon chain: while
+    one is registered every iteration polls (its callback runs in the next
+    iteration, as on asyncio); once removed the chain runs on."""
+
+    def test_reader_added_mid_chain_fires_next_iteration(self):
+        a, b = socket.socketpair()
+        self.addCleanup(a.close)
+        self.addCleanup(b.close)
+        b.send(b'x')            # readable from the start
+        steps, fired = [], []
+        done = self.loop.create_future()
+
+        def on_readable():
+            fired.append(len(steps))
+            self.loop.remove_reader(a)
+
+        def step():
+            k = len(steps)
+            steps.append(k)
+            if k == 5:
+                self.loop.add_reader(a, on_readable)
+            if (fired and k >= fired[0] + 5) or k == 500:
+                done.set_result(None)
+            else:
+                self.loop.call_soon(step)
+        self.loop.call_soon(step)
+        self.loop.run_until_complete(done)
+        # Added in step 5, polled in iteration 6, run after step 6.
+        self.assertEqual(fired, [7])
+        self.assertEqual(len(steps), 13)  # the chain went on after the removal
+
+    def test_writer_added_mid_chain_fires_next_iteration(self):
+        a, b = socket.socketpair()
+        self.addCleanup(a.close)
+        self.addCleanup(b.close)
+        steps, fired = [], []
+        done = self.loop.create_future()
+
+        def on_writable():
+            fired.append(len(steps))
+            self.loop.remove_writer(a)
+
+        def step():
+            k = len(steps)
+            steps.append(k)
+            if k == 3:
+                self.loop.add_writer(a, on_writable)
+            if fired or k == 500:
+                done.set_result(None)
+            else:
+                self.loop.call_soon(step)
+        self.loop.call_soon(step)
+        self.loop.run_until_complete(done)
+        self.assertEqual(fired, [5])
+
+
+twin(IterationReaderTests, globals())
