@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Helpers of the network twin tests: a protocol that records what it is
-told, an echo protocol, and a blocking peer socket for the other side."""
+told, an echo protocol, a blocking peer socket for the other side, and
+the clean-up of the transports a test opened."""
 
 import asyncio
 import os
@@ -8,6 +9,25 @@ import shutil
 import socket
 import subprocess
 import tempfile
+
+
+class ClosesOpened:
+    """For a LoopCase: self.opened collects the transports a test makes;
+    each still open is aborted after the test and the loop runs briefly so
+    their connection_lost is delivered before the loop closes."""
+
+    def setUp(self):
+        super().setUp()
+        self.opened = []
+
+    def tearDown(self):
+        if not self.loop.is_closed():
+            for t in self.opened:
+                if not t.is_closing():
+                    t.abort()
+            self.run_coro(asyncio.sleep(0.01))
+        self.opened = None
+        super().tearDown()
 
 
 class Recorder(asyncio.Protocol):

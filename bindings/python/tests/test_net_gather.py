@@ -11,7 +11,7 @@ import unittest
 from libloop import _netlib
 
 from .base import LibloopLoop, LoopCase, twin
-from .netbase import Recorder, connected_pair, listening_socket
+from .netbase import ClosesOpened, Recorder, connected_pair, listening_socket
 
 
 def _recv_all(sock):
@@ -24,7 +24,7 @@ def _recv_all(sock):
         buf += chunk
 
 
-class GatherTests(LoopCase):
+class GatherTests(ClosesOpened, LoopCase):
 
     def pair(self):
         """(transport, protocol, peer) as in test_net_transport."""
@@ -33,18 +33,6 @@ class GatherTests(LoopCase):
         peer.settimeout(10)
         self.opened.append(t)
         return t, p, peer
-
-    def setUp(self):
-        super().setUp()
-        self.opened = []
-
-    def tearDown(self):
-        if not self.loop.is_closed():
-            for t in self.opened:
-                if not t.is_closing():
-                    t.abort()
-            self.run_coro(asyncio.sleep(0.01))
-        super().tearDown()
 
     def in_callback(self, fn):
         """Run fn() inside a task step (where libloop gathers writes)."""

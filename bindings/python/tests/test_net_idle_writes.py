@@ -11,22 +11,10 @@ import socket
 import unittest
 
 from .base import LoopCase, twin
-from .netbase import connected_pair
+from .netbase import ClosesOpened, connected_pair
 
 
-class IdleWriteTests(LoopCase):
-
-    def setUp(self):
-        super().setUp()
-        self.opened = []
-
-    def tearDown(self):
-        if not self.loop.is_closed():
-            for t in self.opened:
-                if not t.is_closing():
-                    t.abort()
-            self.run_coro(asyncio.sleep(0.01))
-        super().tearDown()
+class IdleWriteTests(ClosesOpened, LoopCase):
 
     def pair(self):
         t, p, peer = connected_pair(self)

@@ -9,12 +9,12 @@ import socket
 import warnings
 
 from .base import LoopCase, twin
-from .netbase import Recorder, listening_socket
+from .netbase import ClosesOpened, Recorder, listening_socket
 
 VAR = contextvars.ContextVar('VAR', default='unset')
 
 
-class TransportTests(LoopCase):
+class TransportTests(ClosesOpened, LoopCase):
 
     def pair(self, factory=None, keep_open_on_eof=False):
         """(transport, protocol, peer): a client transport connected to a
@@ -35,19 +35,6 @@ class TransportTests(LoopCase):
         self.addCleanup(peer.close)
         self.opened.append(t)
         return t, p, peer
-
-    def setUp(self):
-        super().setUp()
-        self.opened = []
-
-    def tearDown(self):
-        if not self.loop.is_closed():
-            for t in self.opened:
-                if not t.is_closing():
-                    t.abort()
-            self.run_coro(asyncio.sleep(0.01))
-        self.opened = None
-        super().tearDown()
 
     def recv_exactly(self, peer, n):
         return self.run_coro(self.loop.run_in_executor(None, _recv_exactly, peer, n))
