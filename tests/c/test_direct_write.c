@@ -9,9 +9,8 @@
  * transport Go ended on a read error, its LL_CONNECTION_LOST still queued:
  * test_direct_write_lost.c).
  *
- * How "from C" is seen: this program defines send(), which the library's C
- * fast path calls (the executable's symbol comes first), while Go writes
- * with raw system calls. c_sends counts the fast path's sends. */
+ * How "from C" is seen: send_counter.h's send() counts the fast path's
+ * sends (Go writes with raw system calls). */
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -19,15 +18,8 @@
 #include <unistd.h>
 
 #include "net_util.h"
+#include "send_counter.h"
 
-static int c_sends;
-static pthread_t main_thread;
-
-ssize_t send(int fd, const void *buf, size_t len, int flags) {
-    if (pthread_equal(pthread_self(), main_thread))
-        c_sends++;
-    return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
-}
 
 /* A loop and one stream transport on a socketpair; *peer is the other end. */
 static ll_loop open_pair(struct conn *c, int *peer) {

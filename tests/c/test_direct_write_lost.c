@@ -4,8 +4,8 @@
  * LL_CONNECTION_LOST is delivered later in the batch. A write to it from
  * another transport's callback in between must be refused without a send
  * from C (the core turns the slot's direct flag off before it closes the
- * fd). As in test_direct_write.c, this program's send() counts the fast
- * path's sends (Go writes with raw system calls). */
+ * fd). send_counter.h counts the fast path's sends (Go writes with raw
+ * system calls). */
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,15 +14,8 @@
 #include <unistd.h>
 
 #include "net_util.h"
+#include "send_counter.h"
 
-static int c_sends;
-static pthread_t main_thread;
-
-ssize_t send(int fd, const void *buf, size_t len, int flags) {
-    if (pthread_equal(pthread_self(), main_thread))
-        c_sends++;
-    return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
-}
 
 /* A connected TCP pair: *fd for a transport, *peer the other end. */
 static void tcp_pair(int *fd, int *peer) {
