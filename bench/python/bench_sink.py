@@ -4,7 +4,7 @@ loop._on_events called from Python on a 1-event batch (DATA_RECEIVED, 64 B)
 for a real transport whose protocol writes the data back (`write`) or does
 nothing (`nowrite`). The C write is replaced by a no-op C function of the
 same ctypes signature (CPython's PyErr_Occurred: returns 0, ignores its
-arguments), so what is timed is the binding's Python plus one ctypes call's
+arguments; with no argtypes for the binding's raw packed write), so what is timed is the binding's Python plus one ctypes call's
 argument conversions. Prints the median of 7 rounds of 200,000 calls.
 
     python3 bench/python/bench_sink.py [write|nowrite]
@@ -15,10 +15,11 @@ import ctypes
 import socket
 import sys
 import time
-from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint64
+from ctypes import POINTER, c_char_p, c_int, c_int64, c_size_t, c_uint64
 
 import libloop
 from libloop import _netlib as _net
+from libloop import stream_transport
 
 N, ROUNDS = 200_000, 7
 
@@ -48,8 +49,17 @@ async def _main(loop, write):
     ev[0].data = ctypes.addressof(buf)
     ev[0].len = 64
     addr = ctypes.addressof(ev)
-    real = _net.ll_transport_write_async_size
-    _net.ll_transport_write_async_size = noop
+    # The binding's write calls its raw packed form (stream_transport's
+    # _write_raw: no argtypes); an older binding calls the 4-argument
+    # ll_transport_write_async_size through _netlib (kept, to time one
+    # against the other: LIBLOOP_BEFORE_PYTHON).
+    mod, name = (stream_transport, '_write_raw') if hasattr(stream_transport, '_write_raw') \
+        else (_net, 'll_transport_write_async_size')
+    if mod is stream_transport:
+        noop.argtypes = None
+        noop.restype = c_int64
+    real = getattr(mod, name)
+    setattr(mod, name, noop)
     sink = loop._on_events
     res = []
     try:
@@ -59,7 +69,7 @@ async def _main(loop, write):
                 sink(0, addr, 1, None)
             res.append((time.perf_counter_ns() - t0) / N)
     finally:
-        _net.ll_transport_write_async_size = real
+        setattr(mod, name, real)
     t.close()
     b.close()
     res.sort()

@@ -11,7 +11,6 @@ hand the fd to libloop. So the loop behaves as asyncio's does and the bytes
 move through libloop's C transports.
 """
 
-import ctypes
 import io
 import os
 from asyncio import base_events, exceptions, sslproto, unix_events
@@ -35,10 +34,9 @@ class NetworkMixin:
         self._io_open = False  # _io_sync
         # Write gathering (stream_transport.py): on while a trampoline that
         # runs protocol and task code runs; the transports holding
-        # gathered bytes; the out-parameter of their sends.
+        # gathered bytes.
         self._gather = False
         self._wq = []
-        self._wsize = ctypes.c_size_t()
         self._c_events = _net.EVENT_BATCH(self._on_events)
         check(_net.ll_loop_set_event_batch(self._id, self._c_events, None),
               'll_loop_set_event_batch')
@@ -107,8 +105,6 @@ class NetworkMixin:
         (one call each), in the order the transports first wrote."""
         wq = self._wq
         self._gather = False
-        size = self._wsize
-        write = _net.ll_transport_write_async_size
         for t in wq:
             pend = t._wpend
             if pend is None:
@@ -117,12 +113,7 @@ class NetworkMixin:
             if type(pend) is not bytes:
                 pend = b''.join(pend)
             try:
-                # t._send(pend), inline for its common outcome (all taken
-                # or buffered under the mark: rc 0); _sent handles the rest.
-                rc = write(t._tid, pend, len(pend), size)
-                t._cbuf = size.value
-                if rc:
-                    t._sent(rc)
+                t._send(pend)
             except (SystemExit, KeyboardInterrupt) as exc:
                 self._stash(exc)
             except BaseException as exc:
