@@ -23,6 +23,11 @@ from .transports import event_dispatch
 _Base = base_events.BaseEventLoop
 _DATA = _net.DATA_RECEIVED
 _Event = _net.Event
+_SIZE = _net.EVENT_SIZE
+_MEM = _net.MEM
+# kind, transport, data, len of the event at an address; where there is no
+# MEM (a 32-bit process) kind 0 sends every event down the ctypes path.
+_head = _net.event_head if _MEM is not None else (lambda _mem, _at: (0, 0, 0, 0))
 _Unix = unix_events._UnixSelectorEventLoop
 
 
@@ -42,11 +47,12 @@ class NetworkMixin:
               'll_loop_set_event_batch')
         self._init_servers()
 
-    def _on_events(self, _loop_id, addr, n, _arg):
+    def _on_events(self, _loop_id, addr, n):
         """The batch sink: every transport event of this loop, n structs at
-        addr. Data for a transport whose protocol takes bytes (the hot
-        path) is read with one unpack and one slice of _net.MEM, with no
-        ctypes struct; every other event goes through event_dispatch.
+        addr (EVENT_BATCH: its C arg, always NULL here, is not converted).
+        Data for a transport whose protocol takes bytes (the hot path) is
+        read with one unpack and one slice of _MEM, with no ctypes struct;
+        every other event goes through event_dispatch.
 
         Writes made here are not gathered: they go at once, as asyncio's
         do, and C sends them without entering Go (the write fast path in
@@ -58,29 +64,28 @@ class NetworkMixin:
         self._gather = False
         try:
             get = self._transports.get
-            mem = _net.MEM
-            head = _net.event_head
-            size = _net.EVENT_SIZE
-            for i in range(n):
-                at = addr + i * size
-                if mem is not None:
-                    kind, tid, data, length = head(mem, at)
-                    if kind == _DATA:
-                        t = get(tid)
-                        if t is not None and t._fast_data:
-                            # What _data_bytes does, one Python frame less
-                            # per event: data_received straight under the
-                            # transport's context (a try costs nothing
-                            # until it catches, Python 3.11+); the error
-                            # goes to _fatal_error in that context too.
-                            try:
-                                t._context.run(t._protocol.data_received,
-                                               mem[data:data + length])
-                            except (SystemExit, KeyboardInterrupt):
-                                raise
-                            except BaseException as exc:
-                                t._context.run(t._data_failed, exc)
-                            continue
+            mem = _MEM
+            at = addr - _SIZE
+            while n:  # (a countdown: ~45 ns less per batch than a range)
+                n -= 1
+                at += _SIZE
+                kind, tid, data, length = _head(mem, at)
+                if kind == _DATA:
+                    t = get(tid)
+                    if t is not None and t._fast_data:
+                        # What _data_bytes does, one Python frame less
+                        # per event: data_received straight under the
+                        # transport's context (a try costs nothing
+                        # until it catches, Python 3.11+); the error
+                        # goes to _fatal_error in that context too.
+                        try:
+                            t._context.run(t._protocol.data_received,
+                                           mem[data:data + length])
+                        except (SystemExit, KeyboardInterrupt):
+                            raise
+                        except BaseException as exc:
+                            t._context.run(t._data_failed, exc)
+                        continue
                 ev = _Event.from_address(at)
                 t = get(ev.transport)
                 if t is None:
