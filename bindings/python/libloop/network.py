@@ -16,6 +16,7 @@ import os
 from asyncio import base_events, exceptions, sslproto, unix_events
 
 from . import _netlib as _net
+from . import stream_transport as _stream
 from ._lib import check
 from .stream_transport import StreamTransport
 from .transports import event_dispatch
@@ -24,6 +25,7 @@ _Base = base_events.BaseEventLoop
 _DATA = _net.DATA_RECEIVED
 _Event = _net.Event
 _SIZE = _net.EVENT_SIZE
+_RAW_MAX = _net.WRITE_RAW_MAX
 _MEM = _net.MEM
 # kind, transport, data, len of the event at an address; where there is no
 # MEM (a 32-bit process) kind 0 sends every event down the ctypes path.
@@ -118,7 +120,22 @@ class NetworkMixin:
             if type(pend) is not bytes:
                 pend = b''.join(pend)
             try:
-                t._send(pend)
+                # t._send(pend), inline for its common case: the id object
+                # made (else _send makes it: AttributeError, once per
+                # transport) and all sent (0).
+                n = len(pend)
+                if n > _RAW_MAX:
+                    t._send(pend)
+                    continue
+                try:
+                    r = _stream._write_raw(t._ctid, pend, n)
+                except AttributeError:
+                    t._send(pend)
+                    continue
+                if r:
+                    t._written(r)
+                else:
+                    t._cbuf = 0
             except (SystemExit, KeyboardInterrupt) as exc:
                 self._stash(exc)
             except BaseException as exc:

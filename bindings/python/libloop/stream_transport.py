@@ -216,21 +216,33 @@ class StreamTransport(ReadingMixin, _CTransport):
         if self._lost:
             self._warn_lost_write()
             return
-        if self._wpend is None and not self._loop._gather:
-            n = len(data)
-            if n <= _RAW_MAX:
-                try:
-                    tid = self._ctid
-                except AttributeError:  # the first write: made when needed (W10)
-                    tid = self._ctid = ctypes.c_uint64(self._tid)
-                r = _write_raw(tid, data, n)
+        if self._wpend is None:
+            loop = self._loop
+            if loop._gather:
+                # The first write of a trampoline's batch (a task's, a
+                # call_soon callback's): kept for the loop's flush when the
+                # module doc's rules allow, here rather than in
+                # _write_gather (one frame less).
+                if not self._cbuf and not self._closing and len(data) <= self._gather_max:
+                    self._wpend = data
+                    self._wpend_n = len(data)
+                    loop._wq.append(self)
+                    return
             else:
-                r = _write_big(self._tid, data, n)
-            if r:
-                self._written(r)
-            else:
-                self._cbuf = 0
-            return
+                n = len(data)
+                if n <= _RAW_MAX:
+                    try:
+                        tid = self._ctid
+                    except AttributeError:  # the first write: made when needed (W10)
+                        tid = self._ctid = ctypes.c_uint64(self._tid)
+                    r = _write_raw(tid, data, n)
+                else:
+                    r = _write_big(self._tid, data, n)
+                if r:
+                    self._written(r)
+                else:
+                    self._cbuf = 0
+                return
         self._write_gather(data)
 
     def _write_other(self, data):

@@ -79,6 +79,34 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
         t.close()
         self.run_coro(p.lost)
 
+    def test_gathered_writes_flush_through_the_raw_form(self):
+        # A task's writes are gathered; the flush sends them with one raw
+        # call per transport, also for the transport's first write (the id
+        # object is made then) and for a write of another batch.
+        t, p, peer = connected_pair(self)
+        calls = []
+        raw = stream_transport._write_raw
+
+        def counted(tid, data, n):
+            calls.append((tid.value, bytes(data)))
+            return raw(tid, data, n)
+
+        async def main():
+            stream_transport._write_raw = counted
+            try:
+                t.write(b'a')
+                t.write(b'b')
+                await asyncio.sleep(0.01)  # (a timer: the trampoline ends)
+                t.write(b'c')
+                await asyncio.sleep(0.01)
+            finally:
+                stream_transport._write_raw = raw
+        self.run_coro(main())
+        self.assertEqual(calls, [(t._tid, b'ab'), (t._tid, b'c')])
+        self.assertEqual(self.recv(peer, 3), b'abc')
+        t.close()
+        self.run_coro(p.lost)
+
     def test_buffer_size_and_pause_from_the_result(self):
         # The packed result's size is the C buffer's, and its status runs
         # pause_writing inside the write that crosses the mark.
