@@ -7,7 +7,7 @@ Writes of one batch are gathered (as uvloop does): inside the loop's
 callbacks (the host-queue trampoline, which sets loop._gather; not the
 event-batch sink, see NetworkMixin._on_events), a small write to a transport whose C buffer is empty is kept
 in _wpend and the loop sends each transport's gathered bytes with one
-ll_transport_write_async_size when the trampoline ends, before libloop
+ll_transport_write_async_packed when the trampoline ends, before libloop
 polls again: an HTTP response written as headers + body is one crossing
 and one send(), not two. A write that would take the gathered bytes over
 _gather_max (at most the high-water mark), a write while the C buffer
