@@ -324,6 +324,27 @@ int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, 
     return ll__transport_write_async_size_go(t, data, len, buffered);
 }
 
+/* ll_transport_write_async_size with its two results in one int64, so a
+ * ctypes binding makes a 3-argument call with no out-parameter (ctypes'
+ * POINTER argument and the size object it fills cost ~170 ns a write in
+ * Python, bench/python/README.md). A negative result is the error code
+ * (the buffer's size is then not reported); otherwise bit 0 is the status
+ * (1: paused) and the rest is the buffer's size. */
+int64_t ll_transport_write_async_packed(ll_transport t, const void *data, size_t len) {
+    if (len > 0 && data != NULL) {
+        const ll__proto *p = direct_slot(t);
+        if (p != NULL && p->direct && send_direct(p, &data, &len))
+            return 0;
+    }
+    size_t buffered = 0;
+    int rc = ll__transport_write_async_size_go(t, data, len, &buffered);
+    if (rc < 0)
+        return rc;
+    if (buffered > (size_t)(INT64_MAX >> 1))
+        buffered = (size_t)(INT64_MAX >> 1); /* (no buffer gets near 2^62 bytes) */
+    return (int64_t)buffered << 1 | (rc & 1);
+}
+
 void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
                         uintptr_t batch_fn, uintptr_t batch_arg) {
     ll_event *evs = (ll_event *)events_addr;

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Per-call cost of a 64 B ll_transport_write_async_size made from a
+"""Per-call cost of a 64 B ll_transport_write_async_size (`ll`) or of the
+binding's raw ll_transport_write_async_packed call (`packed`) made from a
 call_soon callback (outside any event delivery, as the binding's flush at
 the end of a trampoline makes it) to an idle Unix socketpair transport
 whose peer a child process drains. `sock` times Python's socket.send on
@@ -7,7 +8,7 @@ the same fd instead, for reference. Prints the median of 15 rounds of
 4,000 calls, in ns per call (each round fits the enlarged socket buffer,
 so nothing is buffered; a round that buffers stops the run).
 
-    python3 bench/python/bench_idle_write.py [ll|sock]
+    python3 bench/python/bench_idle_write.py [ll|packed|sock]
 """
 
 import asyncio
@@ -39,6 +40,9 @@ async def _main(mine, pid, mode):
     t, _ = await loop.create_unix_connection(asyncio.Protocol, sock=mine)
     tid, size, data = t._tid, ctypes.c_size_t(), b'x' * 64
     write = _net.ll_transport_write_async_size
+    # `packed`: the binding's write call (ll_transport_write_async_packed,
+    # no argtypes, the id as a c_uint64; 0 is all sent, nothing buffered)
+    packed, ctid = getattr(_net, 'write_packed_raw', None), ctypes.c_uint64(tid)
     raw = None
     if mode == 'sock':
         raw = socket.socket(fileno=os.dup(mine.fileno()))
@@ -52,9 +56,14 @@ async def _main(mine, pid, mode):
 
         def timed():
             t0 = time.perf_counter_ns()
-            for _ in range(N):
-                if write(tid, data, 64, size) != 0 or size.value:
-                    raise SystemExit('a write was buffered: the peer did not keep up')
+            if mode == 'packed':
+                for _ in range(N):
+                    if packed(ctid, data, 64) != 0:
+                        raise SystemExit('a write was buffered: the peer did not keep up')
+            else:
+                for _ in range(N):
+                    if write(tid, data, 64, size) != 0 or size.value:
+                        raise SystemExit('a write was buffered: the peer did not keep up')
             fut.set_result((time.perf_counter_ns() - t0) / N)
         loop.call_soon(timed)
         res.append(await fut)

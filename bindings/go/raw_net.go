@@ -25,6 +25,7 @@ type RawNet struct {
 	TransportWrite                func(t uint64, data unsafe.Pointer, n uintptr) int32                                      // ll_transport_write
 	TransportWriteAsync           func(t uint64, data unsafe.Pointer, n uintptr) int32                                      // ll_transport_write_async
 	TransportWriteAsyncSize       func(t uint64, data unsafe.Pointer, n uintptr, buffered unsafe.Pointer) int32             // ll_transport_write_async_size
+	TransportWriteAsyncPacked     func(t uint64, data unsafe.Pointer, n uintptr) int64                                      // ll_transport_write_async_packed
 	TransportWriteEOF             func(t uint64) int32                                                                      // ll_transport_write_eof
 	TransportCanWriteEOF          func(t uint64) int32                                                                      // ll_transport_can_write_eof
 	TransportClose                func(t uint64) int32                                                                      // ll_transport_close
@@ -69,6 +70,7 @@ func (r *RawNet) symbols() []struct {
 		{"ll_transport_write", &r.TransportWrite},
 		{"ll_transport_write_async", &r.TransportWriteAsync},
 		{"ll_transport_write_async_size", &r.TransportWriteAsyncSize},
+		{"ll_transport_write_async_packed", &r.TransportWriteAsyncPacked},
 		{"ll_transport_write_eof", &r.TransportWriteEOF},
 		{"ll_transport_can_write_eof", &r.TransportCanWriteEOF},
 		{"ll_transport_close", &r.TransportClose},

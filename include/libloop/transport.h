@@ -215,6 +215,17 @@ int ll_transport_write_async(ll_transport t, const void *data, size_t len);
 int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, size_t *buffered);
 
 /**
+ * ll_transport_write_async_size with both results in the return value, for
+ * bindings where an out-parameter costs more than the call (ctypes): the
+ * same write, the same fast path on the loop's thread.
+ * @return a negative error code (as ll_transport_write_async; the buffer's
+ *         size is then not reported), or (buffered << 1) | status, status
+ *         being 1 when paused for writing, 0 otherwise: 0 means sent and
+ *         nothing buffered.
+ */
+int64_t ll_transport_write_async_packed(ll_transport t, const void *data, size_t len);
+
+/**
  * Shut down the write side once the buffer is flushed (shutdown(SHUT_WR);
  * a pipe's write end closes). Reading goes on.
  * @return 0, LL_ECLOSED, LL_EINVAL (datagram or read pipe), LL_EBADHANDLE.

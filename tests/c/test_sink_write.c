@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Writes from a batch sink (the Python binding's path): during the sink's
  * call ll_transport_write_async_size sends from C (as on the loop's thread
- * anywhere: test_direct_write.c). It must give the same results as the Go
+ * anywhere: test_direct_write.c), and so does ll_transport_write_async_packed
+ * (every test runs with each). It must give the same results as the Go
  * path: the bytes in order, the buffer's size when the kernel refuses, 1
  * over the high-water mark, LL_ECLOSED after abort or close in the same
  * call, and transports with no event in the run written too. */
@@ -29,6 +30,23 @@ struct wsink {
 
 static unsigned char big[BIG_CHUNK];
 
+/* The write under test: ll_transport_write_async_size, or (packed set:
+ * each test runs both ways) ll_transport_write_async_packed, its one
+ * result split back into the result and *buffered. */
+static int packed;
+
+static int write_async(ll_transport t, const void *data, size_t len, size_t *buffered) {
+    if (!packed)
+        return ll_transport_write_async_size(t, data, len, buffered);
+    int64_t r = ll_transport_write_async_packed(t, data, len);
+    if (r < 0) {
+        *buffered = 0;
+        return (int)r;
+    }
+    *buffered = (size_t)(r >> 1);
+    return (int)(r & 1);
+}
+
 static void wsink_fn(ll_loop loop, ll_event *evs, size_t n, void *arg) {
     (void)loop;
     struct wsink *s = arg;
@@ -41,13 +59,13 @@ static void wsink_fn(ll_loop loop, ll_event *evs, size_t n, void *arg) {
         s->data++;
         switch (s->mode) {
         case ECHO:
-            rc = ll_transport_write_async_size(t, evs[i].data, evs[i].len, &b);
+            rc = write_async(t, evs[i].data, evs[i].len, &b);
             if (rc != 0 || b != 0)
                 s->bad++;
             break;
         case BIG:
             for (int k = 0; k < BIG_CHUNKS; k++) {
-                rc = ll_transport_write_async_size(t, big, sizeof big, &b);
+                rc = write_async(t, big, sizeof big, &b);
                 if (rc != 0 && rc != 1)
                     s->bad++;
                 s->rc1 += rc == 1;
@@ -59,15 +77,15 @@ static void wsink_fn(ll_loop loop, ll_event *evs, size_t n, void *arg) {
             break;
         case ABORT_THEN_WRITE:
             CHECK_EQ_INT(ll_transport_abort(t), 0);
-            s->after = ll_transport_write_async_size(t, "late", 4, &b);
+            s->after = write_async(t, "late", 4, &b);
             break;
         case CLOSE_THEN_WRITE:
             CHECK_EQ_INT(ll_transport_close(t), 0);
-            s->after = ll_transport_write_async_size(t, "late", 4, &b);
+            s->after = write_async(t, "late", 4, &b);
             break;
         case OTHERS: /* write to every other accepted transport: not in this run */
             for (int k = 0; k < s->naccepted; k++)
-                if (s->accepted[k] != t && ll_transport_write_async_size(s->accepted[k], "other", 5, &b) != 0)
+                if (s->accepted[k] != t && write_async(s->accepted[k], "other", 5, &b) != 0)
                     s->bad++;
             break;
         }
@@ -195,9 +213,11 @@ static void test_write_outside_the_run(void) {
 }
 
 int main(void) {
-    RUN_TEST(test_echo_in_one_run);
-    RUN_TEST(test_big_write_buffers);
-    RUN_TEST(test_write_after_abort_or_close);
-    RUN_TEST(test_write_outside_the_run);
+    for (packed = 0; packed <= 1; packed++) {
+        RUN_TEST(test_echo_in_one_run);
+        RUN_TEST(test_big_write_buffers);
+        RUN_TEST(test_write_after_abort_or_close);
+        RUN_TEST(test_write_outside_the_run);
+    }
     return CHECK_REPORT();
 }

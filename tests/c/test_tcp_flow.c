@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Write flow control: the water marks, LL_PAUSE_WRITING and
  * LL_RESUME_WRITING exactly once per crossing, set_write_buffer_limits,
- * get_write_buffer_size and ll_transport_write_async_size's report, and
+ * get_write_buffer_size and ll_transport_write_async_size's report (and
+ * _packed's), and
  * abort with a full buffer. */
 #include "net_util.h"
 
@@ -198,8 +199,48 @@ static void test_write_async_size(void) {
     ll_release(loop);
 }
 
+/* ll_transport_write_async_packed: the same write as
+ * ll_transport_write_async_size, its size and status in one result
+ * ((size << 1) | status), or the negative code. */
+static void test_write_async_packed(void) {
+    ll_loop loop = new_loop();
+    struct server srv;
+    struct conn cl;
+    setup(loop, &srv, &cl);
+    static char chunk[256 << 10];
+    CHECK(ll_transport_write_async_packed(cl.t, "hello", 5) == 0);
+    int64_t r = 0;
+    for (int i = 0; i < 4096 && r == 0; i++) {
+        r = ll_transport_write_async_packed(cl.t, chunk, sizeof chunk);
+        CHECK(r >= 0);
+    }
+    CHECK(r > 0);
+    CHECK_EQ_INT((size_t)(r >> 1), bufsize(cl.t));
+    /* Over the high-water mark: status 1, the size grown by the chunk. */
+    int64_t before = r >> 1;
+    r = ll_transport_write_async_packed(cl.t, chunk, sizeof chunk);
+    CHECK_EQ_INT(r & 1, 1);
+    CHECK(r >> 1 == before + (int64_t)sizeof chunk);
+    CHECK((size_t)(r >> 1) == bufsize(cl.t));
+    /* Bad input: the code itself. */
+    CHECK(ll_transport_write_async_packed(cl.t, NULL, 10) == LL_EINVAL);
+    CHECK(ll_transport_write_async_packed(0xdead, "x", 1) == LL_EBADHANDLE);
+    CHECK(ll_transport_write_async_packed(0, "x", 1) == LL_EBADHANDLE);
+    /* Drained: 0 again; after abort: LL_ECLOSED. */
+    CHECK_EQ_INT(ll_transport_resume_reading(srv.conns[0].t), 0);
+    RUN_UNTIL(loop, bufsize(cl.t) == 0, 10.0);
+    CHECK(ll_transport_write_async_packed(cl.t, "x", 1) == 0);
+    CHECK_EQ_INT(ll_transport_abort(cl.t), 0);
+    CHECK(ll_transport_write_async_packed(cl.t, "x", 1) == LL_ECLOSED);
+    RUN_UNTIL(loop, cl.nlost == 1, 5.0);
+    server_free(&srv, loop);
+    STILL_RUNS(loop);
+    ll_release(loop);
+}
+
 int main(void) {
     RUN_TEST(test_write_async_size);
+    RUN_TEST(test_write_async_packed);
     RUN_TEST(test_default_marks);
     RUN_TEST(test_custom_marks);
     RUN_TEST(test_abort_full_buffer);

@@ -84,9 +84,15 @@ class SpawnExtra(Structure):
         super().__init__(ctypes.sizeof(SpawnExtra), None, 0, 0, -1, -1, None, -1, -1, -1, 0)
 
 
-# The batch sink gets the events' address (an int): NetworkMixin._on_events
-# reads them with event_head, or as Event.from_address for the rare kinds.
-EVENT_BATCH = CFUNCTYPE(None, c_uint64, c_void_p, c_size_t, c_void_p)
+# The batch sink gets the events' address (an int, 0 for NULL: c_size_t,
+# not c_void_p, which gives None): NetworkMixin._on_events reads them with
+# event_head, or as Event.from_address for the rare kinds. ll_event_batch_fn
+# has a fourth parameter, arg, which the binding sets NULL and does not
+# declare: ctypes would convert it on every batch (~34 ns, a third of the
+# arguments' cost), and on the C calling conventions of every platform
+# CPython's ctypes supports the caller passes and removes the arguments, so
+# a callee that reads fewer of them is called correctly.
+EVENT_BATCH = CFUNCTYPE(None, c_uint64, c_size_t, c_size_t)
 EVENT_SIZE = ctypes.sizeof(Event)
 
 # The process's address space as one char array: MEM[a:a + n] is a bytes
@@ -111,6 +117,19 @@ ll_transport_set_protocol = _fn(_P, "ll_transport_set_protocol", c_int, [c_uint6
 ll_transport_write = _fn(_P, "ll_transport_write_async", c_int, [c_uint64, c_char_p, c_size_t])  # asyncio's write()
 ll_transport_write_async_size = _fn(_P, "ll_transport_write_async_size", c_int,
                                     [c_uint64, c_char_p, c_size_t, POINTER(c_size_t)])
+ll_transport_write_async_packed = _fn(_P, "ll_transport_write_async_packed", c_int64,
+                                      [c_uint64, c_char_p, c_size_t])
+# Its hot-path form (StreamTransport.write): a second function object with
+# no argtypes, so ctypes converts each argument directly instead of through
+# a from_param call (bench/python/README.md: ~120 against ~260 ns a call).
+# Callers pass the transport's id as a c_uint64 (a Python int would go as a
+# C int) and a bytes object, and only lengths up to WRITE_RAW_MAX: a Python
+# int goes as a C int, which libffi widens to the size_t register (x86-64
+# and arm64 extend every narrower integer argument); longer writes take the
+# declared form above.
+write_packed_raw = _P["ll_transport_write_async_packed"]
+write_packed_raw.restype = c_int64
+WRITE_RAW_MAX = 0x7FFFFFFF
 ll_transport_write_eof = _fn(_P, "ll_transport_write_eof", c_int, [c_uint64])
 ll_transport_can_write_eof = _fn(_P, "ll_transport_can_write_eof", c_int, [c_uint64])
 ll_transport_close = _fn(_P, "ll_transport_close", c_int, [c_uint64])

@@ -7,7 +7,7 @@ Writes of one batch are gathered (as uvloop does): inside the loop's
 callbacks (the host-queue trampoline, which sets loop._gather; not the
 event-batch sink, see NetworkMixin._on_events), a small write to a transport whose C buffer is empty is kept
 in _wpend and the loop sends each transport's gathered bytes with one
-ll_transport_write_async_size when the trampoline ends, before libloop
+ll_transport_write_async_packed when the trampoline ends, before libloop
 polls again: an HTTP response written as headers + body is one crossing
 and one send(), not two. A write that would take the gathered bytes over
 _gather_max (at most the high-water mark), a write while the C buffer
@@ -36,6 +36,10 @@ from .transports import ReadingMixin, _CTransport
 _GATHER_MAX = 64 * 1024  # most bytes one transport gathers in a batch
 _UNKNOWN = object()      # a name not read yet
 _NO_EXTRA = types.MappingProxyType({})
+_write_raw = _net.write_packed_raw
+_write_big = _net.ll_transport_write_async_packed
+_RAW_MAX = _net.WRITE_RAW_MAX
+
 
 
 def _shared(addr):
@@ -53,7 +57,7 @@ class StreamTransport(ReadingMixin, _CTransport):
     _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
     _DATA_FAILED = 'Fatal error: protocol.data_received() call failed.'  # (asyncio's)
     __slots__ = ('_eof', '_wpend', '_wpend_n', '_cbuf', '_gather_max', '_conn_lost_writes',
-                 '_sockname', '_peername', '_xsock')
+                 '_sockname', '_peername', '_xsock', '_ctid')
 
     def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None,
                  context=None):
@@ -198,7 +202,54 @@ class StreamTransport(ReadingMixin, _CTransport):
     # ---- writing -----------------------------------------------------------------
 
     def write(self, data):
-        if type(data) is not bytes and not isinstance(data, (bytearray, memoryview)):
+        # One frame on the common path (the sink's writes: nothing gathered,
+        # no gathering): _send inlined, and the C call in its raw form
+        # (_netlib.write_packed_raw: 3 arguments, no argtypes, the status
+        # and the buffer's size in one result).
+        if type(data) is not bytes:
+            self._write_other(data)
+            return
+        if self._eof:
+            raise RuntimeError('Cannot call write() after write_eof()')
+        if not data:
+            return
+        if self._lost:
+            self._warn_lost_write()
+            return
+        if self._wpend is None:
+            loop = self._loop
+            if loop._gather:
+                # The first write of a trampoline's batch (a task's, a
+                # call_soon callback's): kept for the loop's flush when the
+                # module doc's rules allow, here rather than in
+                # _write_gather (one frame less).
+                if not self._cbuf and not self._closing and len(data) <= self._gather_max:
+                    self._wpend = data
+                    self._wpend_n = len(data)
+                    loop._wq.append(self)
+                    return
+            else:
+                n = len(data)
+                if n <= _RAW_MAX:
+                    try:
+                        tid = self._ctid
+                    except AttributeError:  # the first write: made when needed (W10)
+                        tid = self._ctid = ctypes.c_uint64(self._tid)
+                    r = _write_raw(tid, data, n)
+                else:
+                    r = _write_big(self._tid, data, n)
+                if r:
+                    self._written(r)
+                else:
+                    self._cbuf = 0
+                return
+        self._write_gather(data)
+
+    def _write_other(self, data):
+        """write() of anything but bytes, with asyncio's checks in asyncio's
+        order; a bytearray or memoryview is copied (libloop may keep it
+        buffered) once it is known to be written."""
+        if not isinstance(data, (bytearray, memoryview)):
             raise TypeError(f'data argument must be a bytes-like object, '
                             f'not {type(data).__name__!r}')
         if self._eof:
@@ -208,8 +259,12 @@ class StreamTransport(ReadingMixin, _CTransport):
         if self._lost:
             self._warn_lost_write()
             return
-        if type(data) is not bytes:
-            data = bytes(data)
+        self.write(bytes(data))
+
+    def _write_gather(self, data):
+        """write() inside a trampoline (loop._gather) or with bytes gathered:
+        gather while the C buffer is empty (the module's doc), else send
+        what is gathered and data after it."""
         pend = self._wpend
         if self._loop._gather and not self._cbuf and not self._closing:
             if pend is None:
@@ -233,18 +288,37 @@ class StreamTransport(ReadingMixin, _CTransport):
         self._send(data)
 
     def _send(self, data):
-        """One ll_transport_write_async_size: sends at once, buffers what
+        """One ll_transport_write_async_packed: sends at once, buffers what
         the kernel refused; its result says when the buffer went over the
         high-water mark, so pause_writing runs inside write() as in asyncio
         (the event that follows finds the protocol paused). Closing:
         libloop takes the bytes while close() still flushes (as asyncio's
         transport does; sslproto's close_notify comes that way) and refuses
         them (LL_ECLOSED) once the fd is closed."""
-        size = self._loop._wsize  # the loop's out-parameter (one thread per loop)
-        rc = _net.ll_transport_write_async_size(self._tid, data, len(data), size)
-        self._cbuf = size.value
-        if rc:
-            self._sent(rc)
+        n = len(data)
+        if n <= _RAW_MAX:
+            try:
+                tid = self._ctid
+            except AttributeError:
+                tid = self._ctid = ctypes.c_uint64(self._tid)
+            r = _write_raw(tid, data, n)
+        else:
+            r = _write_big(self._tid, data, n)
+        if r:
+            self._written(r)
+        else:
+            self._cbuf = 0
+
+    def _written(self, r):
+        """A non-zero packed result: the buffer's size (r >> 1) and the
+        status (r & 1), or an error code (negative)."""
+        if r > 0:
+            self._cbuf = r >> 1
+            if r & 1:
+                self._sent(1)
+        else:
+            self._cbuf = 0
+            self._sent(r)
 
     def _sent(self, rc):
         """What a write's non-zero result means (_send's and the loop's

@@ -8,7 +8,7 @@ import asyncio
 import socket
 import unittest
 
-from libloop import _netlib
+from libloop import stream_transport
 
 from .base import LibloopLoop, LoopCase, twin
 from .netbase import ClosesOpened, Recorder, connected_pair, listening_socket
@@ -170,7 +170,7 @@ class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
         listener = listening_socket()
         self.addCleanup(listener.close)
         calls = []
-        real = _netlib.ll_transport_write_async_size
+        real = stream_transport._write_raw
 
         def counted(*args):
             calls.append(args[2])
@@ -180,13 +180,13 @@ class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
             t, p = await self.loop.create_connection(
                 lambda: Recorder(self.loop), *listener.getsockname())
             conn, _ = await self.loop.sock_accept(listener)
-            _netlib.ll_transport_write_async_size = counted
+            stream_transport._write_raw = counted
             try:
                 t.write(b'HTTP/1.1 200 OK\r\n\r\n')
                 t.write(b'Hello')
                 await asyncio.sleep(0)
             finally:
-                _netlib.ll_transport_write_async_size = real
+                stream_transport._write_raw = real
             t.write(b'!')  # (outside the patch: no count)
             data = b''
             while len(data) < 25:
@@ -205,7 +205,7 @@ class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
         self.addCleanup(listener.close)
         calls = []
         seen = []
-        real = _netlib.ll_transport_write_async_size
+        real = stream_transport._write_raw
 
         def counted(*args):
             calls.append(bytes(args[1][:args[2]]))
@@ -225,14 +225,14 @@ class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
             srv = await self.loop.create_server(Echo, sock=listener)
             conn = socket.create_connection(listener.getsockname())
             conn.setblocking(False)
-            _netlib.ll_transport_write_async_size = counted
+            stream_transport._write_raw = counted
             try:
                 await self.loop.sock_sendall(conn, b'x')
                 data = b''
                 while len(data) < 3:
                     data += await self.loop.sock_recv(conn, 10)
             finally:
-                _netlib.ll_transport_write_async_size = real
+                stream_transport._write_raw = real
             conn.close()
             srv.close()
             await srv.wait_closed()
