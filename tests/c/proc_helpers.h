@@ -9,6 +9,7 @@
 #define LIBLOOP_TEST_PROC_HELPERS_H
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <signal.h>
@@ -171,6 +172,49 @@ static inline int run_child(ll_loop loop, const char *const *argv, int in, int o
     int ok = RUN_UNTIL(loop, plog_all_done, &d, 10);
     ll_release(p);
     return ok;
+}
+
+/* The hex mask after "name:\t" in /proc/<child>/status (as printed by cat). */
+static inline unsigned long long status_mask(const char *status, const char *name) {
+    const char *p = strstr(status, name);
+    return p == NULL ? ~0ULL : strtoull(p + strlen(name) + 2, NULL, 16);
+}
+
+static inline void noop_handler(int sig) { (void)sig; }
+
+/* A child started while the host ignores SIGPIPE and SIGXFSZ, handles
+ * SIGUSR1 and blocks SIGUSR2 gets none of it: no handler (cat sets none;
+ * the Go runtime's and the host's are gone), both ignored signals at their
+ * defaults, nothing blocked. The host's state is put back after. */
+static inline void check_child_signals_clean(ll_loop loop) {
+    struct sigaction ign, usr1, old_pipe, old_xfsz, old_usr1;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &old_pipe);
+    sigaction(SIGXFSZ, &ign, &old_xfsz);
+    memset(&usr1, 0, sizeof usr1);
+    usr1.sa_handler = noop_handler;
+    sigaction(SIGUSR1, &usr1, &old_usr1);
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGUSR2);
+    pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+
+    struct plog l;
+    memset(&l, 0, sizeof l);
+    const char *const argv[] = {"cat", "/proc/self/status", NULL};
+    CHECK(run_child(loop, argv, LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_DEVNULL, &l));
+    CHECK_EQ_INT(l.code, 0);
+    unsigned long long ign_mask = status_mask(l.out[1], "SigIgn");
+    CHECK_EQ_INT(status_mask(l.out[1], "SigCgt"), 0);
+    CHECK((ign_mask & (1ULL << (SIGPIPE - 1))) == 0);
+    CHECK((ign_mask & (1ULL << (SIGXFSZ - 1))) == 0);
+    CHECK((status_mask(l.out[1], "SigBlk") & (1ULL << (SIGUSR2 - 1))) == 0);
+
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    sigaction(SIGXFSZ, &old_xfsz, NULL);
+    sigaction(SIGUSR1, &old_usr1, NULL);
 }
 
 /* The number of open fds of this process, leaving out epoll and eventfd

@@ -15,51 +15,10 @@
 
 #include "proc_helpers.h"
 
-/* The hex mask after "name:\t" in /proc/<child>/status (as printed by cat). */
-static unsigned long long status_mask(const char *status, const char *name) {
-    const char *p = strstr(status, name);
-    if (p == NULL)
-        return ~0ULL;
-    return strtoull(p + strlen(name) + 2, NULL, 16);
-}
-
-static void noop_handler(int sig) { (void)sig; }
-
 static void test_ignored_signals_are_default_in_child(void) {
-    struct sigaction old_pipe, old_xfsz, ign;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, &old_pipe);
-    sigaction(SIGXFSZ, &ign, &old_xfsz);
-    struct sigaction usr1, old_usr1;
-    memset(&usr1, 0, sizeof usr1);
-    usr1.sa_handler = noop_handler;
-    sigaction(SIGUSR1, &usr1, &old_usr1);
-    sigset_t block, old_mask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGUSR2);
-    pthread_sigmask(SIG_BLOCK, &block, &old_mask);
-
     ll_loop loop = new_loop();
-    struct plog l;
-    memset(&l, 0, sizeof l);
-    const char *const argv[] = {"cat", "/proc/self/status", NULL};
-    CHECK(run_child(loop, argv, LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_DEVNULL, &l));
-    unsigned long long ign_mask = status_mask(l.out[1], "SigIgn");
-    unsigned long long blk_mask = status_mask(l.out[1], "SigBlk");
-    /* No handler of the host's survives into the child (cat sets none):
-     * the Go runtime's, and the host's SIGUSR1 below. */
-    CHECK_EQ_INT(status_mask(l.out[1], "SigCgt"), 0);
-    CHECK((ign_mask & (1ULL << (SIGPIPE - 1))) == 0);
-    CHECK((ign_mask & (1ULL << (SIGXFSZ - 1))) == 0);
-    CHECK((blk_mask & (1ULL << (SIGUSR2 - 1))) == 0);
-    CHECK_EQ_INT(l.code, 0);
+    check_child_signals_clean(loop);
     ll_release(loop);
-
-    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-    sigaction(SIGPIPE, &old_pipe, NULL);
-    sigaction(SIGXFSZ, &old_xfsz, NULL);
-    sigaction(SIGUSR1, &old_usr1, NULL);
 }
 
 /* A program that cannot run is the spawn's error, and its child (which

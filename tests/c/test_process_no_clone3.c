@@ -20,11 +20,6 @@
 #include "no_clone3.h"
 #include "proc_helpers.h"
 
-static unsigned long long status_mask(const char *status, const char *name) {
-    const char *p = strstr(status, name);
-    return p == NULL ? ~0ULL : strtoull(p + strlen(name) + 2, NULL, 16);
-}
-
 static int exits, bad;
 
 static int count_exit(ll_loop loop, const ll_event *ev, void *arg) {
@@ -39,8 +34,6 @@ static int count_exit(ll_loop loop, const ll_event *ev, void *arg) {
 }
 
 static int exits_reach(void *arg) { return exits >= *(int *)arg; }
-
-static void noop_handler(int sig) { (void)sig; }
 
 static void test_spawns_without_clone3(void) {
     ll_loop loop = new_loop();
@@ -69,27 +62,8 @@ static void test_spawns_without_clone3(void) {
 static void test_exec_failure_without_clone3(void) { check_failed_execs_leave_nothing(41, LL_STDIO_DEVNULL); }
 
 static void test_signals_without_clone3(void) {
-    struct sigaction ign, usr1, old_pipe, old_usr1;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ign, &old_pipe);
-    memset(&usr1, 0, sizeof usr1);
-    usr1.sa_handler = noop_handler;
-    sigaction(SIGUSR1, &usr1, &old_usr1);
-    sigset_t block, old_mask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGUSR2);
-    pthread_sigmask(SIG_BLOCK, &block, &old_mask);
-
     ll_loop loop = new_loop();
-    struct plog l;
-    memset(&l, 0, sizeof l);
-    const char *const argv[] = {"cat", "/proc/self/status", NULL};
-    CHECK(run_child(loop, argv, LL_STDIO_DEVNULL, LL_STDIO_PIPE, LL_STDIO_DEVNULL, &l));
-    CHECK_EQ_INT(l.code, 0);
-    CHECK((status_mask(l.out[1], "SigIgn") & (1ULL << (SIGPIPE - 1))) == 0);
-    CHECK((status_mask(l.out[1], "SigBlk") & (1ULL << (SIGUSR2 - 1))) == 0);
-    CHECK_EQ_INT(status_mask(l.out[1], "SigCgt"), 0);
+    check_child_signals_clean(loop);
 
     /* A running child takes a signal (pidfd_send_signal) and dies of it. */
     struct plog k;
@@ -103,10 +77,6 @@ static void test_signals_without_clone3(void) {
     CHECK_EQ_INT(ll_process_kill(p), -ESRCH);
     ll_release(p);
     ll_release(loop);
-
-    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-    sigaction(SIGPIPE, &old_pipe, NULL);
-    sigaction(SIGUSR1, &old_usr1, NULL);
 }
 
 int main(void) {
