@@ -150,6 +150,9 @@ test-python: lib
 	  for py in $(PYTHONS); do echo "== Python suite: $$py ($$($$py -V 2>&1))"; \
 	    LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $$py -m unittest discover -s bindings/python/tests -t bindings/python || exit 1; \
 	  done; \
+	  echo "== Python network suites without the C hot path (LIBLOOP_PY_HOTPATH=0: the ctypes sink and write)"; \
+	  LIBLOOP_PY_HOTPATH=0 LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(firstword $(PYTHONS)) -m unittest discover \
+	    -s bindings/python/tests -t bindings/python -p 'test_net_*.py' || exit 1; \
 	else echo "no Python suite yet"; fi
 
 # Benchmarks are not tests: C against libuv/libev, then Python against

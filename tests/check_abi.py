@@ -132,6 +132,16 @@ OMIT = {
     },
 }
 
+# Deliberate omissions of every name with a prefix: binding -> {prefix:
+# reason} (a name both bound and so omitted is not reported).
+OMIT_PREFIXES = {
+    # include/libloop/python.h is the CPython binding's C side.
+    "python": {"LL_PY_": "ll_py_bind's table: the index of a function is its name's place in "
+                         "_hotpath._API, whose length is checked against PY_API_COUNT"},
+    "go": {"ll_py_": "include/libloop/python.h is for CPython bindings",
+           "LL_PY_": "include/libloop/python.h is for CPython bindings"},
+}
+
 # Binding constants whose names follow no rule: binding -> {C name: name}.
 ALIASES = {
     "python": {"LL_VERSION_MAJOR": "ABI_MAJOR", "LL_VERSION_MINOR": "ABI_MINOR"},
@@ -309,14 +319,21 @@ def go_lookup(c_name, consts):
 # ---- the comparison -------------------------------------------------------------------
 
 def compare(binding, h_funcs, h_consts, funcs, const_hits):
-    errors, omit = [], OMIT[binding]
+    errors, exact = [], OMIT[binding]
+    prefixes = tuple(OMIT_PREFIXES.get(binding, ()))
+
+    class Omitted(dict):
+        # `in`: omitted by name, or by prefix if not bound (checked below)
+        def __contains__(self, name):
+            return dict.__contains__(self, name) or name.startswith(prefixes)
+    omit = Omitted(exact)
     for name, arity in sorted(h_funcs.items()):
         decls = funcs.get(name)
         if not decls:
             if name not in omit:
                 errors.append(f"{binding}: {name} (arity {arity}) is not bound")
             continue
-        if name in omit:
+        if name in exact:
             errors.append(f"{binding}: {name} is bound now: drop it from OMIT")
         for n, where in decls:
             if n != arity:
@@ -331,13 +348,13 @@ def compare(binding, h_funcs, h_consts, funcs, const_hits):
             if name not in omit:
                 errors.append(f"{binding}: constant {name} = {value} is missing")
             continue
-        if name in omit:
+        if name in exact:
             errors.append(f"{binding}: {name} is defined now: drop it from OMIT")
         for b_name, b_value, where in hits:
             if b_value != value:
                 errors.append(f"{binding}: {b_name} = {b_value} at {where}, "
                               f"but the header has {name} = {value}")
-    for name in omit:
+    for name in exact:
         if name not in h_funcs and name not in h_consts:
             errors.append(f"{binding}: OMIT names {name}, which no header declares")
     return errors

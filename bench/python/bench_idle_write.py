@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Per-call cost of a 64 B ll_transport_write_async_size (`ll`) or of the
-binding's raw ll_transport_write_async_packed call (`packed`) made from a
+binding's own ll_transport_write_async_packed call (`packed`: the hot path's
+builtin, _hotpath.transport_write; an older binding's raw ctypes call) made from a
 call_soon callback (outside any event delivery, as the binding's flush at
 the end of a trampoline makes it) to an idle Unix socketpair transport
 whose peer a child process drains. `sock` times Python's socket.send on
@@ -40,9 +41,21 @@ async def _main(mine, pid, mode):
     t, _ = await loop.create_unix_connection(asyncio.Protocol, sock=mine)
     tid, size, data = t._tid, ctypes.c_size_t(), b'x' * 64
     write = _net.ll_transport_write_async_size
-    # `packed`: the binding's write call (ll_transport_write_async_packed,
-    # no argtypes, the id as a c_uint64; 0 is all sent, nothing buffered)
-    packed, ctid = getattr(_net, 'write_packed_raw', None), ctypes.c_uint64(tid)
+    # `packed`: the binding's write call (0 is all sent, nothing buffered):
+    # the builtin, or an older binding's raw ctypes call (no argtypes, the
+    # id as a c_uint64)
+    raw_packed = getattr(_net, 'write_packed_raw', None)
+    if raw_packed is not None:
+        ctid = ctypes.c_uint64(tid)
+
+        def packed(_tid, data, n):
+            return raw_packed(ctid, data, n)
+    else:
+        from libloop import _hotpath
+        builtin = _hotpath.transport_write
+
+        def packed(tid, data, _n):
+            return builtin(tid, data)
     raw = None
     if mode == 'sock':
         raw = socket.socket(fileno=os.dup(mine.fileno()))
@@ -58,7 +71,7 @@ async def _main(mine, pid, mode):
             t0 = time.perf_counter_ns()
             if mode == 'packed':
                 for _ in range(N):
-                    if packed(ctid, data, 64) != 0:
+                    if packed(tid, data, 64) != 0:
                         raise SystemExit('a write was buffered: the peer did not keep up')
             else:
                 for _ in range(N):

@@ -1,20 +1,28 @@
 # SPDX-License-Identifier: MIT
-"""Per-event Python cost of libloop's batch sink, without the kernel:
-loop._on_events called from Python on a 1-event batch (DATA_RECEIVED, 64 B)
-for a real transport whose protocol writes the data back (`write`) or does
-nothing (`nowrite`); `gather` times instead a 64 B write in gather mode (as
-from a task or call_soon callback) and the loop's flush that sends it. The
-C write is replaced by a no-op C function of the same ctypes signature
-(CPython's PyErr_Occurred: returns 0, ignores its arguments; no argtypes
-for the binding's raw packed write), so what is timed is the binding's
-Python plus one ctypes call's argument conversions. Prints the median of 7
-rounds of 200,000 calls.
+"""Per-event cost of libloop's batch sink, without the kernel: the loop's
+sink called on a 1-event batch (DATA_RECEIVED, 64 B) for a real transport
+whose protocol writes the data back (`write`) or does nothing (`nowrite`);
+`gather` times instead a 64 B write in gather mode (as from a task or
+call_soon callback) and the loop's flush that sends it.
+
+The sink is the loop's: with the hot path's C side (include/libloop/python.h)
+the C sink; without it (LIBLOOP_PY_HOTPATH=0, or an older binding) the
+ctypes sink loop._on_events, entered as libloop enters it (its ctypes
+callback). Either is called through its C function pointer by one ctypes
+call of the same signature (that call's cost is in both figures: libloop
+itself calls the sink from C). The write's C
+call is replaced by a no-op of its form (a builtin taking the id and the
+bytes: operator.is_; for older bindings a ctypes function of the same
+signature, CPython's PyErr_Occurred, which ignores its arguments), so what
+is timed is the binding's own work. Prints the median of 7 rounds of
+200,000 calls.
 
     python3 bench/python/bench_sink.py [write|nowrite|gather]
 """
 
 import asyncio
 import ctypes
+import operator
 import socket
 import sys
 import time
@@ -25,6 +33,8 @@ from libloop import _netlib as _net
 from libloop import stream_transport
 
 N, ROUNDS = 200_000, 7
+_CALL = ctypes.PYFUNCTYPE(None, c_uint64, c_size_t, c_size_t, ctypes.c_void_p)
+_KIND = ''
 
 
 class _Echo(asyncio.Protocol):
@@ -57,16 +67,28 @@ async def _main(loop, mode):
     # _write_raw: no argtypes); an older binding calls the 4-argument
     # ll_transport_write_async_size through _netlib (kept, to time one
     # against the other: LIBLOOP_BEFORE_PYTHON).
-    mod, name = (stream_transport, '_write_raw') if hasattr(stream_transport, '_write_raw') \
-        else (_net, 'll_transport_write_async_size')
-    if mod is stream_transport:
+    if hasattr(stream_transport, '_transport_write'):
+        mod, name, noop = stream_transport, '_transport_write', operator.is_
+    elif hasattr(stream_transport, '_write_raw'):
+        mod, name = stream_transport, '_write_raw'
         noop.argtypes = None
         noop.restype = c_int64
+    else:
+        mod, name = _net, 'll_transport_write_async_size'
     real = getattr(mod, name)
     setattr(mod, name, noop)
-    sink = loop._on_events
-    # (an older binding's sink also takes the batch's C arg)
-    args = (0, addr, 1, None)[:sink.__code__.co_argcount - 1]
+    # The sink as libloop calls it (its C function pointer, with the loop's
+    # arg), through one ctypes call of the same signature for either sink.
+    c_sink = getattr(loop, '_c_sink', None)
+    if c_sink is not None:
+        from libloop import _hotpath
+        fn, arg = ctypes.cast(_hotpath._deliver, ctypes.c_void_p).value, c_sink
+    else:
+        fn, arg = ctypes.cast(loop._c_events, ctypes.c_void_p).value, None
+    sink = _CALL(fn)
+    args = (loop._id, addr, 1, arg)
+    global _KIND
+    _KIND = 'C sink' if c_sink is not None else 'ctypes sink'
     res = []
     msg = b'p' * 64
     flush = loop._flush_writes
@@ -99,8 +121,8 @@ def main():
         res = loop.run_until_complete(_main(loop, mode))
     finally:
         loop.close()
-    what = {'write': 'sink, 1 DATA event, written back',
-            'nowrite': 'sink, 1 DATA event',
+    what = {'write': f'{_KIND}, 1 DATA event, written back',
+            'nowrite': f'{_KIND}, 1 DATA event',
             'gather': 'gathered write + flush'}[mode]
     print(f'{what}: median {res[ROUNDS // 2]:.0f} ns per call (min {res[0]:.0f})')
 

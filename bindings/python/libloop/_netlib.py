@@ -119,17 +119,6 @@ ll_transport_write_async_size = _fn(_P, "ll_transport_write_async_size", c_int,
                                     [c_uint64, c_char_p, c_size_t, POINTER(c_size_t)])
 ll_transport_write_async_packed = _fn(_P, "ll_transport_write_async_packed", c_int64,
                                       [c_uint64, c_char_p, c_size_t])
-# Its hot-path form (StreamTransport.write): a second function object with
-# no argtypes, so ctypes converts each argument directly instead of through
-# a from_param call (bench/python/README.md: ~120 against ~260 ns a call).
-# Callers pass the transport's id as a c_uint64 (a Python int would go as a
-# C int) and a bytes object, and only lengths up to WRITE_RAW_MAX: a Python
-# int goes as a C int, which libffi widens to the size_t register (x86-64
-# and arm64 extend every narrower integer argument); longer writes take the
-# declared form above.
-write_packed_raw = _P["ll_transport_write_async_packed"]
-write_packed_raw.restype = c_int64
-WRITE_RAW_MAX = 0x7FFFFFFF
 ll_transport_write_eof = _fn(_P, "ll_transport_write_eof", c_int, [c_uint64])
 ll_transport_can_write_eof = _fn(_P, "ll_transport_can_write_eof", c_int, [c_uint64])
 ll_transport_close = _fn(_P, "ll_transport_close", c_int, [c_uint64])

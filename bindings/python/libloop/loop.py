@@ -290,6 +290,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         if self._tm is not None:
             self._tm.close()
         _lib.ll_loop_close(self._id)
+        self._free_sink()
         _lib.ll_release(self._id)
 
     def __del__(self, _warn=warnings.warn):

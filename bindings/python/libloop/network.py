@@ -15,8 +15,8 @@ import io
 import os
 from asyncio import base_events, exceptions, sslproto, unix_events
 
+from . import _hotpath
 from . import _netlib as _net
-from . import stream_transport as _stream
 from ._lib import check
 from .stream_transport import StreamTransport
 from .transports import event_dispatch
@@ -25,7 +25,7 @@ _Base = base_events.BaseEventLoop
 _DATA = _net.DATA_RECEIVED
 _Event = _net.Event
 _SIZE = _net.EVENT_SIZE
-_RAW_MAX = _net.WRITE_RAW_MAX
+_transport_write = _hotpath.transport_write
 _MEM = _net.MEM
 # kind, transport, data, len of the event at an address; where there is no
 # MEM (a 32-bit process) kind 0 sends every event down the ctypes path.
@@ -38,6 +38,11 @@ class NetworkMixin:
 
     def _init_network(self):
         self._transports = {}  # C transport id -> transport object
+        # The C sink's list (include/libloop/python.h): id -> (context,
+        # protocol, transport) of the transports whose data it hands to
+        # protocol.data_received itself; kept by _CTransport.set_protocol
+        # and _connection_lost.
+        self._fast = {}
         self._io_open = False  # _io_sync
         # Write gathering (stream_transport.py): on while a trampoline that
         # runs protocol and task code runs; the transports holding
@@ -45,8 +50,15 @@ class NetworkMixin:
         self._gather = False
         self._wq = []
         self._c_events = _net.EVENT_BATCH(self._on_events)
-        check(_net.ll_loop_set_event_batch(self._id, self._c_events, None),
-              'll_loop_set_event_batch')
+        # The C sink takes the listed transports' data and hands the rest
+        # to _on_events; without the C side, _on_events takes everything.
+        self._c_sink = _hotpath.new_sink(self._fast, _data_error, self._c_events)
+        if self._c_sink is not None:
+            check(_net.ll_loop_set_event_batch(self._id, _hotpath.DELIVER, self._c_sink),
+                  'll_loop_set_event_batch')
+        else:
+            check(_net.ll_loop_set_event_batch(self._id, self._c_events, None),
+                  'll_loop_set_event_batch')
         self._init_servers()
 
     def _on_events(self, _loop_id, addr, n):
@@ -120,18 +132,7 @@ class NetworkMixin:
             if type(pend) is not bytes:
                 pend = b''.join(pend)
             try:
-                # t._send(pend), inline for its common case: the id object
-                # made (else _send makes it: AttributeError, once per
-                # transport) and all sent (0).
-                n = len(pend)
-                if n > _RAW_MAX:
-                    t._send(pend)
-                    continue
-                try:
-                    r = _stream._write_raw(t._ctid, pend, n)
-                except AttributeError:
-                    t._send(pend)
-                    continue
+                r = _transport_write(t._tid, pend)  # (t._send(pend), inline)
                 if r:
                     t._written(r)
                 else:
@@ -143,6 +144,11 @@ class NetworkMixin:
                     'message': 'Fatal error on transport: write failed',
                     'exception': exc, 'transport': t, 'protocol': t._protocol})
         wq.clear()
+
+    def _free_sink(self):
+        """close(), after libloop's loop is closed: no event comes any more."""
+        _hotpath.free_sink(self._c_sink)
+        self._c_sink = None
 
     def _ensure_fd_no_transport(self, fd):
         """asyncio refuses add_reader on an fd a transport owns; libloop
@@ -191,6 +197,7 @@ class NetworkMixin:
             t._lost = True  # (not _closing: an unclosed one still warns)
             t._release_socket()
         self._transports.clear()
+        self._fast.clear()
         self._io_sync()
         for t in self._wq:  # (only an interrupted trampoline leaves any)
             t._wpend = None
@@ -236,6 +243,15 @@ class NetworkMixin:
         if sent > 0:
             os.lseek(fileno, offset + sent, os.SEEK_SET)
         return sent
+
+
+def _data_error(transport, exc):
+    """The C sink's on_error: data_received raised (called inside the
+    transport's context, as _on_events calls _data_failed)."""
+    if isinstance(exc, (SystemExit, KeyboardInterrupt)):
+        transport._loop._stash(exc)
+    else:
+        transport._data_failed(exc)
 
 
 def _sendfile_not_available(msg):

@@ -28,7 +28,7 @@ import types
 from asyncio import constants, trsock
 from asyncio.log import logger
 
-from . import _lib
+from . import _hotpath, _lib
 from . import _netlib as _net
 from ._lib import check
 from .transports import ReadingMixin, _CTransport
@@ -36,9 +36,7 @@ from .transports import ReadingMixin, _CTransport
 _GATHER_MAX = 64 * 1024  # most bytes one transport gathers in a batch
 _UNKNOWN = object()      # a name not read yet
 _NO_EXTRA = types.MappingProxyType({})
-_write_raw = _net.write_packed_raw
-_write_big = _net.ll_transport_write_async_packed
-_RAW_MAX = _net.WRITE_RAW_MAX
+_transport_write = _hotpath.transport_write
 
 
 
@@ -57,7 +55,7 @@ class StreamTransport(ReadingMixin, _CTransport):
     _sendfile_compatible = constants._SendfileMode.TRY_NATIVE
     _DATA_FAILED = 'Fatal error: protocol.data_received() call failed.'  # (asyncio's)
     __slots__ = ('_eof', '_wpend', '_wpend_n', '_cbuf', '_gather_max', '_conn_lost_writes',
-                 '_sockname', '_peername', '_xsock', '_ctid')
+                 '_sockname', '_peername', '_xsock')
 
     def __init__(self, loop, tid, protocol, extra=None, server=None, sock=None,
                  context=None):
@@ -203,9 +201,9 @@ class StreamTransport(ReadingMixin, _CTransport):
 
     def write(self, data):
         # One frame on the common path (the sink's writes: nothing gathered,
-        # no gathering): _send inlined, and the C call in its raw form
-        # (_netlib.write_packed_raw: 3 arguments, no argtypes, the status
-        # and the buffer's size in one result).
+        # no gathering): _send inlined, the C call a builtin
+        # (_hotpath.transport_write: the status and the buffer's size in one
+        # result).
         if type(data) is not bytes:
             self._write_other(data)
             return
@@ -229,15 +227,7 @@ class StreamTransport(ReadingMixin, _CTransport):
                     loop._wq.append(self)
                     return
             else:
-                n = len(data)
-                if n <= _RAW_MAX:
-                    try:
-                        tid = self._ctid
-                    except AttributeError:  # the first write: made when needed (W10)
-                        tid = self._ctid = ctypes.c_uint64(self._tid)
-                    r = _write_raw(tid, data, n)
-                else:
-                    r = _write_big(self._tid, data, n)
+                r = _transport_write(self._tid, data)
                 if r:
                     self._written(r)
                 else:
@@ -295,15 +285,7 @@ class StreamTransport(ReadingMixin, _CTransport):
         libloop takes the bytes while close() still flushes (as asyncio's
         transport does; sslproto's close_notify comes that way) and refuses
         them (LL_ECLOSED) once the fd is closed."""
-        n = len(data)
-        if n <= _RAW_MAX:
-            try:
-                tid = self._ctid
-            except AttributeError:
-                tid = self._ctid = ctypes.c_uint64(self._tid)
-            r = _write_raw(tid, data, n)
-        else:
-            r = _write_big(self._tid, data, n)
+        r = _transport_write(self._tid, data)
         if r:
             self._written(r)
         else:

@@ -87,8 +87,13 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         # The batch sink hands data to protocol.data_received itself (bytes,
         # no ctypes struct; as _data_bytes would, with _DATA_FAILED as the
         # error's message) when the transport has a _data_bytes and the
-        # protocol takes bytes.
+        # protocol takes bytes: the C sink, for the transports listed in
+        # loop._fast (network.py), else _on_events.
         self._fast_data = not self._buffered_protocol and hasattr(self, '_data_bytes')
+        if self._fast_data and not self._lost:
+            self._loop._fast[self._tid] = (self._context, protocol, self)
+        else:
+            self._loop._fast.pop(self._tid, None)
 
     def get_protocol(self):
         return self._protocol
@@ -194,6 +199,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         exc = self._fatal_exc if self._fatal_exc is not None else _lost_exc(code)
         self._fatal_exc = None
         self._loop._transports.pop(self._tid, None)
+        self._loop._fast.pop(self._tid, None)
         self._loop._io_sync()
         waiter, self._waiter = self._waiter, None
         if waiter is not None and not waiter.done():

@@ -8,7 +8,7 @@ import asyncio
 import socket
 import unittest
 
-from libloop import stream_transport
+from libloop import network, stream_transport
 
 from .base import LibloopLoop, LoopCase, twin
 from .netbase import ClosesOpened, Recorder, connected_pair, listening_socket
@@ -170,23 +170,23 @@ class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
         listener = listening_socket()
         self.addCleanup(listener.close)
         calls = []
-        real = stream_transport._write_raw
+        real = network._transport_write
 
-        def counted(*args):
-            calls.append(args[2])
-            return real(*args)
+        def counted(tid, data):
+            calls.append(len(data))
+            return real(tid, data)
 
         async def main():
             t, p = await self.loop.create_connection(
                 lambda: Recorder(self.loop), *listener.getsockname())
             conn, _ = await self.loop.sock_accept(listener)
-            stream_transport._write_raw = counted
+            network._transport_write = counted
             try:
                 t.write(b'HTTP/1.1 200 OK\r\n\r\n')
                 t.write(b'Hello')
                 await asyncio.sleep(0)
             finally:
-                stream_transport._write_raw = real
+                network._transport_write = real
             t.write(b'!')  # (outside the patch: no count)
             data = b''
             while len(data) < 25:
@@ -205,11 +205,11 @@ class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
         self.addCleanup(listener.close)
         calls = []
         seen = []
-        real = stream_transport._write_raw
+        real = stream_transport._transport_write
 
-        def counted(*args):
-            calls.append(bytes(args[1][:args[2]]))
-            return real(*args)
+        def counted(tid, data):
+            calls.append(bytes(data))
+            return real(tid, data)
 
         class Echo(asyncio.Protocol):
             def connection_made(self, transport):
@@ -225,14 +225,14 @@ class TestGatherCrossingsLibloop(LoopCase, LibloopLoop, unittest.TestCase):
             srv = await self.loop.create_server(Echo, sock=listener)
             conn = socket.create_connection(listener.getsockname())
             conn.setblocking(False)
-            stream_transport._write_raw = counted
+            stream_transport._transport_write = counted
             try:
                 await self.loop.sock_sendall(conn, b'x')
                 data = b''
                 while len(data) < 3:
                     data += await self.loop.sock_recv(conn, 10)
             finally:
-                stream_transport._write_raw = real
+                stream_transport._transport_write = real
             conn.close()
             srv.close()
             await srv.wait_closed()

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: MIT
 """StreamTransport.write's C call (libloop only): ll_transport_write_async_packed
-through its raw ctypes form (no argtypes, the id as a c_uint64 made at the
-first write), the declared form for writes longer than a C int, and the
-packed result read back into the buffer's size and pause_writing."""
+through _hotpath.transport_write (the builtin of include/libloop/python.h, or
+the declared ctypes call without it), and the packed result read back into
+the buffer's size and pause_writing."""
 
 import asyncio
 import ctypes
 import unittest
 
-from libloop import _lib, _netlib, stream_transport
+from libloop import _hotpath, _lib, _netlib, network, stream_transport
 
 from .base import LibloopLoop, LoopCase
 from .netbase import connected_pair
@@ -25,74 +25,62 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
         peer.setblocking(False)
         return self.run_coro(main())
 
-    def test_raw_form_results(self):
+    def test_declared_call_results(self):
         t, p, peer = connected_pair(self)
-        raw = _netlib.write_packed_raw
-        self.assertEqual(raw(ctypes.c_uint64(t._tid), b'abc', 3), 0)
-        self.assertEqual(raw(ctypes.c_uint64(0xdead), b'x', 1), _lib.LL_EBADHANDLE)
-        self.assertEqual(raw(ctypes.c_uint64(t._tid), None, 1), _lib.LL_EINVAL)
+        packed = _netlib.ll_transport_write_async_packed
+        self.assertEqual(packed(t._tid, b'abc', 3), 0)
+        self.assertEqual(packed(0xdead, b'x', 1), _lib.LL_EBADHANDLE)
+        self.assertEqual(packed(t._tid, None, 1), _lib.LL_EINVAL)
         self.assertEqual(self.recv(peer, 3), b'abc')
         t.abort()
-        self.assertEqual(raw(ctypes.c_uint64(t._tid), b'x', 1), _lib.LL_ECLOSED)
+        self.assertEqual(packed(t._tid, b'x', 1), _lib.LL_ECLOSED)
         self.run_coro(p.lost)
 
-    def test_id_object_made_at_the_first_write(self):
-        # An idle connection holds no c_uint64 (W10's bytes per connection).
+    def test_transport_write_results(self):
+        # The same results through the hot path's write, and bad arguments
+        # refused without a send.
+        write = _hotpath.transport_write
         t, p, peer = connected_pair(self)
-        self.assertFalse(hasattr(t, '_ctid'))
+        self.assertEqual(write(t._tid, b'abc'), 0)
+        self.assertEqual(write(0xdead, b'x'), _lib.LL_EBADHANDLE)
+        if _hotpath.ENABLED:  # (the declared call's checks are ctypes')
+            for tid, data in ((t._tid, 'text'), (t._tid, bytearray(b'x')), (-1, b'x'),
+                              (None, b'x'), (1 << 64, b'x')):
+                with self.assertRaises((TypeError, OverflowError)):
+                    write(tid, data)
+            self.assertEqual(write(t._tid), _lib.LL_EINVAL)
+            self.assertEqual(write(t._tid, b'x', b'y'), _lib.LL_EINVAL)
+        self.assertEqual(write(t._tid, b'de'), 0)
+        self.assertEqual(self.recv(peer, 5), b'abcde')
+        t.abort()
+        self.assertEqual(write(t._tid, b'x'), _lib.LL_ECLOSED)
+        self.run_coro(p.lost)
+
+    def test_idle_connection_holds_no_write_state(self):
+        # W10's bytes per connection: a write adds no attribute.
+        t, p, peer = connected_pair(self)
+        before = {name for name in type(t).__slots__ if hasattr(t, name)}
         t.write(b'one')
-        self.assertEqual(t._ctid.value, t._tid)
-        ctid = t._ctid
         t.write(b'two')
-        self.assertIs(t._ctid, ctid)
+        after = {name for name in type(t).__slots__ if hasattr(t, name)}
+        self.assertEqual(after, before)
         self.assertEqual(self.recv(peer, 6), b'onetwo')
         t.close()
         self.run_coro(p.lost)
 
-    def test_long_write_takes_the_declared_form(self):
-        # Lengths over WRITE_RAW_MAX (a C int) go through the argtypes form;
-        # WRITE_RAW_MAX made 4 here to take that branch with small writes.
+    def test_gathered_writes_flush_with_one_call(self):
+        # A task's writes are gathered; the flush sends them with one call
+        # per transport, also for a write of another batch.
         t, p, peer = connected_pair(self)
         calls = []
-        raw, big = stream_transport._write_raw, stream_transport._write_big
+        real = network._transport_write
 
-        def counted_raw(tid, data, n):
-            calls.append(('raw', n))
-            return raw(tid, data, n)
-
-        def counted_big(tid, data, n):
-            calls.append(('big', n))
-            return big(tid, data, n)
-        stream_transport._write_raw, stream_transport._write_big = counted_raw, counted_big
-        saved_max = stream_transport._RAW_MAX
-        stream_transport._RAW_MAX = 4
-        try:
-            t.write(b'abcd')
-            t.write(b'efghij')
-            t._send(b'klmnopq')
-            t._send(b'rs')
-        finally:
-            stream_transport._write_raw, stream_transport._write_big = raw, big
-            stream_transport._RAW_MAX = saved_max
-        self.assertEqual(calls, [('raw', 4), ('big', 6), ('big', 7), ('raw', 2)])
-        self.assertEqual(self.recv(peer, 19), b'abcdefghijklmnopqrs')
-        t.close()
-        self.run_coro(p.lost)
-
-    def test_gathered_writes_flush_through_the_raw_form(self):
-        # A task's writes are gathered; the flush sends them with one raw
-        # call per transport, also for the transport's first write (the id
-        # object is made then) and for a write of another batch.
-        t, p, peer = connected_pair(self)
-        calls = []
-        raw = stream_transport._write_raw
-
-        def counted(tid, data, n):
-            calls.append((tid.value, bytes(data)))
-            return raw(tid, data, n)
+        def counted(tid, data):
+            calls.append((tid, bytes(data)))
+            return real(tid, data)
 
         async def main():
-            stream_transport._write_raw = counted
+            network._transport_write = counted
             try:
                 t.write(b'a')
                 t.write(b'b')
@@ -100,7 +88,7 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
                 t.write(b'c')
                 await asyncio.sleep(0.01)
             finally:
-                stream_transport._write_raw = raw
+                network._transport_write = real
         self.run_coro(main())
         self.assertEqual(calls, [(t._tid, b'ab'), (t._tid, b'c')])
         self.assertEqual(self.recv(peer, 3), b'abc')

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/* The C side of the Python binding's hot path (include/libloop/python.h):
+ * a loop's event sink that calls data_received itself and a builtin
+ * write(). CPython's C API is reached only through the function table the
+ * binding hands over from ctypes.pythonapi (ll_py_bind): no Python.h, no
+ * link to libpython, and the library stays usable without Python.
+ *
+ * What it saves, per DATA event (bench/python/README.md): the ctypes
+ * callback's entry and argument conversion, the Python sink's frame and its
+ * per-event bytecode (unpack, lookups, Context.run); per write: ctypes'
+ * argument conversion and libffi's call. Only layout-free calls are used
+ * (no PyObject field is read here), so any CPython build with these
+ * functions works. */
+#include <stdlib.h>
+#include <string.h>
+#include "libloop/python.h"
+
+typedef void PyObj; /* a PyObject, never looked into */
+
+/* The C API's signatures (CPython 3.9+; stable since). */
+typedef struct {
+    int (*gil_ensure)(void);
+    void (*gil_release)(int);
+    PyObj *(*long_from_u64)(unsigned long long);
+    unsigned long long (*long_as_u64)(PyObj *);
+    PyObj *(*long_from_i64)(long long);
+    PyObj *(*dict_get)(PyObj *, PyObj *);
+    PyObj *(*tuple_get)(PyObj *, ptrdiff_t);
+    PyObj *(*bytes_from)(const char *, ptrdiff_t);
+    int (*bytes_as)(PyObj *, char **, ptrdiff_t *);
+    int (*ctx_enter)(PyObj *);
+    int (*ctx_exit)(PyObj *);
+    PyObj *(*call_method)(PyObj *, PyObj *const *, size_t, PyObj *);
+    PyObj *(*call)(PyObj *, PyObj *const *, size_t, PyObj *);
+    void (*incref)(PyObj *);
+    void (*decref)(PyObj *);
+    void (*err_fetch)(PyObj **, PyObj **, PyObj **);
+    void (*err_normalize)(PyObj **, PyObj **, PyObj **);
+    int (*set_traceback)(PyObj *, PyObj *);
+    PyObj *(*err_occurred)(void);
+    void (*write_unraisable)(PyObj *);
+} py_api;
+
+_Static_assert(sizeof(py_api) == LL_PY_API_COUNT * sizeof(void *), "one pointer per ll_py_api index");
+
+static py_api api;
+static int bound;
+
+/* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use args[-1]. */
+#define CALL_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+#define METH_FASTCALL 0x0080
+
+struct ll_py_sink {
+    PyObj *fast;     /* {transport id: (context, protocol, transport)} */
+    PyObj *name;     /* the protocol method: "data_received" */
+    PyObj *on_error; /* on_error(transport, exc) */
+    ll_event_batch_fn other;
+    void *other_arg;
+};
+
+int ll_py_bind(void *const *fns, size_t n) {
+    if (fns == NULL || n != LL_PY_API_COUNT)
+        return LL_EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (fns[i] == NULL)
+            return LL_EINVAL;
+    if (bound)
+        return memcmp(&api, fns, sizeof api) == 0 ? 0 : LL_EINVAL;
+    memcpy(&api, fns, sizeof api);
+    bound = 1;
+    return 0;
+}
+
+int ll_py_sink_new(void *fast, void *name, void *on_error, ll_event_batch_fn other,
+                   void *other_arg, ll_py_sink **out) {
+    if (out == NULL)
+        return LL_EINVAL;
+    *out = NULL;
+    if (!bound || fast == NULL || name == NULL || on_error == NULL || other == NULL)
+        return LL_EINVAL;
+    ll_py_sink *s = malloc(sizeof *s);
+    if (s == NULL)
+        return LL_ENOMEM;
+    s->fast = fast;
+    s->name = name;
+    s->on_error = on_error;
+    s->other = other;
+    s->other_arg = other_arg;
+    *out = s;
+    return 0;
+}
+
+void ll_py_sink_free(ll_py_sink *sink) { free(sink); }
+
+/* The (context, protocol, transport) entry of a DATA event's transport, a
+ * new reference, or NULL (not listed: the event goes to other). A lookup
+ * error (a key's __eq__ cannot fail for ints, but the dict is the binding's)
+ * is reported as unraisable and the event goes to other. */
+static PyObj *fast_entry(const ll_py_sink *s, const ll_event *ev) {
+    if (ev->kind != LL_DATA_RECEIVED)
+        return NULL;
+    PyObj *key = api.long_from_u64(ev->transport);
+    if (key == NULL) {
+        api.write_unraisable(s->fast);
+        return NULL;
+    }
+    PyObj *entry = api.dict_get(s->fast, key);
+    api.decref(key);
+    if (entry == NULL) {
+        if (api.err_occurred() != NULL)
+            api.write_unraisable(s->fast);
+        return NULL;
+    }
+    api.incref(entry); /* (the call may replace it in the dict) */
+    return entry;
+}
+
+/* data_received raised (or the context could not be entered): hand the
+ * exception to on_error(transport, exc); what on_error raises is
+ * unraisable. Leaves no exception set. */
+static void report(const ll_py_sink *s, PyObj *transport) {
+    PyObj *type = NULL, *value = NULL, *tb = NULL;
+    api.err_fetch(&type, &value, &tb);
+    api.err_normalize(&type, &value, &tb);
+    if (value != NULL && tb != NULL)
+        api.set_traceback(value, tb);
+    if (value != NULL) {
+        PyObj *args[3] = {NULL, transport, value};
+        PyObj *r = api.call(s->on_error, args + 1, 2 | CALL_OFFSET, NULL);
+        if (r == NULL)
+            api.write_unraisable(s->on_error);
+        else
+            api.decref(r);
+    }
+    if (type != NULL)
+        api.decref(type);
+    if (value != NULL)
+        api.decref(value);
+    if (tb != NULL)
+        api.decref(tb);
+}
+
+/* protocol.<name>(bytes) inside context, for one event. */
+static void deliver_data(const ll_py_sink *s, PyObj *entry, const ll_event *ev) {
+    PyObj *ctx = api.tuple_get(entry, 0);
+    PyObj *protocol = api.tuple_get(entry, 1);
+    PyObj *transport = api.tuple_get(entry, 2);
+    if (ctx == NULL || protocol == NULL || transport == NULL) {
+        api.write_unraisable(s->fast); /* not a 3-tuple: the binding's bug */
+        return;
+    }
+    PyObj *data = api.bytes_from((const char *)ev->data, (ptrdiff_t)ev->len);
+    if (data == NULL) { /* MemoryError: as data_received's own would be */
+        if (api.ctx_enter(ctx) < 0) {
+            api.write_unraisable(s->fast);
+            return;
+        }
+        report(s, transport);
+        api.ctx_exit(ctx);
+        return;
+    }
+    if (api.ctx_enter(ctx) < 0) { /* entered already (a nested delivery) */
+        report(s, transport);
+        api.decref(data);
+        return;
+    }
+    PyObj *args[3] = {NULL, protocol, data};
+    PyObj *r = api.call_method(s->name, args + 1, 2 | CALL_OFFSET, NULL);
+    if (r == NULL)
+        report(s, transport);
+    else
+        api.decref(r);
+    api.decref(data);
+    if (api.ctx_exit(ctx) < 0)
+        api.write_unraisable(ctx);
+}
+
+void ll_py_sink_deliver(ll_loop loop, ll_event *events, size_t n, void *arg) {
+    const ll_py_sink *s = arg;
+    if (s == NULL || events == NULL)
+        return;
+    /* The GIL is taken at the first DATA event: a batch with none (accepts,
+     * closes) goes straight to the binding's sink, which takes it itself. */
+    int gil = 0, held = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (events[i].kind == LL_DATA_RECEIVED) {
+            if (!held) {
+                gil = api.gil_ensure();
+                held = 1;
+            }
+            PyObj *entry = fast_entry(s, &events[i]);
+            if (entry != NULL) {
+                deliver_data(s, entry, &events[i]);
+                api.decref(entry);
+                i++;
+                continue;
+            }
+        }
+        /* A run of events this sink does not take, to the binding's. A DATA
+         * event in the run was looked up above; later ones are looked up
+         * as the run grows (a listed one ends it). */
+        size_t j = i + 1;
+        while (j < n) {
+            if (events[j].kind == LL_DATA_RECEIVED) {
+                if (!held) {
+                    gil = api.gil_ensure();
+                    held = 1;
+                }
+                PyObj *entry = fast_entry(s, &events[j]);
+                if (entry != NULL) {
+                    api.decref(entry);
+                    break;
+                }
+            }
+            j++;
+        }
+        s->other(loop, &events[i], j - i, s->other_arg);
+        i = j;
+    }
+    if (held)
+        api.gil_release(gil);
+}
+
+/* write(id, data): ll_transport_write_async_packed for a bytes object. */
+static PyObj *py_write(PyObj *self, PyObj *const *args, ptrdiff_t nargs) {
+    (void)self;
+    if (nargs != 2)
+        return api.long_from_i64(LL_EINVAL);
+    unsigned long long t = api.long_as_u64(args[0]);
+    if (t == (unsigned long long)-1 && api.err_occurred() != NULL)
+        return NULL;
+    char *buf;
+    ptrdiff_t len;
+    if (api.bytes_as(args[1], &buf, &len) < 0)
+        return NULL;
+    return api.long_from_i64(ll_transport_write_async_packed(t, buf, (size_t)len));
+}
+
+/* CPython's PyMethodDef (its layout is part of the stable ABI). */
+static struct {
+    const char *name;
+    PyObj *(*meth)(PyObj *, PyObj *const *, ptrdiff_t);
+    int flags;
+    const char *doc;
+} write_def = {"transport_write", py_write, METH_FASTCALL,
+               "transport_write(id, data): ll_transport_write_async_packed's result"};
+
+const void *ll_py_write_method(void) { return bound ? &write_def : NULL; }
