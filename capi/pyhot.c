@@ -97,8 +97,6 @@ void ll_py_sink_free(ll_py_sink *sink) { free(sink); }
  * error (a key's __eq__ cannot fail for ints, but the dict is the binding's)
  * is reported as unraisable and the event goes to other. */
 static PyObj *fast_entry(const ll_py_sink *s, const ll_event *ev) {
-    if (ev->kind != LL_DATA_RECEIVED)
-        return NULL;
     PyObj *key = api.long_from_u64(ev->transport);
     if (key == NULL) {
         api.write_unraisable(s->fast);
@@ -175,51 +173,52 @@ static void deliver_data(const ll_py_sink *s, PyObj *entry, const ll_event *ev) 
         api.write_unraisable(ctx);
 }
 
+/* The GIL, taken once per batch at its first DATA event: a batch with
+ * none (accepts, closes) goes straight to the binding's sink, which takes
+ * it itself. */
+typedef struct {
+    int state; /* PyGILState_Ensure's */
+    int held;
+} gil_once;
+
+/* ev's entry if this sink takes it (a listed transport's DATA), else NULL. */
+static PyObj *taken(const ll_py_sink *s, const ll_event *ev, gil_once *gil) {
+    if (ev->kind != LL_DATA_RECEIVED)
+        return NULL;
+    if (!gil->held) {
+        gil->state = api.gil_ensure();
+        gil->held = 1;
+    }
+    return fast_entry(s, ev);
+}
+
 void ll_py_sink_deliver(ll_loop loop, ll_event *events, size_t n, void *arg) {
     const ll_py_sink *s = arg;
     if (s == NULL || events == NULL)
         return;
-    /* The GIL is taken at the first DATA event: a batch with none (accepts,
-     * closes) goes straight to the binding's sink, which takes it itself. */
-    int gil = 0, held = 0;
+    gil_once gil = {0, 0};
     size_t i = 0;
     while (i < n) {
-        if (events[i].kind == LL_DATA_RECEIVED) {
-            if (!held) {
-                gil = api.gil_ensure();
-                held = 1;
-            }
-            PyObj *entry = fast_entry(s, &events[i]);
-            if (entry != NULL) {
-                deliver_data(s, entry, &events[i]);
-                api.decref(entry);
-                i++;
-                continue;
-            }
+        PyObj *entry = taken(s, &events[i], &gil);
+        if (entry != NULL) {
+            deliver_data(s, entry, &events[i]);
+            api.decref(entry);
+            i++;
+            continue;
         }
-        /* A run of events this sink does not take, to the binding's. A DATA
-         * event in the run was looked up above; later ones are looked up
-         * as the run grows (a listed one ends it). */
+        /* A run of events this sink does not take, to the binding's; a
+         * listed transport's DATA ends it (and is looked up again then:
+         * the run's own events may change the list). */
         size_t j = i + 1;
-        while (j < n) {
-            if (events[j].kind == LL_DATA_RECEIVED) {
-                if (!held) {
-                    gil = api.gil_ensure();
-                    held = 1;
-                }
-                PyObj *entry = fast_entry(s, &events[j]);
-                if (entry != NULL) {
-                    api.decref(entry);
-                    break;
-                }
-            }
+        while (j < n && (entry = taken(s, &events[j], &gil)) == NULL)
             j++;
-        }
+        if (entry != NULL)
+            api.decref(entry);
         s->other(loop, &events[i], j - i, s->other_arg);
         i = j;
     }
-    if (held)
-        api.gil_release(gil);
+    if (gil.held)
+        api.gil_release(gil.state);
 }
 
 /* write(id, data): ll_transport_write_async_packed for a bytes object. */

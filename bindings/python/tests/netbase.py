@@ -117,6 +117,18 @@ def connected_pair(case):
     return t, p, peer
 
 
+def recv_exactly(case, peer, n):
+    """n bytes from the peer socket, read with case.loop's sock_recv (the
+    socket is made non-blocking)."""
+    async def main():
+        got = b''
+        while len(got) < n:
+            got += await case.loop.sock_recv(peer, n - len(got))
+        return got
+    peer.setblocking(False)
+    return case.run_coro(main())
+
+
 def free_port():
     """A port nothing listens on (bound then closed)."""
     with socket.socket() as s:

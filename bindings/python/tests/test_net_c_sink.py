@@ -17,21 +17,12 @@ import unittest
 from libloop import _hotpath
 
 from .base import LibloopLoop, LoopCase, twin
-from .netbase import Recorder, connected_pair, listening_socket
+from .netbase import Recorder, connected_pair, listening_socket, recv_exactly
 
 VAR = contextvars.ContextVar('VAR', default='unset')
 
 
 class CSinkTests(LoopCase):
-
-    def recv_exact(self, peer, n):
-        async def main():
-            got = b''
-            while len(got) < n:
-                got += await self.loop.sock_recv(peer, n - len(got))
-            return got
-        peer.setblocking(False)
-        return self.run_coro(main())
 
     def test_keyboard_interrupt_leaves_data_received_and_the_loop_runs_on(self):
         t, p, peer = connected_pair(self)
@@ -52,7 +43,7 @@ class CSinkTests(LoopCase):
         self.run_coro(p.wait_for_bytes(6))
         self.assertEqual(bytes(p.data), b'second')
         t.write(b'still open')
-        self.assertEqual(self.recv_exact(peer, 10), b'still open')
+        self.assertEqual(recv_exactly(self, peer, 10), b'still open')
         t.close()
         self.run_coro(p.lost)
 

@@ -11,19 +11,10 @@ import unittest
 from libloop import _hotpath, _lib, _netlib, network, stream_transport
 
 from .base import LibloopLoop, LoopCase
-from .netbase import connected_pair
+from .netbase import connected_pair, recv_exactly
 
 
 class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
-
-    def recv(self, peer, n):
-        async def main():
-            got = b''
-            while len(got) < n:
-                got += await self.loop.sock_recv(peer, n - len(got))
-            return got
-        peer.setblocking(False)
-        return self.run_coro(main())
 
     def test_declared_call_results(self):
         t, p, peer = connected_pair(self)
@@ -31,7 +22,7 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
         self.assertEqual(packed(t._tid, b'abc', 3), 0)
         self.assertEqual(packed(0xdead, b'x', 1), _lib.LL_EBADHANDLE)
         self.assertEqual(packed(t._tid, None, 1), _lib.LL_EINVAL)
-        self.assertEqual(self.recv(peer, 3), b'abc')
+        self.assertEqual(recv_exactly(self, peer, 3), b'abc')
         t.abort()
         self.assertEqual(packed(t._tid, b'x', 1), _lib.LL_ECLOSED)
         self.run_coro(p.lost)
@@ -51,7 +42,7 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
             self.assertEqual(write(t._tid), _lib.LL_EINVAL)
             self.assertEqual(write(t._tid, b'x', b'y'), _lib.LL_EINVAL)
         self.assertEqual(write(t._tid, b'de'), 0)
-        self.assertEqual(self.recv(peer, 5), b'abcde')
+        self.assertEqual(recv_exactly(self, peer, 5), b'abcde')
         t.abort()
         self.assertEqual(write(t._tid, b'x'), _lib.LL_ECLOSED)
         self.run_coro(p.lost)
@@ -64,7 +55,7 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
         t.write(b'two')
         after = {name for name in type(t).__slots__ if hasattr(t, name)}
         self.assertEqual(after, before)
-        self.assertEqual(self.recv(peer, 6), b'onetwo')
+        self.assertEqual(recv_exactly(self, peer, 6), b'onetwo')
         t.close()
         self.run_coro(p.lost)
 
@@ -91,7 +82,7 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
                 network._transport_write = real
         self.run_coro(main())
         self.assertEqual(calls, [(t._tid, b'ab'), (t._tid, b'c')])
-        self.assertEqual(self.recv(peer, 3), b'abc')
+        self.assertEqual(recv_exactly(self, peer, 3), b'abc')
         t.close()
         self.run_coro(p.lost)
 
@@ -128,7 +119,7 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
                 t.write(data)
         with self.assertRaises(TypeError):  # the type is checked first, as asyncio does
             t.write(1)
-        self.assertEqual(self.recv(peer, 2), b'mv')
+        self.assertEqual(recv_exactly(self, peer, 2), b'mv')
         t.close()
         self.run_coro(p.lost)
         t, p, peer = connected_pair(self)
