@@ -148,13 +148,10 @@ static void deliver_data(const ll_py_sink *s, PyObj *entry, const ll_event *ev) 
         return;
     }
     PyObj *data = api.bytes_from((const char *)ev->data, (ptrdiff_t)ev->len);
-    if (data == NULL) { /* MemoryError: as data_received's own would be */
-        if (api.ctx_enter(ctx) < 0) {
-            api.write_unraisable(s->fast);
-            return;
-        }
+    if (data == NULL) { /* MemoryError: to on_error, as data_received's own would go
+                         * (outside the context: no C API call is made while an
+                         * exception is set, and entering is one) */
         report(s, transport);
-        api.ctx_exit(ctx);
         return;
     }
     if (api.ctx_enter(ctx) < 0) { /* entered already (a nested delivery) */

@@ -64,6 +64,10 @@ static void *f_dict_get(void *d, void *key) {
 }
 static void *f_tuple_get(void *t, ptrdiff_t i) { return ((obj *)t)->items[i]; }
 static void *f_bytes_from(const char *s, ptrdiff_t n) {
+    if (n == 5 && memcmp(s, "nomem", 5) == 0) { /* MemoryError */
+        error_set = 1;
+        return NULL;
+    }
     obj *o = new_obj(BYTES);
     memcpy(o->data, s, (size_t)n);
     o->len = (size_t)n;
@@ -267,11 +271,14 @@ static void test_errors(void) {
     listed[2] = 102;
     lookup_fails = 109;
     ll_event evs[] = {ev(LL_DATA_RECEIVED, 101, "raise"), ev(LL_DATA_RECEIVED, 102, "after"),
-                      ev(LL_DATA_RECEIVED, 109, "x"), ev(LL_DATA_RECEIVED, 101, "y")};
-    ll_py_sink_deliver(1, evs, 4, s);
+                      ev(LL_DATA_RECEIVED, 109, "x"), ev(LL_DATA_RECEIVED, 101, "y"),
+                      ev(LL_DATA_RECEIVED, 102, "nomem"), ev(LL_DATA_RECEIVED, 101, "z")};
+    ll_py_sink_deliver(1, evs, 6, s);
     /* the error reaches on_error (inside the context), the batch goes on;
-     * a failed lookup is unraisable and its event goes to the other sink */
-    CHECK_EQ_STR(log_buf, "D1:raise E1 D2:after U O1:2 D1:y ");
+     * a failed lookup is unraisable and its event goes to the other sink;
+     * bytes that cannot be made are on_error's (MemoryError), not
+     * data_received's */
+    CHECK_EQ_STR(log_buf, "D1:raise E1 D2:after U O1:2 D1:y E2 D1:z ");
     check_balanced();
 
     /* A context already entered (a nested delivery) cannot be entered:
