@@ -47,14 +47,14 @@ static void *new_obj(int tag) {
 
 static int f_gil_ensure(void) { gil_ensures++; gil_held++; return 7; }
 static void f_gil_release(int s) { CHECK_EQ_INT(s, 7); gil_held--; }
-static void *f_long_from_u64(unsigned long long v) { obj *o = new_obj(KEY); o->id = v; return o; }
+static void *f_long_from_u64(unsigned long long v) { CHECK(!error_set); obj *o = new_obj(KEY); o->id = v; return o; }
 static unsigned long long f_long_as_u64(void *o) {
     if (((obj *)o)->tag != KEY) { error_set = 1; return (unsigned long long)-1; }
     return ((obj *)o)->id;
 }
 static void *f_long_from_i64(long long v) { obj *o = new_obj(KEY); o->id = (unsigned long long)v; return o; }
 static void *f_dict_get(void *d, void *key) {
-    CHECK(d == &dict);
+    CHECK(d == &dict && !error_set);
     unsigned long long id = ((obj *)key)->id;
     if (id == lookup_fails) { error_set = 1; return NULL; }
     for (int i = 0; i < 4; i++)
@@ -62,8 +62,9 @@ static void *f_dict_get(void *d, void *key) {
             return &entry[i];
     return NULL;
 }
-static void *f_tuple_get(void *t, ptrdiff_t i) { return ((obj *)t)->items[i]; }
+static void *f_tuple_get(void *t, ptrdiff_t i) { CHECK(!error_set); return ((obj *)t)->items[i]; }
 static void *f_bytes_from(const char *s, ptrdiff_t n) {
+    CHECK(!error_set);
     if (n == 5 && memcmp(s, "nomem", 5) == 0) { /* MemoryError */
         error_set = 1;
         return NULL;
@@ -80,6 +81,7 @@ static int f_bytes_as(void *o, char **buf, ptrdiff_t *n) {
     return 0;
 }
 static int f_ctx_enter(void *c) {
+    CHECK(!error_set); /* (no C API call while an exception is set) */
     if (((obj *)c)->entered) { error_set = 1; return -1; }
     ((obj *)c)->entered = 1;
     return 0;
@@ -95,7 +97,7 @@ static void f_decref(void *o) {
 #define NARGS(f) ((f) & ~((size_t)1 << (8 * sizeof(size_t) - 1)))
 /* protocol.data_received(bytes): "D<n>:<bytes> "; b"raise" raises. */
 static void *f_call_method(void *name, void *const *args, size_t nargsf, void *kw) {
-    CHECK(name == &method_name && kw == NULL && NARGS(nargsf) == 2);
+    CHECK(name == &method_name && kw == NULL && NARGS(nargsf) == 2 && !error_set);
     obj *p = args[0], *b = args[1];
     CHECK(ctx[p->name].entered); /* inside the transport's context */
     char s[80];
