@@ -24,44 +24,60 @@ func (l *Loop) runOnce(nowait bool) error {
 	}
 
 	timeout := int64(-1)
-	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 ||
-		l.postSource != nil && l.postSource.BeforeBlock() {
+	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
 		timeout = 0
-	} else if when, ok := l.nextDeadline(); ok {
-		// Compared first: a deadline of -Inf is math.MinInt64, and the
-		// subtraction would overflow.
-		if now := monoNow(); when > now {
-			timeout = when - now
-		} else {
+	}
+	tried := false // a non-blocking poll found nothing this iteration
+	if l.nWatched > 0 {
+		// Poll without blocking first: what it finds would end any poll at
+		// once, so choosing a timeout (the host's BeforeBlock, the first
+		// deadline, the clock reads timing the wait) matters only when it
+		// finds nothing. A busy loop (a ping-pong, a loaded server) finds
+		// something nearly every iteration and skips that work.
+		evs, woke, ok := l.takePolled(0)
+		if !ok {
+			var err error
+			if evs, woke, err = l.sel.poll(0, l.events[:0], false); err != nil {
+				return err
+			}
+		}
+		if timeout == 0 || len(evs) > 0 || woke {
+			l.polled(evs, woke)
 			timeout = 0
+		} else {
+			tried = true
+		}
+	}
+	if timeout != 0 {
+		if l.postSource != nil && l.postSource.BeforeBlock() {
+			timeout = 0
+		} else if when, ok := l.nextDeadline(); ok {
+			// Compared first: a deadline of -Inf is math.MinInt64, and the
+			// subtraction would overflow.
+			if now := monoNow(); when > now {
+				timeout = when - now
+			} else {
+				timeout = 0
+			}
 		}
 	}
 
-	// A non-blocking poll with no fd watched can report nothing but the
-	// wakeup fd, and posted callbacks are taken below anyway: skip it.
-	if timeout != 0 || l.nWatched > 0 {
-		var idleFrom int64
-		if timeout != 0 { // may block: time it for Stats.Idle
-			idleFrom = monoNow()
-			l.yieldBeforeBlock(idleFrom)
-		}
+	// A non-blocking poll is not repeated, and is skipped when no fd is
+	// watched: it could report nothing but the wakeup fd, and posted
+	// callbacks are taken below anyway.
+	if timeout != 0 {
+		idleFrom := monoNow() // may block: time it for Stats.Idle
+		l.yieldBeforeBlock(idleFrom)
 		evs, woke, ok := l.takePolled(timeout)
 		if !ok {
 			var err error
-			evs, woke, err = l.sel.poll(timeout, l.events[:0])
-			if timeout != 0 {
-				l.counters.idleNs += monoNow() - idleFrom
-			}
+			evs, woke, err = l.sel.poll(timeout, l.events[:0], tried)
+			l.counters.idleNs += monoNow() - idleFrom
 			if err != nil {
 				return err
 			}
 		}
-		l.counters.events += uint64(len(evs))
-		if woke {
-			l.wakePending.Store(0)
-		}
-		l.processEvents(evs)
-		l.events = evs[:0]
+		l.polled(evs, woke)
 	}
 	l.takePosted()
 	l.takeHostPosts()
@@ -110,6 +126,16 @@ func (l *Loop) purgeCancelledTimers() {
 		l.timerCancelled--
 		l.unref(l.timers.pop())
 	}
+}
+
+// polled takes a poll's answer: the readiness it reported, and the wakeup.
+func (l *Loop) polled(evs []ioEvent, woke bool) {
+	l.counters.events += uint64(len(evs))
+	if woke {
+		l.wakePending.Store(0)
+	}
+	l.processEvents(evs)
+	l.events = evs[:0]
 }
 
 func (l *Loop) processEvents(evs []ioEvent) {

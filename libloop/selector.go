@@ -36,7 +36,9 @@ type selector interface {
 	control(fd int, old, new uint8) error
 	// poll waits up to timeoutNs nanoseconds (negative: forever, 0: do not
 	// block), appends readiness to evs and reports whether wake was called.
-	poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error)
+	// tried says a non-blocking poll just found nothing: a selector that
+	// tries one before blocking may skip it.
+	poll(timeoutNs int64, evs []ioEvent, tried bool) ([]ioEvent, bool, error)
 	// wake makes a blocked or future poll return; safe from any thread.
 	wake() error
 	// fd is the selector's own fd (epoll, kqueue): readable while a watched

@@ -64,7 +64,7 @@ func (s *kqueueSelector) control(fd int, old, new uint8) error {
 	return err
 }
 
-func (s *kqueueSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error) {
+func (s *kqueueSelector) poll(timeoutNs int64, evs []ioEvent, _ bool) ([]ioEvent, bool, error) {
 	var ts *unix.Timespec
 	if timeoutNs >= 0 {
 		t := unix.NsecToTimespec(timeoutNs)
