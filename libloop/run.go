@@ -166,8 +166,12 @@ func (l *Loop) processEvents(evs []ioEvent) {
 // dispatcher as one batch (one per handle in debug mode, to time each).
 func (l *Loop) runSome(max int) int {
 	it := l.ready.pop()
-	if it.isBatchMark() {
-		l.runBatch()
+	if it.isMark() {
+		if it.arg == markBatch {
+			l.runBatch()
+		} else {
+			l.runMark(it.arg)
+		}
 		return 1
 	}
 	h := it.h
@@ -214,7 +218,7 @@ func (l *Loop) runSome(max int) int {
 		if n == max || len(batch) == limit || l.ready.len() == 0 {
 			break
 		}
-		if next := l.ready.peek(); next.isBatchMark() || next.h != nil && next.h.isGo() && !next.h.cancelled {
+		if next := l.ready.peek(); next.isMark() || next.h != nil && next.h.isGo() && !next.h.cancelled {
 			break
 		}
 		it = l.ready.pop()
@@ -282,6 +286,24 @@ func (l *Loop) callGo(h *Handle) {
 		h.futfn(h.fut)
 	} else {
 		h.gofn()
+	}
+}
+
+// runMark runs one of the loop's own callbacks queued as a mark (queueOwn),
+// recovering a panic as callGo does (a Go Protocol's, through runIO).
+func (l *Loop) runMark(kind uintptr) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.CallExceptionHandler(&ErrorContext{
+				Message: fmt.Sprintf("Exception in callback: %v", r),
+				Code:    int(EINVAL),
+			})
+		}
+	}()
+	if kind == markIO {
+		l.runIO()
+	} else {
+		l.flushEvents()
 	}
 }
 
