@@ -88,9 +88,7 @@ func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent, tried bool) ([]ioEv
 	// every iteration.
 	n, errno := 0, unix.Errno(0)
 	if timeoutNs == 0 || !tried {
-		r, _, e := unix.RawSyscall6(sysEpollWait, uintptr(s.epfd),
-			uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)), 0, 0, 0)
-		n, errno = int(r), e
+		n, errno = epollWaitNB(s.epfd, &s.events[0], len(s.events))
 	}
 	if timeoutNs != 0 && n == 0 && errno == 0 {
 		r, _, e := unix.Syscall6(sysEpollWait, uintptr(s.epfd),
