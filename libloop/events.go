@@ -133,6 +133,12 @@ func (l *Loop) queueOwn(kind uintptr) {
 // runIO serves every fd reported ready this iteration, then delivers the
 // events in as few batches as the read buffer allows.
 func (l *Loop) runIO() {
+	l.serveIO()
+	l.flushEvents()
+}
+
+// serveIO is runIO's first half: the reads and writes of the ready fds.
+func (l *Loop) serveIO() {
 	io := &l.io
 	io.runQueued = false
 	items := io.ready
@@ -147,7 +153,6 @@ func (l *Loop) runIO() {
 	}
 	io.running = false
 	io.readySpare = items[:0]
-	l.flushEvents()
 }
 
 // readChunk returns where the next read goes, delivering queued events

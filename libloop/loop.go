@@ -242,14 +242,7 @@ func (l *Loop) RunForever() error {
 	l.startRunClock()
 	defer l.stopRunClock()
 	defer l.allowChain()()
-	for {
-		if err := l.runOnce(false); err != nil {
-			return err
-		}
-		if l.stopping {
-			return nil
-		}
-	}
+	return l.run(false, false)
 }
 
 // RunOnce runs one iteration; with nowait the poll does not block.
@@ -261,10 +254,10 @@ func (l *Loop) RunOnce(nowait bool) error {
 	if nowait {
 		// Not timed for Stats.Running: a clock read pair would double
 		// the cost of an iteration that cannot block.
-		return l.runOnce(true)
+		return l.run(true, true)
 	}
 	l.startRunClock()
-	err := l.runOnce(false)
+	err := l.run(false, true)
 	l.stopRunClock() // not deferred: that would cost the nowait path too
 	return err
 }

@@ -15,94 +15,102 @@ const minScheduledForPurge = 100
 // dispatchBatch caps how many host callbacks go to C in one crossing.
 const dispatchBatch = 256
 
-// runOnce is one iteration, asyncio's BaseEventLoop._run_once.
-func (l *Loop) runOnce(nowait bool) error {
-	l.purgeCancelledTimers()
-	l.maybeReturnMemory()
-	if l.iter++; l.iter%yieldEvery == 0 {
-		l.yieldIfLong()
-	}
+// run runs iterations, each asyncio's BaseEventLoop._run_once: one if once,
+// else until the loop is stopping. The iterations loop here rather than in
+// the callers so that, at the end of each, the return after its system calls
+// (the poll, the reads, the writes of the callbacks it ran) is not one more
+// mispredicted return (chain.go says why those cost).
+func (l *Loop) run(nowait, once bool) error {
+	for {
+		l.purgeCancelledTimers()
+		l.maybeReturnMemory()
+		if l.iter++; l.iter%yieldEvery == 0 {
+			l.yieldIfLong()
+		}
 
-	timeout := int64(-1)
-	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
-		timeout = 0
-	}
-	tried := false // a non-blocking poll found nothing this iteration
-	if l.nWatched > 0 {
-		// Poll without blocking first: what it finds would end any poll at
-		// once, so choosing a timeout (the host's BeforeBlock, the first
-		// deadline, the clock reads timing the wait) matters only when it
-		// finds nothing. A busy loop (a ping-pong, a loaded server) finds
-		// something nearly every iteration and skips that work.
-		evs, woke, ok := l.takePolled(0)
-		if !ok {
-			var err error
-			if evs, woke, err = l.sel.poll(0, l.events[:0], false); err != nil {
-				return err
+		timeout := int64(-1)
+		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
+			timeout = 0
+		}
+		tried := false // a non-blocking poll found nothing this iteration
+		if l.nWatched > 0 {
+			// Poll without blocking first: what it finds would end any poll at
+			// once, so choosing a timeout (the host's BeforeBlock, the first
+			// deadline, the clock reads timing the wait) matters only when it
+			// finds nothing. A busy loop (a ping-pong, a loaded server) finds
+			// something nearly every iteration and skips that work.
+			evs, woke, ok := l.takePolled(0)
+			if !ok {
+				var err error
+				if evs, woke, err = l.sel.poll(0, l.events[:0], false); err != nil {
+					return err
+				}
 			}
-		}
-		if timeout == 0 || len(evs) > 0 || woke {
-			l.polled(evs, woke)
-			timeout = 0
-		} else {
-			tried = true
-		}
-	}
-	if timeout != 0 {
-		if l.postSource != nil && l.postSource.BeforeBlock() {
-			timeout = 0
-		} else if when, ok := l.nextDeadline(); ok {
-			// Compared first: a deadline of -Inf is math.MinInt64, and the
-			// subtraction would overflow.
-			if now := monoNow(); when > now {
-				timeout = when - now
-			} else {
+			if timeout == 0 || len(evs) > 0 || woke {
+				l.polled(evs, woke)
 				timeout = 0
+			} else {
+				tried = true
 			}
 		}
-	}
-
-	// A non-blocking poll is not repeated, and is skipped when no fd is
-	// watched: it could report nothing but the wakeup fd, and posted
-	// callbacks are taken below anyway.
-	if timeout != 0 {
-		idleFrom := monoNow() // may block: time it for Stats.Idle
-		l.yieldBeforeBlock(idleFrom)
-		evs, woke, ok := l.takePolled(timeout)
-		if !ok {
-			var err error
-			evs, woke, err = l.sel.poll(timeout, l.events[:0], tried)
-			l.counters.idleNs += monoNow() - idleFrom
-			if err != nil {
-				return err
+		if timeout != 0 {
+			if l.postSource != nil && l.postSource.BeforeBlock() {
+				timeout = 0
+			} else if when, ok := l.nextDeadline(); ok {
+				// Compared first: a deadline of -Inf is math.MinInt64, and the
+				// subtraction would overflow.
+				if now := monoNow(); when > now {
+					timeout = when - now
+				} else {
+					timeout = 0
+				}
 			}
 		}
-		l.polled(evs, woke)
-	}
-	l.takePosted()
-	l.takeHostPosts()
 
-	if l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
-		l.queueDueTimers(monoNow() + ClockResolution)
-	}
+		// A non-blocking poll is not repeated, and is skipped when no fd is
+		// watched: it could report nothing but the wakeup fd, and posted
+		// callbacks are taken below anyway.
+		if timeout != 0 {
+			idleFrom := monoNow() // may block: time it for Stats.Idle
+			l.yieldBeforeBlock(idleFrom)
+			evs, woke, ok := l.takePolled(timeout)
+			if !ok {
+				var err error
+				evs, woke, err = l.sel.poll(timeout, l.events[:0], tried)
+				l.counters.idleNs += monoNow() - idleFrom
+				if err != nil {
+					return err
+				}
+			}
+			l.polled(evs, woke)
+		}
+		l.takePosted()
+		l.takeHostPosts()
 
-	ntodo := l.ready.len()
-	if l.hostPending && l.hostRun != nil {
-		// The host's own queue holds what it scheduled in the previous
-		// iteration, so it runs before this iteration's I/O and timers.
-		l.hostPending = false
-		if l.hostRun() {
-			l.hostPending = true
+		if l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
+			l.queueDueTimers(monoNow() + ClockResolution)
+		}
+
+		ntodo := l.ready.len()
+		if l.hostPending && l.hostRun != nil {
+			// The host's own queue holds what it scheduled in the previous
+			// iteration, so it runs before this iteration's I/O and timers.
+			l.hostPending = false
+			if l.hostRun() {
+				l.hostPending = true
+			}
+		}
+		// Counted once per iteration, not per callback: a cancelled handle is
+		// subtracted where it is dropped, a host batch adds its calls where it
+		// runs (the rare paths).
+		l.counters.callbacks += uint64(ntodo)
+		for ntodo > 0 {
+			ntodo -= l.runSome(ntodo)
+		}
+		if once || l.stopping {
+			return nil
 		}
 	}
-	// Counted once per iteration, not per callback: a cancelled handle is
-	// subtracted where it is dropped, a host batch adds its calls where it
-	// runs (the rare paths).
-	l.counters.callbacks += uint64(ntodo)
-	for ntodo > 0 {
-		ntodo -= l.runSome(ntodo)
-	}
-	return nil
 }
 
 func (l *Loop) purgeCancelledTimers() {
@@ -300,11 +308,12 @@ func (l *Loop) runMark(kind uintptr) {
 			})
 		}
 	}()
+	// runIO's halves called here, not through it: the protocols' calls
+	// (and their writes' system calls) run one frame less deep.
 	if kind == markIO {
-		l.runIO()
-	} else {
-		l.flushEvents()
+		l.serveIO()
 	}
+	l.flushEvents()
 }
 
 func (l *Loop) reportSlow(h *Handle, d time.Duration) {
