@@ -15,10 +15,11 @@ import (
 // thread, or the fd, whichever comes first, and count the wait as idle.
 func TestPollFirstThenBlock(t *testing.T) {
 	l := newTestLoop(t)
-	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0)
+	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	unix.SetNonblock(sp[0], true)
 	defer unix.Close(sp[0])
 	defer unix.Close(sp[1])
 	readable := 0
