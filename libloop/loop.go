@@ -42,10 +42,13 @@ type Loop struct {
 	fds      fdTable
 	events   []ioEvent
 	nWatched int // fds with a reader or writer (the wakeup fd not counted)
-	io       ioState
-	signals  signalState
-	exits    map[int]*Process // children whose exit the selector reports (kqueue)
-	spawn    spawnState       // how Spawn starts children, and its /dev/null
+	// pollFirst: the selector tries a non-blocking poll before blocking
+	// (epoll), so an iteration may make that try before choosing a timeout.
+	pollFirst bool
+	io        ioState
+	signals   signalState
+	exits     map[int]*Process // children whose exit the selector reports (kqueue)
+	spawn     spawnState       // how Spawn starts children, and its /dev/null
 
 	// running and closed are atomic so that any thread may read them
 	// (ll_loop_is_running, ll_loop_is_closed, and capi's check that refuses
@@ -99,6 +102,7 @@ func New() (*Loop, error) {
 	}
 	return &Loop{
 		sel:          sel,
+		pollFirst:    sel.triesFirst(),
 		slowDuration: 100 * time.Millisecond,
 	}, nil
 }

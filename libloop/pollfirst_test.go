@@ -13,8 +13,17 @@ import (
 // then chooses its timeout; when that try finds nothing the poll that
 // follows must still block until the first timer, a post from another
 // thread, or the fd, whichever comes first, and count the wait as idle.
+// The same holds with the order a selector that does not try first gets
+// (kqueue: timeout first, then the poll), forced here on epoll.
 func TestPollFirstThenBlock(t *testing.T) {
-	l := newTestLoop(t)
+	for _, first := range []bool{true, false} {
+		l := newTestLoop(t)
+		l.pollFirst = first
+		pollThenBlock(t, l)
+	}
+}
+
+func pollThenBlock(t *testing.T, l *Loop) {
 	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -81,5 +90,17 @@ func TestPollFirstThenBlock(t *testing.T) {
 	}
 	if readable != 1 {
 		t.Fatalf("reader ran %d times after the fd became readable, want 1", readable)
+	}
+
+	// With a callback ready the poll does not block but still reports the
+	// fd: one iteration runs both.
+	unix.Write(sp[1], []byte("y"))
+	soon := false
+	l.CallSoon(func() { soon = true })
+	if err := l.RunOnce(false); err != nil {
+		t.Fatal(err)
+	}
+	if !soon || readable != 2 {
+		t.Fatalf("one iteration with a ready callback and a readable fd: callback %v, reader ran %d times (want 2)", soon, readable)
 	}
 }

@@ -32,13 +32,19 @@ func (l *Loop) run(nowait, once bool) error {
 		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
 			timeout = 0
 		}
+		// With an fd watched and a selector that tries a non-blocking poll
+		// before blocking anyway (epoll), the loop makes that try first:
+		// what it finds would end any poll at once, so choosing a timeout
+		// (the host's BeforeBlock, the first deadline, the clock reads that
+		// time the wait) matters only when it finds nothing. A busy loop (a
+		// ping-pong, a loaded server) finds something nearly every iteration
+		// and skips that work; one that blocks makes no extra system call.
+		early := l.nWatched > 0 && l.pollFirst
+		if timeout != 0 && !early {
+			timeout = l.blockTimeout()
+		}
 		tried := false // a non-blocking poll found nothing this iteration
-		if l.nWatched > 0 {
-			// Poll without blocking first: what it finds would end any poll at
-			// once, so choosing a timeout (the host's BeforeBlock, the first
-			// deadline, the clock reads timing the wait) matters only when it
-			// finds nothing. A busy loop (a ping-pong, a loaded server) finds
-			// something nearly every iteration and skips that work.
+		if l.nWatched > 0 && (timeout == 0 || early) {
 			evs, woke, ok := l.takePolled(0)
 			if !ok {
 				var err error
@@ -51,27 +57,15 @@ func (l *Loop) run(nowait, once bool) error {
 				timeout = 0
 			} else {
 				tried = true
+				timeout = l.blockTimeout()
 			}
 		}
+		// A poll that may block is timed for Stats.Idle; it does not repeat
+		// the try. No fd watched and timeout 0: no poll, since it could
+		// report nothing but the wakeup fd, and posted callbacks are taken
+		// below anyway.
 		if timeout != 0 {
-			if l.postSource != nil && l.postSource.BeforeBlock() {
-				timeout = 0
-			} else if when, ok := l.nextDeadline(); ok {
-				// Compared first: a deadline of -Inf is math.MinInt64, and the
-				// subtraction would overflow.
-				if now := monoNow(); when > now {
-					timeout = when - now
-				} else {
-					timeout = 0
-				}
-			}
-		}
-
-		// A non-blocking poll is not repeated, and is skipped when no fd is
-		// watched: it could report nothing but the wakeup fd, and posted
-		// callbacks are taken below anyway.
-		if timeout != 0 {
-			idleFrom := monoNow() // may block: time it for Stats.Idle
+			idleFrom := monoNow()
 			l.yieldBeforeBlock(idleFrom)
 			evs, woke, ok := l.takePolled(timeout)
 			if !ok {
@@ -134,6 +128,24 @@ func (l *Loop) purgeCancelledTimers() {
 		l.timerCancelled--
 		l.unref(l.timers.pop())
 	}
+}
+
+// blockTimeout is how long the poll may block when nothing is ready: 0 if
+// the host's post source has work (BeforeBlock), else until the first timer,
+// else forever (-1).
+func (l *Loop) blockTimeout() int64 {
+	if l.postSource != nil && l.postSource.BeforeBlock() {
+		return 0
+	}
+	if when, ok := l.nextDeadline(); ok {
+		// Compared first: a deadline of -Inf is math.MinInt64, and the
+		// subtraction would overflow.
+		if now := monoNow(); when > now {
+			return when - now
+		}
+		return 0
+	}
+	return -1
 }
 
 // polled takes a poll's answer: the readiness it reported, and the wakeup.

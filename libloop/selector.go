@@ -39,6 +39,10 @@ type selector interface {
 	// tried says a non-blocking poll just found nothing: a selector that
 	// tries one before blocking may skip it.
 	poll(timeoutNs int64, evs []ioEvent, tried bool) ([]ioEvent, bool, error)
+	// triesFirst reports whether poll tries a non-blocking poll before one
+	// that may block (epoll): then the loop may make that try itself,
+	// before it chooses a timeout, at no extra system call (run.go).
+	triesFirst() bool
 	// wake makes a blocked or future poll return; safe from any thread.
 	wake() error
 	// fd is the selector's own fd (epoll, kqueue): readable while a watched

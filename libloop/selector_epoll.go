@@ -106,6 +106,8 @@ func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent, tried bool) ([]ioEv
 	return evs, woke, nil
 }
 
+func (s *epollSelector) triesFirst() bool { return true }
+
 // pollTarget lets a ChainRunner make the poll: the epoll fd and the buffer
 // poll reads into (no Go pointers in it; it lives as long as the selector).
 func (s *epollSelector) pollTarget() PollTarget {

@@ -94,6 +94,9 @@ func (s *kqueueSelector) poll(timeoutNs int64, evs []ioEvent, _ bool) ([]ioEvent
 	return evs, woke, nil
 }
 
+// triesFirst: kevent blocks at once (no non-blocking try to make early).
+func (s *kqueueSelector) triesFirst() bool { return false }
+
 // watchExit reports pid's exit once, as an evExit event (EVFILT_PROC).
 func (s *kqueueSelector) watchExit(pid int) error {
 	var ev unix.Kevent_t
