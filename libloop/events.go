@@ -78,7 +78,7 @@ type ioState struct {
 	evq            []Event
 	evqSpare       []Event
 	flushQueued    bool
-	runFn, flushFn func()
+	runFn, flushFn func() // debug mode's handles (queueOwn)
 	// TLS scratch, shared by the loop's TLS transports: ciphertext read
 	// from a socket, and ciphertext encrypted for one (tls.go).
 	tlsIn, tlsOut []byte
@@ -102,24 +102,43 @@ func (l *Loop) queueIO(o ioOwner, mask uint8) {
 	io.ready = append(io.ready, readyIO{o, mask})
 	if !io.runQueued {
 		io.runQueued = true
-		if io.runFn == nil {
-			io.runFn = l.runIO
-		}
-		l.pushGo(io.runFn)
+		l.queueOwn(markIO)
 	}
 }
 
-// pushGo queues a Go callback made once (a method value kept in ioState,
-// so queueing it allocates nothing).
-func (l *Loop) pushGo(fn func()) {
+// queueOwn queues one of the loop's own callbacks (markIO: runIO, markFlush:
+// flushEvents). Outside debug mode it is a mark in the ready queue, run by
+// runSome: no handle to take from the pool and give back, and two frames
+// fewer (runGo, the method value) under the read and the protocols' writes,
+// frames a system call's return makes costly here (chain.go). Debug mode
+// queues a handle, timed and reported as every callback is.
+func (l *Loop) queueOwn(kind uintptr) {
+	if !l.debug {
+		l.ready.pushMark(kind)
+		return
+	}
+	io := &l.io
+	if io.runFn == nil {
+		io.runFn, io.flushFn = l.runIO, l.flushEvents
+	}
 	h := l.newHandle()
-	h.gofn = fn
+	if kind == markIO {
+		h.gofn = io.runFn
+	} else {
+		h.gofn = io.flushFn
+	}
 	l.ready.push(h)
 }
 
 // runIO serves every fd reported ready this iteration, then delivers the
 // events in as few batches as the read buffer allows.
 func (l *Loop) runIO() {
+	l.serveIO()
+	l.flushEvents()
+}
+
+// serveIO is runIO's first half: the reads and writes of the ready fds.
+func (l *Loop) serveIO() {
 	io := &l.io
 	io.runQueued = false
 	items := io.ready
@@ -134,7 +153,6 @@ func (l *Loop) runIO() {
 	}
 	io.running = false
 	io.readySpare = items[:0]
-	l.flushEvents()
 }
 
 // readChunk returns where the next read goes, delivering queued events
@@ -173,10 +191,7 @@ func (l *Loop) emit(ev Event) {
 		return
 	}
 	io.flushQueued = true
-	if io.flushFn == nil {
-		io.flushFn = l.flushEvents
-	}
-	l.pushGo(io.flushFn)
+	l.queueOwn(markFlush)
 }
 
 // flushEvents delivers the queued events; events the protocols cause meanwhile
@@ -186,7 +201,7 @@ func (l *Loop) flushEvents() {
 	l.deliverQueued()
 	if len(l.io.evq) > 0 && !l.io.flushQueued && !l.closed.Load() {
 		l.io.flushQueued = true
-		l.pushGo(l.io.flushFn)
+		l.queueOwn(markFlush)
 	}
 }
 

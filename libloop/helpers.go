@@ -21,13 +21,8 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 	defer l.stopRunClock()
 	defer f.RemoveDoneCallbackToken(token)
 	defer l.allowChain()()
-	for {
-		if err := l.runOnce(false); err != nil {
-			return err
-		}
-		if l.stopping {
-			break
-		}
+	if err := l.run(false, false); err != nil {
+		return err
 	}
 	if !f.Done() {
 		return ESTOPPED

@@ -52,7 +52,7 @@ func (hb *hostBatches) pop() HostBatch {
 // times it as one callback.
 func (l *Loop) runBatch() {
 	b := l.batches.pop()
-	// runOnce counted the batch's mark as one callback; it runs Len.
+	// run counted the batch's mark as one callback; it runs Len.
 	l.counters.callbacks += uint64(b.Len()) - 1
 	if !l.debug {
 		b.Run()

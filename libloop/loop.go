@@ -42,10 +42,13 @@ type Loop struct {
 	fds      fdTable
 	events   []ioEvent
 	nWatched int // fds with a reader or writer (the wakeup fd not counted)
-	io       ioState
-	signals  signalState
-	exits    map[int]*Process // children whose exit the selector reports (kqueue)
-	spawn    spawnState       // how Spawn starts children, and its /dev/null
+	// pollFirst: the selector tries a non-blocking poll before blocking
+	// (epoll), so an iteration may make that try before choosing a timeout.
+	pollFirst bool
+	io        ioState
+	signals   signalState
+	exits     map[int]*Process // children whose exit the selector reports (kqueue)
+	spawn     spawnState       // how Spawn starts children, and its /dev/null
 
 	// running and closed are atomic so that any thread may read them
 	// (ll_loop_is_running, ll_loop_is_closed, and capi's check that refuses
@@ -99,6 +102,7 @@ func New() (*Loop, error) {
 	}
 	return &Loop{
 		sel:          sel,
+		pollFirst:    sel.triesFirst(),
 		slowDuration: 100 * time.Millisecond,
 	}, nil
 }
@@ -242,14 +246,7 @@ func (l *Loop) RunForever() error {
 	l.startRunClock()
 	defer l.stopRunClock()
 	defer l.allowChain()()
-	for {
-		if err := l.runOnce(false); err != nil {
-			return err
-		}
-		if l.stopping {
-			return nil
-		}
-	}
+	return l.run(false, false)
 }
 
 // RunOnce runs one iteration; with nowait the poll does not block.
@@ -261,10 +258,10 @@ func (l *Loop) RunOnce(nowait bool) error {
 	if nowait {
 		// Not timed for Stats.Running: a clock read pair would double
 		// the cost of an iteration that cannot block.
-		return l.runOnce(true)
+		return l.run(true, true)
 	}
 	l.startRunClock()
-	err := l.runOnce(false)
+	err := l.run(false, true)
 	l.stopRunClock() // not deferred: that would cost the nowait path too
 	return err
 }

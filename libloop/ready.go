@@ -6,7 +6,8 @@ package libloop
 // callback nobody holds a handle to, kept by value: its function and
 // argument, called with the loop's Tag as its id (ForeignPlain). A million
 // ll_call_soon(..., NULL) then cost no Handle record each. An entry with
-// neither (fn == 0) stands for the next HostBatch.
+// neither (fn == 0) is a mark: the next HostBatch, or one of the loop's own
+// callbacks (pushMark).
 type readyItem struct {
 	h   *Handle
 	fn  uintptr
@@ -48,11 +49,22 @@ func (q *readyQueue) pop() readyItem {
 	return it
 }
 
-// pushBatchMark queues the place of a HostBatch.
-func (q *readyQueue) pushBatchMark() { q.pushHost(0, 0) }
+// Marks: entries with neither a handle nor a function, whose arg says what
+// they stand for.
+const (
+	markBatch uintptr = iota // the next HostBatch
+	markIO                   // the loop's runIO
+	markFlush                // the loop's flushEvents
+)
 
-// isBatchMark reports whether it stands for a HostBatch.
-func (it *readyItem) isBatchMark() bool { return it.h == nil && it.fn == 0 }
+// pushBatchMark queues the place of a HostBatch.
+func (q *readyQueue) pushBatchMark() { q.pushHost(0, markBatch) }
+
+// pushMark queues a mark (fn 0: no host call has a zero address).
+func (q *readyQueue) pushMark(kind uintptr) { q.pushHost(0, kind) }
+
+// isMark reports whether it is a mark rather than a callback.
+func (it *readyItem) isMark() bool { return it.h == nil && it.fn == 0 }
 
 // peek returns the head entry without removing it (q.len() > 0).
 func (q *readyQueue) peek() *readyItem { return &q.buf[q.head] }

@@ -15,78 +15,96 @@ const minScheduledForPurge = 100
 // dispatchBatch caps how many host callbacks go to C in one crossing.
 const dispatchBatch = 256
 
-// runOnce is one iteration, asyncio's BaseEventLoop._run_once.
-func (l *Loop) runOnce(nowait bool) error {
-	l.purgeCancelledTimers()
-	l.maybeReturnMemory()
-	if l.iter++; l.iter%yieldEvery == 0 {
-		l.yieldIfLong()
-	}
+// run runs iterations, each asyncio's BaseEventLoop._run_once: one if once,
+// else until the loop is stopping. The iterations loop here rather than in
+// the callers so that, at the end of each, the return after its system calls
+// (the poll, the reads, the writes of the callbacks it ran) is not one more
+// mispredicted return (chain.go says why those cost).
+func (l *Loop) run(nowait, once bool) error {
+	for {
+		l.purgeCancelledTimers()
+		l.maybeReturnMemory()
+		if l.iter++; l.iter%yieldEvery == 0 {
+			l.yieldIfLong()
+		}
 
-	timeout := int64(-1)
-	if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 ||
-		l.postSource != nil && l.postSource.BeforeBlock() {
-		timeout = 0
-	} else if when, ok := l.nextDeadline(); ok {
-		// Compared first: a deadline of -Inf is math.MinInt64, and the
-		// subtraction would overflow.
-		if now := monoNow(); when > now {
-			timeout = when - now
-		} else {
+		timeout := int64(-1)
+		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
 			timeout = 0
 		}
-	}
-
-	// A non-blocking poll with no fd watched can report nothing but the
-	// wakeup fd, and posted callbacks are taken below anyway: skip it.
-	if timeout != 0 || l.nWatched > 0 {
-		var idleFrom int64
-		if timeout != 0 { // may block: time it for Stats.Idle
-			idleFrom = monoNow()
+		// With an fd watched and a selector that tries a non-blocking poll
+		// before blocking anyway (epoll), the loop makes that try first:
+		// what it finds would end any poll at once, so choosing a timeout
+		// (the host's BeforeBlock, the first deadline, the clock reads that
+		// time the wait) matters only when it finds nothing. A busy loop (a
+		// ping-pong, a loaded server) finds something nearly every iteration
+		// and skips that work; one that blocks makes no extra system call.
+		early := l.nWatched > 0 && l.pollFirst
+		if timeout != 0 && !early {
+			timeout = l.blockTimeout()
+		}
+		tried := false // a non-blocking poll found nothing this iteration
+		if l.nWatched > 0 && (timeout == 0 || early) {
+			evs, woke, ok := l.takePolled(0)
+			if !ok {
+				var err error
+				if evs, woke, err = l.sel.poll(0, l.events[:0], false); err != nil {
+					return err
+				}
+			}
+			if timeout == 0 || len(evs) > 0 || woke {
+				l.polled(evs, woke)
+				timeout = 0
+			} else {
+				tried = true
+				timeout = l.blockTimeout()
+			}
+		}
+		// A poll that may block is timed for Stats.Idle; it does not repeat
+		// the try. No fd watched and timeout 0: no poll, since it could
+		// report nothing but the wakeup fd, and posted callbacks are taken
+		// below anyway.
+		if timeout != 0 {
+			idleFrom := monoNow()
 			l.yieldBeforeBlock(idleFrom)
-		}
-		evs, woke, ok := l.takePolled(timeout)
-		if !ok {
-			var err error
-			evs, woke, err = l.sel.poll(timeout, l.events[:0])
-			if timeout != 0 {
+			evs, woke, ok := l.takePolled(timeout)
+			if !ok {
+				var err error
+				evs, woke, err = l.sel.poll(timeout, l.events[:0], tried)
 				l.counters.idleNs += monoNow() - idleFrom
+				if err != nil {
+					return err
+				}
 			}
-			if err != nil {
-				return err
+			l.polled(evs, woke)
+		}
+		l.takePosted()
+		l.takeHostPosts()
+
+		if l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
+			l.queueDueTimers(monoNow() + ClockResolution)
+		}
+
+		ntodo := l.ready.len()
+		if l.hostPending && l.hostRun != nil {
+			// The host's own queue holds what it scheduled in the previous
+			// iteration, so it runs before this iteration's I/O and timers.
+			l.hostPending = false
+			if l.hostRun() {
+				l.hostPending = true
 			}
 		}
-		l.counters.events += uint64(len(evs))
-		if woke {
-			l.wakePending.Store(0)
+		// Counted once per iteration, not per callback: a cancelled handle is
+		// subtracted where it is dropped, a host batch adds its calls where it
+		// runs (the rare paths).
+		l.counters.callbacks += uint64(ntodo)
+		for ntodo > 0 {
+			ntodo -= l.runSome(ntodo)
 		}
-		l.processEvents(evs)
-		l.events = evs[:0]
-	}
-	l.takePosted()
-	l.takeHostPosts()
-
-	if l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
-		l.queueDueTimers(monoNow() + ClockResolution)
-	}
-
-	ntodo := l.ready.len()
-	if l.hostPending && l.hostRun != nil {
-		// The host's own queue holds what it scheduled in the previous
-		// iteration, so it runs before this iteration's I/O and timers.
-		l.hostPending = false
-		if l.hostRun() {
-			l.hostPending = true
+		if once || l.stopping {
+			return nil
 		}
 	}
-	// Counted once per iteration, not per callback: a cancelled handle is
-	// subtracted where it is dropped, a host batch adds its calls where it
-	// runs (the rare paths).
-	l.counters.callbacks += uint64(ntodo)
-	for ntodo > 0 {
-		ntodo -= l.runSome(ntodo)
-	}
-	return nil
 }
 
 func (l *Loop) purgeCancelledTimers() {
@@ -110,6 +128,34 @@ func (l *Loop) purgeCancelledTimers() {
 		l.timerCancelled--
 		l.unref(l.timers.pop())
 	}
+}
+
+// blockTimeout is how long the poll may block when nothing is ready: 0 if
+// the host's post source has work (BeforeBlock), else until the first timer,
+// else forever (-1).
+func (l *Loop) blockTimeout() int64 {
+	if l.postSource != nil && l.postSource.BeforeBlock() {
+		return 0
+	}
+	if when, ok := l.nextDeadline(); ok {
+		// Compared first: a deadline of -Inf is math.MinInt64, and the
+		// subtraction would overflow.
+		if now := monoNow(); when > now {
+			return when - now
+		}
+		return 0
+	}
+	return -1
+}
+
+// polled takes a poll's answer: the readiness it reported, and the wakeup.
+func (l *Loop) polled(evs []ioEvent, woke bool) {
+	l.counters.events += uint64(len(evs))
+	if woke {
+		l.wakePending.Store(0)
+	}
+	l.processEvents(evs)
+	l.events = evs[:0]
 }
 
 func (l *Loop) processEvents(evs []ioEvent) {
@@ -140,8 +186,12 @@ func (l *Loop) processEvents(evs []ioEvent) {
 // dispatcher as one batch (one per handle in debug mode, to time each).
 func (l *Loop) runSome(max int) int {
 	it := l.ready.pop()
-	if it.isBatchMark() {
-		l.runBatch()
+	if it.isMark() {
+		if it.arg == markBatch {
+			l.runBatch()
+		} else {
+			l.runMark(it.arg)
+		}
 		return 1
 	}
 	h := it.h
@@ -188,7 +238,7 @@ func (l *Loop) runSome(max int) int {
 		if n == max || len(batch) == limit || l.ready.len() == 0 {
 			break
 		}
-		if next := l.ready.peek(); next.isBatchMark() || next.h != nil && next.h.isGo() && !next.h.cancelled {
+		if next := l.ready.peek(); next.isMark() || next.h != nil && next.h.isGo() && !next.h.cancelled {
 			break
 		}
 		it = l.ready.pop()
@@ -257,6 +307,25 @@ func (l *Loop) callGo(h *Handle) {
 	} else {
 		h.gofn()
 	}
+}
+
+// runMark runs one of the loop's own callbacks queued as a mark (queueOwn),
+// recovering a panic as callGo does (a Go Protocol's, through runIO).
+func (l *Loop) runMark(kind uintptr) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.CallExceptionHandler(&ErrorContext{
+				Message: fmt.Sprintf("Exception in callback: %v", r),
+				Code:    int(EINVAL),
+			})
+		}
+	}()
+	// runIO's halves called here, not through it: the protocols' calls
+	// (and their writes' system calls) run one frame less deep.
+	if kind == markIO {
+		l.serveIO()
+	}
+	l.flushEvents()
 }
 
 func (l *Loop) reportSlow(h *Handle, d time.Duration) {

@@ -36,7 +36,13 @@ type selector interface {
 	control(fd int, old, new uint8) error
 	// poll waits up to timeoutNs nanoseconds (negative: forever, 0: do not
 	// block), appends readiness to evs and reports whether wake was called.
-	poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error)
+	// tried says a non-blocking poll just found nothing: a selector that
+	// tries one before blocking may skip it.
+	poll(timeoutNs int64, evs []ioEvent, tried bool) ([]ioEvent, bool, error)
+	// triesFirst reports whether poll tries a non-blocking poll before one
+	// that may block (epoll): then the loop may make that try itself,
+	// before it chooses a timeout, at no extra system call (run.go).
+	triesFirst() bool
 	// wake makes a blocked or future poll return; safe from any thread.
 	wake() error
 	// fd is the selector's own fd (epoll, kqueue): readable while a watched

@@ -79,15 +79,17 @@ func (s *epollSelector) control(fd int, old, new uint8) error {
 	}
 }
 
-func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error) {
+func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent, tried bool) ([]ioEvent, bool, error) {
 	// A poll that cannot block skips the scheduler hand-off of a normal
 	// system call; it is the loop's most frequent syscall. A poll that may
-	// block tries it first too: under load (a ping-pong, a busy server) the
-	// answer is usually there already, and a blocking system call would
-	// wake the Go runtime's monitor thread on every iteration.
-	r, _, e := unix.RawSyscall6(sysEpollWait, uintptr(s.epfd),
-		uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)), 0, 0, 0)
-	n, errno := int(r), e
+	// block tries it first too (unless the loop just did): under load (a
+	// ping-pong, a busy server) the answer is usually there already, and a
+	// blocking system call would wake the Go runtime's monitor thread on
+	// every iteration.
+	n, errno := 0, unix.Errno(0)
+	if timeoutNs == 0 || !tried {
+		n, errno = epollWaitNB(s.epfd, &s.events[0], len(s.events))
+	}
 	if timeoutNs != 0 && n == 0 && errno == 0 {
 		r, _, e := unix.Syscall6(sysEpollWait, uintptr(s.epfd),
 			uintptr(unsafe.Pointer(&s.events[0])), uintptr(len(s.events)),
@@ -103,6 +105,8 @@ func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, e
 	evs, woke := s.decode(n, evs)
 	return evs, woke, nil
 }
+
+func (s *epollSelector) triesFirst() bool { return true }
 
 // pollTarget lets a ChainRunner make the poll: the epoll fd and the buffer
 // poll reads into (no Go pointers in it; it lives as long as the selector).

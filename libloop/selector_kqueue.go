@@ -64,7 +64,7 @@ func (s *kqueueSelector) control(fd int, old, new uint8) error {
 	return err
 }
 
-func (s *kqueueSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, error) {
+func (s *kqueueSelector) poll(timeoutNs int64, evs []ioEvent, _ bool) ([]ioEvent, bool, error) {
 	var ts *unix.Timespec
 	if timeoutNs >= 0 {
 		t := unix.NsecToTimespec(timeoutNs)
@@ -93,6 +93,9 @@ func (s *kqueueSelector) poll(timeoutNs int64, evs []ioEvent) ([]ioEvent, bool, 
 	}
 	return evs, woke, nil
 }
+
+// triesFirst: kevent blocks at once (no non-blocking try to make early).
+func (s *kqueueSelector) triesFirst() bool { return false }
 
 // watchExit reports pid's exit once, as an evExit event (EVFILT_PROC).
 func (s *kqueueSelector) watchExit(pid int) error {

@@ -29,7 +29,7 @@ func TestSelectorOnceReportsOnceUntilRearmed(t *testing.T) {
 	}
 	unix.Write(p[1], []byte{1}) // readable from now on (never read)
 	count := func() int {
-		evs, _, err := s.poll(0, nil)
+		evs, _, err := s.poll(0, nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,15 +42,6 @@ func writeOnce(fd int, p []byte, socket bool) (int, error) {
 	return int(r), nil
 }
 
-// readNonblock reads from a non-blocking fd (see writeOnce on Raw).
-func readNonblock(fd int, p []byte) (int, error) {
-	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(r), nil
-}
-
 // writeVec writes several buffers in one system call.
 func writeVec(fd int, bufs [][]byte, socket bool) (int, error) {
 	if !socket {
