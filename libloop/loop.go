@@ -27,7 +27,8 @@ type Dispatcher interface {
 type Loop struct {
 	ready          readyQueue
 	batches        hostBatches // host batches whose marks are in ready
-	iter           uint64      // iterations run, for yieldIfLong and Stats
+	iter           uint64      // iterations run, for Stats
+	yieldWork      uint64      // work since yieldIfLong's last look at the clock (yield.go)
 	lastYield      int64       // loop time of the last yield to the Go scheduler
 	yields         uint64      // yields to the Go scheduler (tests read it)
 	postSource     PostSource  // a host's own cross-thread queue, if any

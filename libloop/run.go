@@ -24,7 +24,9 @@ func (l *Loop) run(nowait, once bool) error {
 	for {
 		l.purgeCancelledTimers()
 		l.maybeReturnMemory()
-		if l.iter++; l.iter%yieldEvery == 0 {
+		l.iter++
+		if l.yieldWork >= yieldEvery {
+			l.yieldWork = 0
 			l.yieldIfLong()
 		}
 
@@ -86,10 +88,12 @@ func (l *Loop) run(nowait, once bool) error {
 		}
 
 		ntodo := l.ready.len()
+		l.yieldWork += 1 + uint64(ntodo)
 		if l.hostPending && l.hostRun != nil {
 			// The host's own queue holds what it scheduled in the previous
 			// iteration, so it runs before this iteration's I/O and timers.
 			l.hostPending = false
+			l.yieldWork += yieldHostRun
 			if l.hostRun() {
 				l.hostPending = true
 			}

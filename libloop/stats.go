@@ -8,7 +8,7 @@ import "time"
 // the thread running the loop: an add per iteration and per poll, and a
 // clock read pair only around a poll that blocks and around a run (never
 // around a callback), so they cost nothing measurable on the hot path. The
-// iteration count is the loop's own l.iter (yield.go reads it too).
+// iteration count is the loop's own l.iter.
 type loopCounters struct {
 	events    uint64
 	callbacks uint64

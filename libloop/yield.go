@@ -4,9 +4,22 @@ package libloop
 
 import "runtime"
 
-// yieldEvery is how many iterations pass between two looks at the clock
-// for yieldIfLong (a clock read every iteration would cost W1 a third).
+// yieldEvery is how much work passes between two looks at the clock for
+// yieldIfLong, counted per iteration as 1, plus 1 per ready callback
+// (I/O marks, Go handles, host batches) and yieldHostRun per run of the
+// host's own queue: a clock read every iteration would cost W1-fd ~15%,
+// but counting iterations alone let iterations that each deliver many
+// events or run a host queue of Python callbacks (W9: ~15 requests,
+// ~0.4 ms an iteration) go 25 ms between looks, past sysmon's 10 ms: its
+// forced preemption then woke sysmon to poll every 20 µs for a
+// millisecond, ~2,400 wake-ups a second under W9 (0.06 a request), which
+// cost the server 2-5% of its CPU (W5p, W5s, W9).
 const yieldEvery = 64
+
+// yieldHostRun is a host-queue run's weight in yieldWork: two runs between
+// looks. A run is a crossing into the host (a ctypes callback for Python:
+// a microsecond or more), so a 20 ns clock read after two is noise.
+const yieldHostRun = yieldEvery / 2
 
 // yieldSlice is the loop time after which the loop yields its thread to
 // the Go scheduler: under the runtime's forced-preemption period (10 ms).

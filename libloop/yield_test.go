@@ -38,3 +38,44 @@ func TestYieldsWhileBlockingIterations(t *testing.T) {
 		t.Fatalf("%d yields in %d blocking iterations, want >= %d", l.yields, l.iter, want)
 	}
 }
+
+// Iterations that each run many callbacks (a loaded server: many events
+// and a host queue of Python callbacks per iteration) must yield every
+// yieldSlice too, though they are fewer than yieldEvery: the look at the
+// clock comes after yieldEvery units of work, not of iterations.
+func TestYieldsWhileBusyIterations(t *testing.T) {
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	spin := func() {
+		for end := monoNow() + 250e3; monoNow() < end; {
+		}
+	}
+	rounds := 0
+	var round func()
+	round = func() {
+		if rounds++; rounds == 40 {
+			l.Stop()
+			return
+		}
+		for i := 0; i < 8; i++ { // the next iteration: 8 x 0.25 ms
+			l.CallSoon(spin)
+		}
+		l.CallSoon(round)
+	}
+	l.CallSoon(round)
+	if err := l.RunForever(); err != nil {
+		t.Fatal(err)
+	}
+	if l.iter >= yieldEvery {
+		t.Fatalf("%d iterations: the test needs fewer than %d", l.iter, yieldEvery)
+	}
+	// 39 iterations of >= 2 ms: >= 78 ms; a look every 64 units (9 a
+	// round: ~8 iterations, 16 ms) yields at least every 16 ms: >= 4;
+	// counting iterations alone makes 0.
+	if want := uint64(3); l.yields < want {
+		t.Fatalf("%d yields in %d busy iterations, want >= %d", l.yields, l.iter, want)
+	}
+}
