@@ -41,7 +41,8 @@ class NetworkMixin:
         # The C sink's list (include/libloop/python.h): id -> (context,
         # protocol, transport) of the transports whose data it hands to
         # protocol.data_received itself; kept by _CTransport.set_protocol
-        # and _connection_lost.
+        # and _connection_lost. Mutated, never rebound: the C sink holds a
+        # borrowed pointer to this dict until _free_sink.
         self._fast = {}
         self._io_open = False  # _io_sync
         # Write gathering (stream_transport.py): on while a trampoline that
