@@ -236,19 +236,13 @@ class StreamTransport(ReadingMixin, _CTransport):
         self._write_gather(data)
 
     def _write_other(self, data):
-        """write() of anything but bytes, with asyncio's checks in asyncio's
-        order; a bytearray or memoryview is copied (libloop may keep it
-        buffered) once it is known to be written."""
+        """write() of anything but bytes: asyncio's type check first, then a
+        copy (libloop may keep the bytes buffered) through write(), whose
+        checks come next in asyncio's order (a copy made for a write that is
+        then refused or dropped is the rare path's only cost)."""
         if not isinstance(data, (bytearray, memoryview)):
             raise TypeError(f'data argument must be a bytes-like object, '
                             f'not {type(data).__name__!r}')
-        if self._eof:
-            raise RuntimeError('Cannot call write() after write_eof()')
-        if not data:
-            return
-        if self._lost:
-            self._warn_lost_write()
-            return
         self.write(bytes(data))
 
     def _write_gather(self, data):
