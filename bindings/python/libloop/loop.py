@@ -46,7 +46,8 @@ _CLOCK_OFFSET = None
 
 
 def _clock_offset(loop_id):
-    """Offset so that monotonic()+offset >= ll_loop_time (never early)."""
+    """libloop's clock minus time.monotonic(), rounded up: a deadline in
+    loop time plus it is a libloop deadline that never fires early."""
     best = None
     for _ in range(7):
         a = _monotonic()
@@ -107,6 +108,11 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         if _CLOCK_OFFSET is None:
             _CLOCK_OFFSET = _clock_offset(self._id)
         self._clock_offset = _CLOCK_OFFSET
+        if type(self).time is SchedulingMixin.time:
+            # loop.time() is time.monotonic() itself, as asyncio's is: bound
+            # here, it is a builtin call with no Python frame (aiohttp reads
+            # it twice a request). A subclass's own time() is kept.
+            self.time = _monotonic
         self._clock_resolution = time.get_clock_info('monotonic').resolution
         self._closed = False
         self._thread_id = None
@@ -125,7 +131,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._current_handle = None
         self._exception_handler = None
         self._task_factory = None
-        self._task_machine = bool(task_machine)
+        self._task_class = _MachineTask if task_machine else tasks.Task  # create_task's
         self._tm = None          # TaskMachine, made by the first libloop.Task
         self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
         # libloop's selector fd: readable while an fd libloop watches is
@@ -312,11 +318,11 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
     def create_task(self, coro, *, name=None, context=None):
         """Wrap a coroutine in a task (asyncio.Task, libloop.Task with
         task_machine=True, or the task factory's)."""
-        self._check_closed()
+        if self._closed:   # (_check_closed, inline: a task per request in aiohttp)
+            raise RuntimeError('Event loop is closed')
         if self._task_factory is None:
-            cls = _MachineTask if self._task_machine else tasks.Task
-            task = cls(coro, loop=self, name=name, context=context)
-            if task._source_traceback:
+            task = self._task_class(coro, loop=self, name=name, context=context)
+            if self._debug and task._source_traceback:
                 del task._source_traceback[-1]
         else:
             if context is None:

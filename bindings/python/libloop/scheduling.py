@@ -55,8 +55,9 @@ class SchedulingMixin:
     """Scheduling methods and trampolines of libloop.EventLoop."""
 
     def time(self):
-        """The loop clock (libloop's monotonic clock), in seconds."""
-        return _monotonic() + self._clock_offset
+        """The loop clock: time.monotonic(), as asyncio's (an instance
+        attribute makes it a builtin call, see EventLoop.__init__)."""
+        return _monotonic()
 
     def call_soon(self, callback, *args, context=None):
         """Schedule callback(*args) for the next iteration (FIFO)."""
@@ -214,7 +215,7 @@ class SchedulingMixin:
                     or self._sig_on or self._debug
                     or (self._io_open and self._backend_ready(0))
                     or self._fds_watched
-                    or (armed and armed[0] <= _monotonic() + self._clock_offset)):
+                    or (armed and armed[0] <= _monotonic())):
                 return
             self._n_virtual += 1    # the next round stands for an iteration
 
@@ -260,7 +261,7 @@ class SchedulingMixin:
             self._signal()
         # Deadlines already past: their libloop timer fired (its trampoline
         # may not have run), or will fire in the first iteration anyway.
-        now = _monotonic() + self._clock_offset
+        now = _monotonic()
         armed = self._armed
         while armed and armed[0] <= now:
             _heappop(armed)

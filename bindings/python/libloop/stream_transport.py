@@ -34,6 +34,7 @@ from ._lib import check
 from .transports import ReadingMixin, _CTransport
 
 _GATHER_MAX = 64 * 1024  # most bytes one transport gathers in a batch
+_CONCAT_MAX = 1024       # gathered bytes joined by concatenation below this
 _UNKNOWN = object()      # a name not read yet
 _NO_EXTRA = types.MappingProxyType({})
 _transport_write = _hotpath.transport_write
@@ -214,7 +215,8 @@ class StreamTransport(ReadingMixin, _CTransport):
         if self._lost:
             self._warn_lost_write()
             return
-        if self._wpend is None:
+        pend = self._wpend
+        if pend is None:
             loop = self._loop
             if loop._gather:
                 # The first write of a trampoline's batch (a task's, a
@@ -232,6 +234,19 @@ class StreamTransport(ReadingMixin, _CTransport):
                     self._written(r)
                 else:
                     self._cbuf = 0
+                return
+        elif type(pend) is bytes:
+            # A second small write of the batch (an HTTP body after its
+            # headers): joined here by concatenation rather than in a list
+            # that _write_gather builds and the flush joins (a frame, a list
+            # and a join less: the binding's own cost of such a batch and
+            # its flush, 323-330 -> 290-296 ns). Up to _CONCAT_MAX only, so
+            # that many tiny writes copy little; past it the list takes over.
+            n = self._wpend_n + len(data)
+            if (n <= _CONCAT_MAX and n <= self._gather_max and self._loop._gather
+                    and not self._cbuf and not self._closing):
+                self._wpend = pend + data
+                self._wpend_n = n
                 return
         self._write_gather(data)
 

@@ -58,7 +58,7 @@ class TimersMixin:
         """Schedule callback(*args) after delay seconds; a TimerHandle."""
         if delay is None:
             raise TypeError('delay must not be None')
-        return self._call_at(_monotonic() + self._clock_offset + delay,
+        return self._call_at(_monotonic() + delay,
                              callback, args, context, 'call_later')
 
     def call_at(self, when, callback, *args, context=None):
@@ -113,13 +113,15 @@ class TimersMixin:
         _heappush(self._timers, (when, seq, h))
 
     def _arm(self, when):
-        limit = _monotonic() + self._clock_offset + _MAX_WAKE
+        limit = _monotonic() + _MAX_WAKE
         if when > limit:
             when = limit
         # Arm first, then record: an interruption between the two leaves an
         # unrecorded wake-up (one harmless extra _timer_fire), never a
         # recorded one libloop does not have (timers that never fire).
-        check(_lib.ll_call_at(self._id, when, self._c_timer, None, None),
+        # libloop's deadline is on its own clock (_clock_offset ahead).
+        check(_lib.ll_call_at(self._id, when + self._clock_offset,
+                              self._c_timer, None, None),
               "ll_call_at")
         _heappush(self._armed, when)
 
@@ -194,7 +196,7 @@ class TimersMixin:
         i = k = 0
         run = self._run
         try:
-            now = _monotonic() + self._clock_offset
+            now = _monotonic()
             armed = self._armed
             while armed and armed[0] <= now:
                 _heappop(armed)

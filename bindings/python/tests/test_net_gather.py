@@ -129,6 +129,42 @@ class GatherTests(ClosesOpened, LoopCase):
         self.assertLessEqual(size, 100_000 + len(chunk))
         t.abort()
 
+    def test_many_writes_of_one_callback_keep_their_order(self):
+        # Small writes joined by concatenation, then past its bound by the
+        # list, then one over the gathering limit: one byte stream in order.
+        t, p, peer = self.pair()
+        pieces = [bytes([65 + i % 26]) * n for i, n in
+                  enumerate([600, 300, 200, 1, 1, 5000, 7, 70_000, 3])]
+
+        def cb():
+            for piece in pieces:
+                t.write(piece)
+            t.close()
+        self.in_callback(cb)
+        self.assertEqual(self.received(peer), b''.join(pieces))
+        self.run_coro(p.lost)
+
+    def test_pause_writing_inside_write_with_tiny_writes(self):
+        # The same with 60-byte writes and a 100-byte high-water mark:
+        # writes joined in a callback never hold more than the mark, so
+        # the pause still comes inside the write that crosses it.
+        t, p, peer = self.pair()
+        t.set_write_buffer_limits(high=100)
+        chunk = b't' * 60
+
+        def cb():
+            for i in range(400_000):  # 24 MB: far more than the socket holds
+                t.write(chunk)
+                if 'pause' in p.calls:
+                    return i, t.get_write_buffer_size()
+            return None, 0
+        i, size = self.in_callback(cb)
+        self.assertIsNotNone(i)
+        self.assertEqual(p.calls, ['made', 'pause'])
+        self.assertGreater(size, 100)
+        self.assertLessEqual(size, 100 + 2 * len(chunk))
+        t.abort()
+
     def test_write_from_protocol_callback(self):
         # Writes from the batch sink's callbacks (sent at once, not
         # gathered): an echo that writes twice per data_received keeps the

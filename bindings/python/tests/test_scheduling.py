@@ -82,6 +82,15 @@ class SchedulingTests(LoopCase):
         self.assertAlmostEqual(dt, time.monotonic() - m0, delta=0.005)
         self.assertIsInstance(self.loop.time(), float)
 
+    def test_time_reads_time_monotonic(self):
+        # asyncio's loop.time() is time.monotonic(): a program may mix the
+        # two (a deadline taken from one, checked against the other).
+        m0 = time.monotonic()
+        t = self.loop.time()
+        m1 = time.monotonic()
+        self.assertLessEqual(m0, t)
+        self.assertLessEqual(t, m1)
+
     def test_timer_when(self):
         when = self.loop.time() + 10
         h = self.loop.call_at(when, lambda: None)
@@ -315,6 +324,29 @@ class SchedulingTests(LoopCase):
 
 
 twin(SchedulingTests, globals(), task_machine=True)
+
+
+class TimeOverrideTests(unittest.TestCase):
+    """libloop only: loop.time is bound to time.monotonic per loop (no
+    Python frame per call), but never over a subclass's own time()."""
+
+    def test_subclass_time_is_kept(self):
+        import libloop
+
+        class Shifted(libloop.EventLoop):
+            def time(self):
+                return time.monotonic() + 1000.0
+
+        loop = Shifted()
+        try:
+            self.assertGreater(loop.time() - time.monotonic(), 999.0)
+            out = []
+            loop.call_later(0.01, lambda: out.append('fired'))
+            loop.call_later(0.02, loop.stop)
+            loop.run_forever()
+            self.assertEqual(out, ['fired'])
+        finally:
+            loop.close()
 
 if __name__ == '__main__':
     unittest.main()
