@@ -108,16 +108,16 @@ class GatherTests(ClosesOpened, LoopCase):
         self.run_coro(p.lost)
         self.assertIsNone(p.exc)
 
-    def test_pause_writing_inside_write_with_small_writes(self):
-        # Many small writes in one callback to a peer that does not read:
-        # pause_writing runs inside the write that takes the buffer over
-        # the high-water mark, as asyncio's.
+    def check_pause_inside_write(self, high, chunk, slack):
+        """Writes of chunk in one callback to a peer that does not read (up
+        to 24 MB: far more than the socket holds): pause_writing runs inside
+        the write that takes the buffer over high, as asyncio's, which then
+        holds at most slack bytes more."""
         t, p, peer = self.pair()
-        t.set_write_buffer_limits(high=100_000)
-        chunk = b'w' * 1000
+        t.set_write_buffer_limits(high=high)
 
         def cb():
-            for i in range(20_000):  # 20 MB: far more than the socket holds
+            for i in range(24_000_000 // len(chunk)):
                 t.write(chunk)
                 if 'pause' in p.calls:
                     return i, t.get_write_buffer_size()
@@ -125,9 +125,12 @@ class GatherTests(ClosesOpened, LoopCase):
         i, size = self.in_callback(cb)
         self.assertIsNotNone(i)
         self.assertEqual(p.calls, ['made', 'pause'])
-        self.assertGreater(size, 100_000)
-        self.assertLessEqual(size, 100_000 + len(chunk))
+        self.assertGreater(size, high)
+        self.assertLessEqual(size, high + slack)
         t.abort()
+
+    def test_pause_writing_inside_write_with_small_writes(self):
+        self.check_pause_inside_write(100_000, b'w' * 1000, 1000)
 
     def test_many_writes_of_one_callback_keep_their_order(self):
         # Small writes joined by concatenation, then past its bound by the
@@ -145,25 +148,9 @@ class GatherTests(ClosesOpened, LoopCase):
         self.run_coro(p.lost)
 
     def test_pause_writing_inside_write_with_tiny_writes(self):
-        # The same with 60-byte writes and a 100-byte high-water mark:
-        # writes joined in a callback never hold more than the mark, so
-        # the pause still comes inside the write that crosses it.
-        t, p, peer = self.pair()
-        t.set_write_buffer_limits(high=100)
-        chunk = b't' * 60
-
-        def cb():
-            for i in range(400_000):  # 24 MB: far more than the socket holds
-                t.write(chunk)
-                if 'pause' in p.calls:
-                    return i, t.get_write_buffer_size()
-            return None, 0
-        i, size = self.in_callback(cb)
-        self.assertIsNotNone(i)
-        self.assertEqual(p.calls, ['made', 'pause'])
-        self.assertGreater(size, 100)
-        self.assertLessEqual(size, 100 + 2 * len(chunk))
-        t.abort()
+        # 60-byte writes and a 100-byte mark: what a callback joins never
+        # exceeds the mark, so the pause still comes inside a write.
+        self.check_pause_inside_write(100, b't' * 60, 2 * 60)
 
     def test_write_from_protocol_callback(self):
         # Writes from the batch sink's callbacks (sent at once, not
