@@ -37,6 +37,11 @@
 #   LIBLOOP_LIBRARY, LIBLOOP_PYTHON  the libloop.so and the binding's
 #                         directory measured (default: this tree's; e.g. an
 #                         older build's for a before/after comparison)
+#   BENCH_SERVER_CPU, BENCH_CLIENT_CPU  bind the process measured (the server;
+#                         W4's and W8's one process) and the load generator
+#                         (wrk, bench/loadgen) to these CPUs (taskset -c
+#                         lists; default: unbound). A one-CPU server is a
+#                         one-CPU container's case, and its runs vary less.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -58,6 +63,10 @@ W10_PROCS=2
 SERVER_MAX_S=300
 HOST=127.0.0.1
 BIN="$ROOT/build/bench"
+SRV_PIN=()
+CLI_PIN=()
+[ -n "${BENCH_SERVER_CPU:-}" ] && SRV_PIN=(taskset -c "$BENCH_SERVER_CPU")
+[ -n "${BENCH_CLIENT_CPU:-}" ] && CLI_PIN=(taskset -c "$BENCH_CLIENT_CPU")
 RES="$ROOT/bench/results"
 LIBLOOP_PYTHON="${LIBLOOP_PYTHON:-$ROOT/bindings/python}"
 export PYTHONPATH="$LIBLOOP_PYTHON${PYTHONPATH:+:$PYTHONPATH}"
@@ -133,7 +142,7 @@ start_server() {
     local i
     : >"$TMP/srv.out"
     : >"$TMP/srv.err"
-    "$PY" "$HERE/bench_net.py" serve "$1" "$2" "$SERVER_MAX_S" >>"$TMP/srv.out" 2>>"$TMP/srv.err" &
+    ${SRV_PIN[@]+"${SRV_PIN[@]}"} "$PY" "$HERE/bench_net.py" serve "$1" "$2" "$SERVER_MAX_S" >>"$TMP/srv.out" 2>>"$TMP/srv.err" &
     SRV_PID=$!
     PIDS+=("$SRV_PID")
     SRV_PORT=""
@@ -153,14 +162,14 @@ cpu_s() { awk -v t="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); print ($12 + $13) /
 rss_kib() { awk '$1 == "VmRSS:" {print $2}' "/proc/$1/status"; }
 
 # ---- one run of each workload: one RESULT line on stdout ----
-run_w4() { timeout 120 "$PY" "$HERE/bench_net.py" w4 "$1" "$N4"; }
-run_w8() { timeout 120 "$PY" "$HERE/bench_net.py" w8 "$1" "$N8" 16; }
+run_w4() { timeout 120 ${SRV_PIN[@]+"${SRV_PIN[@]}"} "$PY" "$HERE/bench_net.py" w4 "$1" "$N4"; }
+run_w8() { timeout 120 ${SRV_PIN[@]+"${SRV_PIN[@]}"} "$PY" "$HERE/bench_net.py" w8 "$1" "$N8" 16; }
 
 run_w5() { # LOOP KIND(proto|streams) WORKLOAD
     local line c0 c1
     start_server "$1" "$2" || return 1
     c0="$(cpu_s "$SRV_PID")"
-    line="$(LOADGEN_IMPL="$1" timeout 150 "$BIN/loadgen" w5 "$HOST" "$SRV_PORT" 100 1024 "$W5_TOTAL")" || {
+    line="$(LOADGEN_IMPL="$1" timeout 150 ${CLI_PIN[@]+"${CLI_PIN[@]}"} "$BIN/loadgen" w5 "$HOST" "$SRV_PORT" 100 1024 "$W5_TOTAL")" || {
         cat "$TMP/srv.err" >&2
         stop_pid "$SRV_PID"
         return 1
@@ -174,9 +183,9 @@ run_w5() { # LOOP KIND(proto|streams) WORKLOAD
 run_w9() {
     local out c0 c1 n rps
     start_server "$1" http || return 1
-    timeout 30 wrk -t1 -c50 -d1s "http://$HOST:$SRV_PORT/" >/dev/null
+    timeout 30 ${CLI_PIN[@]+"${CLI_PIN[@]}"} wrk -t1 -c50 -d1s "http://$HOST:$SRV_PORT/" >/dev/null
     c0="$(cpu_s "$SRV_PID")"
-    out="$(timeout $((W9_SECS + 30)) wrk -t1 -c50 -d"${W9_SECS}s" "http://$HOST:$SRV_PORT/")"
+    out="$(timeout $((W9_SECS + 30)) ${CLI_PIN[@]+"${CLI_PIN[@]}"} wrk -t1 -c50 -d"${W9_SECS}s" "http://$HOST:$SRV_PORT/")"
     c1="$(cpu_s "$SRV_PID")"
     stop_pid "$SRV_PID"
     if grep -q 'Non-2xx\|Socket errors' <<<"$out"; then
@@ -198,7 +207,7 @@ run_w10() {
     r0="$(rss_kib "$SRV_PID")"
     for j in $(seq "$W10_PROCS"); do
         : >"$TMP/lg$j.out"
-        LOADGEN_TIMEOUT=100 LOADGEN_HOLD=120 "$BIN/loadgen" w10 "$HOST" "$SRV_PORT" "$per" \
+        LOADGEN_TIMEOUT=100 LOADGEN_HOLD=120 ${CLI_PIN[@]+"${CLI_PIN[@]}"} "$BIN/loadgen" w10 "$HOST" "$SRV_PORT" "$per" \
             >>"$TMP/lg$j.out" 2>>"$TMP/lg.err" &
         lgp+=($!)
         PIDS+=($!)
@@ -279,6 +288,9 @@ load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
     esac
     echo "- W4 $N4 round trips; W5 100 conns x 1 KiB, $W5_TOTAL round trips; W9 wrk -t1 -c50 -d${W9_SECS}s; W10 $W10_CONNS conns; W8 $N8 x /bin/true, 16 at a time"
     echo "- $REPS interleaved repetitions, one process per run; load average (1/5/15 min) at start: $load_start; at end: $load_end"
+    if [ -n "${BENCH_SERVER_CPU:-}${BENCH_CLIENT_CPU:-}" ]; then
+        echo "- bound: server on CPU ${BENCH_SERVER_CPU:-any}, load generator on CPU ${BENCH_CLIENT_CPU:-any} (taskset)"
+    fi
 } >"$TMP/header.md"
 "$PY" "$HERE/report_net.py" "$raw" "$TMP/header.md" | tee "$RES/python-net-latest.md"
 echo "wrote $RES/python-net-latest.md"
