@@ -13,42 +13,13 @@
  * functions works. */
 #include <stdlib.h>
 #include <string.h>
-#include "libloop/python.h"
 
-typedef void PyObj; /* a PyObject, never looked into */
+#include "pyapi.h"
 
-/* The C API's signatures (CPython 3.9+; stable since). */
-typedef struct {
-    int (*gil_ensure)(void);
-    void (*gil_release)(int);
-    PyObj *(*long_from_u64)(unsigned long long);
-    unsigned long long (*long_as_u64)(PyObj *);
-    PyObj *(*long_from_i64)(long long);
-    PyObj *(*dict_get)(PyObj *, PyObj *);
-    PyObj *(*tuple_get)(PyObj *, ptrdiff_t);
-    PyObj *(*bytes_from)(const char *, ptrdiff_t);
-    int (*bytes_as)(PyObj *, char **, ptrdiff_t *);
-    int (*ctx_enter)(PyObj *);
-    int (*ctx_exit)(PyObj *);
-    PyObj *(*call_method)(PyObj *, PyObj *const *, size_t, PyObj *);
-    PyObj *(*call)(PyObj *, PyObj *const *, size_t, PyObj *);
-    void (*incref)(PyObj *);
-    void (*decref)(PyObj *);
-    void (*err_fetch)(PyObj **, PyObj **, PyObj **);
-    void (*err_normalize)(PyObj **, PyObj **, PyObj **);
-    int (*set_traceback)(PyObj *, PyObj *);
-    PyObj *(*err_occurred)(void);
-    void (*write_unraisable)(PyObj *);
-} py_api;
-
-_Static_assert(sizeof(py_api) == LL_PY_API_COUNT * sizeof(void *), "one pointer per ll_py_api index");
-
-static py_api api;
-static int bound;
-
-/* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use args[-1]. */
-#define CALL_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
-#define METH_FASTCALL 0x0080
+#define api ll__py_api
+#define bound ll__py_bound
+py_api ll__py_api;
+int ll__py_bound;
 
 struct ll_py_sink {
     PyObj *fast;     /* {transport id: (context, protocol, transport)} */

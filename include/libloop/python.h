@@ -94,6 +94,66 @@ void ll_py_sink_free(ll_py_sink *sink);
  */
 const void *ll_py_write_method(void);
 
+/** The slots of the binding's Handle class ll_py_soon_bind is told about. */
+enum ll_py_handle_slot {
+    LL_PY_HANDLE_CONTEXT, LL_PY_HANDLE_LOOP, LL_PY_HANDLE_CALLBACK, LL_PY_HANDLE_ARGS,
+    LL_PY_HANDLE_CANCELLED, LL_PY_HANDLE_REPR, LL_PY_HANDLE_SOURCE_TRACEBACK,
+    LL_PY_HANDLE_SLOTS
+};
+
+/** The slots of the binding's loop class ll_py_soon_bind is told about. */
+enum ll_py_loop_slot {
+    LL_PY_LOOP_SOON_SLOW,   /**< False when call_soon may take the fast path */
+    LL_PY_LOOP_SIGNALLED,   /**< True when libloop knows the ready queue has work */
+    LL_PY_LOOP_READY_APPEND, /**< the ready deque's bound append */
+    LL_PY_LOOP_SLOTS
+};
+
+/** What call_soon in C needs to know (ll_py_soon_bind). */
+typedef struct ll_py_soon_layout {
+    void *handle_type;   /**< the Handle class the handles are made of */
+    void *fallback;      /**< the Python call_soon(loop, callback, *args, context=None) */
+    void *signal_name;   /**< "_signal": loop method to call when not signalled */
+    void *context_name;  /**< "context", interned */
+    void *false_, *true_, *none; /**< False, True, None */
+    void *alloc;         /**< PyType_GenericAlloc */
+    void *tuple_new;     /**< PyTuple_New */
+    void *tuple_set;     /**< PyTuple_SetItem */
+    void *tuple_size;    /**< PyTuple_Size */
+    void *context_copy;  /**< PyContext_CopyCurrent */
+    void *callable;      /**< PyCallable_Check */
+    void *no_memory;     /**< PyErr_NoMemory */
+    void *str_equals;    /**< PyUnicode_CompareWithASCIIString */
+    /** Byte offsets of the object pointers of those slots in a Handle and
+     * in a loop (the binding finds them with a marker it writes through
+     * each slot): each pointer-aligned, past the object header, distinct. */
+    ptrdiff_t handle_slot[LL_PY_HANDLE_SLOTS];
+    ptrdiff_t handle_size; /**< the Handle class's __basicsize__ */
+    ptrdiff_t loop_slot[LL_PY_LOOP_SLOTS];
+    ptrdiff_t loop_size;   /**< the loop class's __basicsize__ */
+} ll_py_soon_layout;
+
+/**
+ * Make ll_py_soon_method usable: copies layout (its objects are borrowed:
+ * the binding keeps them for the process). After ll_py_bind; once per
+ * process (again with an equal layout: 0). LL_EINVAL for NULL, a NULL
+ * entry, an offset that is negative, unaligned, inside the object header
+ * or past the size, two equal offsets, or before ll_py_bind.
+ */
+int ll_py_soon_bind(const ll_py_soon_layout *layout);
+
+/**
+ * The PyMethodDef of call_soon(callback, *args, context=None) for one loop:
+ * make it with PyCFunction_NewEx(ll_py_soon_method(), loop, NULL) and bind
+ * it on the loop. It builds the Handle in C (its slots stored at the
+ * layout's offsets), appends it with the loop's ready_append and calls
+ * loop._signal() when the loop is not signalled; whatever is not that
+ * case (debug or closed, another keyword, no callback, a callback that is
+ * not callable) goes to the Python fallback, unchanged. NULL before
+ * ll_py_soon_bind.
+ */
+const void *ll_py_soon_method(void);
+
 #ifdef __cplusplus
 }
 #endif

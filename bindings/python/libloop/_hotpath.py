@@ -60,10 +60,17 @@ def _declare():
     bind, method = calls[0], calls[1]
     if bind((c_void_p * len(fns))(*fns), len(fns)) != 0:
         return None
-    # A new reference, to which ctypes adds one: the function lives as long
-    # as the process (one object).
+    # One builtin for the process (ctypes takes over the new reference).
     new_function.restype, new_function.argtypes = py_object, [c_void_p, c_void_p, c_void_p]
     return (new_function(method(), None, None),) + calls[2:]
+
+
+def _new_function(method, self, module):
+    """PyCFunction_NewEx(method, self, module): a builtin bound to self
+    (ctypes takes over the new reference: freed with the last user)."""
+    new = ctypes.pythonapi.PyCFunction_NewEx
+    new.restype, new.argtypes = py_object, [c_void_p, py_object, py_object]
+    return new(method, self, module)
 
 
 _calls = _declare()
@@ -76,6 +83,92 @@ if ENABLED:
     _, _new, _free, _deliver = _calls
     # ll_py_sink_deliver as the loop's batch fn.
     DELIVER = _net.EVENT_BATCH(ctypes.cast(_deliver, c_void_p).value)
+
+
+class _SoonLayout(ctypes.Structure):
+    """struct ll_py_soon_layout (include/libloop/python.h)."""
+    _fields_ = ([(name, c_void_p) for name in (
+        'handle_type', 'fallback', 'signal_name', 'context_name', 'false_', 'true_', 'none',
+        'alloc', 'tuple_new', 'tuple_set', 'tuple_size', 'context_copy', 'callable',
+        'no_memory', 'str_equals')] +
+        [('handle_slot', ctypes.c_ssize_t * 7), ('handle_size', ctypes.c_ssize_t),
+         ('loop_slot', ctypes.c_ssize_t * 3), ('loop_size', ctypes.c_ssize_t)])
+
+
+_HANDLE_SLOTS = ('_context', '_loop', '_callback', '_args', '_cancelled', '_repr',
+                 '_source_traceback')       # enum ll_py_handle_slot's order
+_LOOP_SLOTS = ('_soon_slow', '_signalled', '_ready_append')   # enum ll_py_loop_slot's
+_SOON_API = ('PyType_GenericAlloc', 'PyTuple_New', 'PyTuple_SetItem', 'PyTuple_Size',
+             'PyContext_CopyCurrent', 'PyCallable_Check', 'PyErr_NoMemory',
+             'PyUnicode_CompareWithASCIIString')
+
+
+def _slot_offsets(obj, names):
+    """Where each slot keeps its object pointer in obj, found by writing a
+    marker through the slot and looking for its address in obj's memory;
+    None unless every name is a slot of obj's class found exactly once."""
+    cls = type(obj)
+    size = cls.__basicsize__
+    width = ctypes.sizeof(c_void_p)
+    found = []
+    for name in names:
+        if type(getattr(cls, name, None)).__name__ != 'member_descriptor':
+            return None
+        missing = object()
+        old = getattr(obj, name, missing)
+        marker = object()
+        setattr(obj, name, marker)
+        raw = ctypes.string_at(id(obj), size)
+        if old is missing:
+            delattr(obj, name)
+        else:
+            setattr(obj, name, old)
+        key = id(marker).to_bytes(width, sys.byteorder)
+        hits = [i for i in range(0, size - width + 1, width) if raw[i:i + width] == key]
+        if len(hits) != 1:
+            return None
+        found.append(hits[0])
+    return found
+
+
+_soon = {}   # 'method': ll_py_soon_method's address once bound; the layout's objects
+
+
+def _bind_soon(loop, handle_type, fallback, signal):
+    """ll_py_soon_bind for this loop's class, once; True when bound."""
+    if 'method' in _soon:
+        return _soon['method'] is not None
+    _soon['method'] = None
+    try:
+        soon_bind = _fn(PYLIB, "ll_py_soon_bind", c_int, [POINTER(_SoonLayout)])
+        soon_method = _fn(PYLIB, "ll_py_soon_method", c_void_p, [])
+        fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _SOON_API]
+    except AttributeError:
+        return False
+    hoffs = _slot_offsets(object.__new__(handle_type), _HANDLE_SLOTS)
+    loffs = _slot_offsets(loop, _LOOP_SLOTS)
+    if hoffs is None or loffs is None:
+        return False
+    keep = (handle_type, fallback, sys.intern(signal), sys.intern('context'), False, True, None)
+    layout = _SoonLayout(*[id(o) for o in keep], *fns,
+                         (ctypes.c_ssize_t * 7)(*hoffs), handle_type.__basicsize__,
+                         (ctypes.c_ssize_t * 3)(*loffs), type(loop).__basicsize__)
+    if soon_bind(ctypes.byref(layout)) != 0:
+        return False
+    _soon['keep'] = keep
+    _soon['method'] = soon_method()
+    return True
+
+
+def call_soon_for(loop, handle_type, fallback, signal='_signal'):
+    """loop's call_soon as a builtin (ll_py_soon_method, its self the loop),
+    or None without the C side. fallback is the Python call_soon function
+    (called as fallback(loop, callback, *args, context=...)) for all but
+    the plain case; signal names the loop method to call when libloop does
+    not know the ready queue has work."""
+    if not ENABLED or not _bind_soon(loop, handle_type, fallback, signal):
+        return None
+    return _new_function(_soon['method'], loop, None)
 
 
 def new_sink(fast, on_error, other):

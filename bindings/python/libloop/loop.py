@@ -21,7 +21,7 @@ import weakref
 from asyncio import coroutines, events, futures, tasks
 from asyncio.log import logger
 
-from . import _lib
+from . import _hotpath, _lib
 from ._lib import check
 from .asyncgens import AsyncgensMixin
 from .cfutures import CFuturesMixin
@@ -33,6 +33,7 @@ from .pipes import PipesMixin
 from .readers import ReadersMixin
 from . import scheduling as scheduling_mod
 from .scheduling import SchedulingMixin
+from .handles import Handle
 from .servers import ServersMixin
 from .signals import SignalsMixin
 from .sockets import SocketsMixin
@@ -134,6 +135,12 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._task_class = _MachineTask if task_machine else tasks.Task  # create_task's
         self._tm = None          # TaskMachine, made by the first libloop.Task
         self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
+        if type(self).call_soon is SchedulingMixin.call_soon:
+            # call_soon in C (capi/pysoon.c), bound on the loop; the Python
+            # method stays for what it does not take (debug, closed, ...).
+            soon = _hotpath.call_soon_for(self, Handle, SchedulingMixin.call_soon)
+            if soon is not None:
+                self.call_soon = soon
         # libloop's selector fd: readable while an fd libloop watches is
         # ready, consuming nothing. _run_ready polls it between its own
         # iterations while transports or listeners are open.
@@ -285,6 +292,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             logger.debug("Close %r", self)
         self._closed = True
         self._soon_slow = True
+        self.__dict__.pop('call_soon', None)  # the C call_soon holds the loop
         self._ready.clear()
         self._clear_timers()
         if not sys.is_finalizing():

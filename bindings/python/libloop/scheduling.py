@@ -60,7 +60,11 @@ class SchedulingMixin:
         return _monotonic()
 
     def call_soon(self, callback, *args, context=None):
-        """Schedule callback(*args) for the next iteration (FIFO)."""
+        """Schedule callback(*args) for the next iteration (FIFO).
+
+        With the hot path's C side, each loop's call_soon is a builtin doing
+        the plain case of this in C (capi/pysoon.c, bound in
+        EventLoop.__init__); this method is then its fallback."""
         # The most frequent call of an asyncio program (a task step is one):
         # every bytecode here counts, so closed and debug share one flag
         # (_soon_slow) and the append is a bound method kept on the loop.

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: MIT
+"""call_soon in C (capi/pysoon.c, bound on each loop by EventLoop.__init__):
+twin tests of what a program sees of call_soon from Python and from
+asyncio's own C Future, and libloop-only tests of what the C side must get
+right itself: references, the loop's lifetime, the Python fallback."""
+
+import asyncio
+import contextvars
+import gc
+import subprocess
+import sys
+import unittest
+import weakref
+
+import libloop
+from libloop import _hotpath
+from libloop.scheduling import SchedulingMixin
+
+from .base import LibloopLoop, LoopCase, twin
+
+var = contextvars.ContextVar('var', default='unset')
+
+
+class CallSoonTests(LoopCase):
+
+    def test_arguments_and_context(self):
+        out = []
+
+        def cb(*args):
+            out.append((args, var.get()))
+        ctx = contextvars.copy_context()
+        ctx.run(var.set, 'given')
+
+        def schedule():   # in a context of its own, where var is 'caller'
+            var.set('caller')
+            self.loop.call_soon(cb)
+            self.loop.call_soon(cb, 1)
+            self.loop.call_soon(cb, 1, 2, 3, context=ctx)
+            self.loop.call_soon(cb, *range(12))
+            self.loop.call_soon(self.loop.stop)
+        contextvars.copy_context().run(schedule)
+        self.loop.run_forever()
+        self.assertEqual(out, [((), 'caller'), ((1,), 'caller'), ((1, 2, 3), 'given'),
+                               (tuple(range(12)), 'caller')])
+
+    def test_handle_is_asyncios_and_cancels(self):
+        out = []
+        h = self.loop.call_soon(out.append, 'cancelled')
+        self.assertIsInstance(h, asyncio.Handle)
+        self.assertFalse(h.cancelled())
+        self.assertIn('append', repr(h))
+        h.cancel()
+        self.assertTrue(h.cancelled())
+        self.loop.call_soon(out.append, 'ran')
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, ['ran'])
+
+    def test_bad_calls_raise(self):
+        with self.assertRaises(TypeError):
+            self.loop.call_soon()
+        with self.assertRaises(TypeError):
+            self.loop.call_soon(print, bad=1)
+        with self.assertRaises(TypeError):
+            self.loop.call_soon(print, *range(20), context=None, bad=1)
+        self.loop.set_debug(True)
+        with self.assertRaises(TypeError):
+            self.loop.call_soon(42)
+        self.loop.close()
+        with self.assertRaisesRegex(RuntimeError, 'closed'):
+            self.loop.call_soon(print)
+
+    def test_future_callbacks_in_order_and_context(self):
+        # asyncio's C Future schedules its done callbacks with
+        # loop.call_soon(cb, fut, context=ctx) from C.
+        out = []
+        fut = self.loop.create_future()
+        ctx = contextvars.copy_context()
+        ctx.run(var.set, 'ctx')
+        fut.add_done_callback(lambda f: out.append(('a', var.get())))
+        fut.add_done_callback(lambda f: out.append(('b', var.get())), context=ctx)
+        fut.set_result(None)
+        self.loop.run_until_complete(asyncio.sleep(0))
+        self.assertEqual(out, [('a', 'unset'), ('b', 'ctx')])
+
+    def test_debug_handles_record_their_source(self):
+        self.loop.set_debug(True)
+        h = self.loop.call_soon(print)
+        self.assertTrue(h._source_traceback)
+        self.assertEqual(h._source_traceback[-1].name, 'test_debug_handles_record_their_source')
+        h.cancel()
+
+
+twin(CallSoonTests, globals())
+
+
+class TestCallSoonInC(LoopCase, LibloopLoop, unittest.TestCase):
+    """libloop only."""
+
+    def setUp(self):
+        super().setUp()
+        if not _hotpath.ENABLED:
+            self.skipTest('LIBLOOP_PY_HOTPATH=0: call_soon is Python (TestWithoutHotPath)')
+
+    def test_call_soon_is_the_builtin(self):
+        self.assertEqual(type(self.loop.call_soon).__name__, 'builtin_function_or_method')
+        self.assertIs(self.loop.call_soon.__self__, self.loop)
+
+    def test_references_given_back(self):
+        cb = lambda *a: None  # noqa: E731
+        arg = object()
+        ctx = contextvars.copy_context()
+        before = [sys.getrefcount(o) for o in (cb, arg, ctx, self.loop)]
+        for _ in range(1000):
+            self.loop.call_soon(cb, arg)
+            self.loop.call_soon(cb, arg, context=ctx)
+            h = self.loop.call_soon(cb)
+            h.cancel()
+        del h
+        fut = self.loop.create_future()
+        for _ in range(100):
+            fut.add_done_callback(cb, context=ctx)
+        fut.set_result(arg)
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        del fut
+        gc.collect()
+        after = [sys.getrefcount(o) for o in (cb, arg, ctx, self.loop)]
+        self.assertEqual(after, before)
+
+    def test_loop_freed(self):
+        # The builtin holds its loop: close() lets go of it, and a loop
+        # dropped without close() goes with the garbage collector.
+        loop = libloop.new_event_loop()
+        ref = weakref.ref(loop)
+        loop.call_soon(print)
+        loop.close()
+        self.assertNotIn('call_soon', vars(loop))
+        del loop
+        gc.collect()
+        self.assertIsNone(ref())
+
+        loop = libloop.new_event_loop()
+        ref = weakref.ref(loop)
+        loop._closed = loop._soon_slow = True   # (no unclosed-loop warning)
+        del loop
+        gc.collect()
+        self.assertIsNone(ref())
+
+    def test_subclass_call_soon_is_kept(self):
+        class Counting(libloop.EventLoop):
+            calls = 0
+
+            def call_soon(self, *args, **kwargs):
+                Counting.calls += 1
+                return super().call_soon(*args, **kwargs)
+
+        loop = Counting()
+        try:
+            self.assertNotIn('call_soon', vars(loop))
+            loop.call_soon(loop.stop)
+            loop.run_forever()
+            self.assertEqual(Counting.calls, 1)
+        finally:
+            loop.close()
+
+    def test_fallback_is_the_python_method(self):
+        self.assertIs(_hotpath._soon['keep'][1], SchedulingMixin.call_soon)
+
+
+class TestWithoutHotPath(unittest.TestCase):
+    """LIBLOOP_PY_HOTPATH=0 (a subprocess): call_soon is the Python method."""
+
+    def test_python_call_soon(self):
+        code = ('import libloop; l = libloop.new_event_loop(); '
+                'print(type(l.call_soon).__name__); l.close()')
+        env = dict(__import__('os').environ, LIBLOOP_PY_HOTPATH='0')
+        out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(out.stdout.strip(), 'method', out.stderr)
+
+
+if __name__ == '__main__':
+    unittest.main()
