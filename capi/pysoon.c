@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* call_soon of the Python binding's loop, in C (include/libloop/python.h,
- * ll_py_soon_method). asyncio's Task and Future call loop.call_soon for
+/* call_soon of the Python binding's loop and its round of handles, in C
+ * (include/libloop/python.h, ll_py_soon_method, ll_py_run_method). asyncio's Task and Future call loop.call_soon for
  * every step and every done callback; a Python call_soon is a Python frame
  * entered from C each time, and inside a request it runs cold: W9 (aiohttp,
  * three call_soon a request) with the server on one CPU went from 0.96× to
@@ -27,6 +27,8 @@ typedef struct {
     int (*callable)(PyObj *);
     PyObj *(*no_memory)(void);
     int (*str_equals)(PyObj *, const char *);
+    int (*exc_matches)(PyObj *);
+    PyObj *(*call_object)(PyObj *, PyObj *, PyObj *);
 } soon_api;
 
 static ll_py_soon_layout layout;
@@ -55,7 +57,8 @@ int ll_py_soon_bind(const ll_py_soon_layout *l) {
     void *const objs[] = {l->handle_type, l->fallback, l->signal_name, l->context_name, l->false_,
                           l->true_, l->none, l->alloc, l->tuple_new, l->tuple_set,
                           l->tuple_size, l->context_copy, l->callable, l->no_memory,
-                          l->str_equals};
+                          l->str_equals, l->exc_matches, l->call_object, l->report,
+                          l->exit_types};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
         if (objs[i] == NULL)
             return LL_EINVAL;
@@ -73,6 +76,8 @@ int ll_py_soon_bind(const ll_py_soon_layout *l) {
     fn.callable = (int (*)(PyObj *))l->callable;
     fn.no_memory = (PyObj * (*)(void)) l->no_memory;
     fn.str_equals = (int (*)(PyObj *, const char *))l->str_equals;
+    fn.exc_matches = (int (*)(PyObj *))l->exc_matches;
+    fn.call_object = (PyObj * (*)(PyObj *, PyObj *, PyObj *)) l->call_object;
     soon_bound = 1;
     return 0;
 }
@@ -179,3 +184,98 @@ static struct {
               "call_soon(callback, *args, context=None): schedule callback(*args) (in C)"};
 
 const void *ll_py_soon_method(void) { return soon_bound ? &soon_def : NULL; }
+
+/* ---- the round of handles (ll_py_run_method) ------------------------------ */
+
+/* callback(*args), args a tuple: from a stack array up to eight. */
+static PyObj *call_with(PyObj *callback, PyObj *args) {
+    ptrdiff_t n = fn.tuple_size(args);
+    if (n < 0)
+        return NULL;
+    if (n > 8)
+        return fn.call_object(callback, args, NULL);
+    PyObj *items[8];
+    for (ptrdiff_t i = 0; i < n; i++)
+        items[i] = ll__py_api.tuple_get(args, i);
+    return ll__py_api.call(callback, items, (size_t)n, NULL);
+}
+
+/* handle's callback inside its context, as Handle._run and Context.run:
+ * 0, or -1 with the exception set. */
+static int run_one(PyObj *h) {
+    const ptrdiff_t *off = layout.handle_slot;
+    PyObj *ctx = SLOT(h, off[LL_PY_HANDLE_CONTEXT]);
+    PyObj *cb = SLOT(h, off[LL_PY_HANDLE_CALLBACK]);
+    PyObj *args = SLOT(h, off[LL_PY_HANDLE_ARGS]);
+    if (ctx == NULL || cb == NULL || args == NULL) /* (a handle never filled: cannot be queued) */
+        return 0;
+    if (ll__py_api.ctx_enter(ctx) < 0)
+        return -1;
+    PyObj *r = call_with(cb, args);
+    int exited = ll__py_api.ctx_exit(ctx);
+    if (r == NULL)
+        return -1;
+    ll__py_api.decref(r);
+    return exited < 0 ? -1 : 0;
+}
+
+/* A callback's exception to report(loop, handle, exc); SystemExit and
+ * KeyboardInterrupt stay set. 0, or -1 with an exception set. */
+static int reported(PyObj *loop, PyObj *h) {
+    if (fn.exc_matches(layout.exit_types))
+        return -1;
+    PyObj *type = NULL, *value = NULL, *tb = NULL;
+    ll__py_api.err_fetch(&type, &value, &tb);
+    ll__py_api.err_normalize(&type, &value, &tb);
+    if (value != NULL && tb != NULL)
+        ll__py_api.set_traceback(value, tb);
+    PyObj *r = NULL;
+    if (value != NULL) {
+        PyObj *args[3] = {loop, h, value};
+        r = ll__py_api.call(layout.report, args, 3, NULL);
+    }
+    if (type != NULL)
+        ll__py_api.decref(type);
+    if (value != NULL)
+        ll__py_api.decref(value);
+    if (tb != NULL)
+        ll__py_api.decref(tb);
+    if (r == NULL)
+        return -1;
+    ll__py_api.decref(r);
+    return 0;
+}
+
+/* run_handles(n), self being the loop. */
+static PyObj *py_run_handles(PyObj *loop, PyObj *const *args, ptrdiff_t nargs) {
+    PyObj *popleft = SLOT(loop, layout.loop_slot[LL_PY_LOOP_READY_POPLEFT]);
+    if (nargs != 1 || popleft == NULL)
+        return ll__py_api.long_from_i64(LL_EINVAL);
+    unsigned long long n = ll__py_api.long_as_u64(args[0]);
+    if (n == (unsigned long long)-1 && ll__py_api.err_occurred() != NULL)
+        return NULL;
+    long long cancelled = 0;
+    for (unsigned long long i = 0; i < n; i++) {
+        PyObj *h = ll__py_api.call(popleft, NULL, 0, NULL);
+        if (h == NULL)
+            return NULL; /* (the deque emptied under the round: Python's would raise too) */
+        if (SLOT(h, layout.handle_slot[LL_PY_HANDLE_CANCELLED]) == layout.true_) {
+            cancelled++;
+        } else if (run_one(h) < 0 && reported(loop, h) < 0) {
+            ll__py_api.decref(h);
+            return NULL;
+        }
+        ll__py_api.decref(h);
+    }
+    return ll__py_api.long_from_i64(cancelled);
+}
+
+static struct {
+    const char *name;
+    PyObj *(*meth)(PyObj *, PyObj *const *, ptrdiff_t);
+    int flags;
+    const char *doc;
+} run_def = {"run_handles", py_run_handles, METH_FASTCALL,
+             "run_handles(n): run the next n ready handles; how many were cancelled"};
+
+const void *ll_py_run_method(void) { return soon_bound ? &run_def : NULL; }

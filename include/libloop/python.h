@@ -106,10 +106,11 @@ enum ll_py_loop_slot {
     LL_PY_LOOP_SOON_SLOW,   /**< False when call_soon may take the fast path */
     LL_PY_LOOP_SIGNALLED,   /**< True when libloop knows the ready queue has work */
     LL_PY_LOOP_READY_APPEND, /**< the ready deque's bound append */
+    LL_PY_LOOP_READY_POPLEFT, /**< the ready deque's bound popleft */
     LL_PY_LOOP_SLOTS
 };
 
-/** What call_soon in C needs to know (ll_py_soon_bind). */
+/** What call_soon and the handle round in C need to know (ll_py_soon_bind). */
 typedef struct ll_py_soon_layout {
     void *handle_type;   /**< the Handle class the handles are made of */
     void *fallback;      /**< the Python call_soon(loop, callback, *args, context=None) */
@@ -124,6 +125,10 @@ typedef struct ll_py_soon_layout {
     void *callable;      /**< PyCallable_Check */
     void *no_memory;     /**< PyErr_NoMemory */
     void *str_equals;    /**< PyUnicode_CompareWithASCIIString */
+    void *exc_matches;   /**< PyErr_ExceptionMatches */
+    void *call_object;   /**< PyObject_Call */
+    void *report;        /**< report(loop, handle, exc): a callback's error */
+    void *exit_types;    /**< (SystemExit, KeyboardInterrupt): raised, not reported */
     /** Byte offsets of the object pointers of those slots in a Handle and
      * in a loop (the binding finds them with a marker it writes through
      * each slot): each pointer-aligned, past the object header, distinct. */
@@ -153,6 +158,17 @@ int ll_py_soon_bind(const ll_py_soon_layout *layout);
  * ll_py_soon_bind.
  */
 const void *ll_py_soon_method(void);
+
+/**
+ * The PyMethodDef of run_handles(n) for one loop (PyCFunction_NewEx(
+ * ll_py_run_method(), loop, NULL)): pops n handles from the loop's ready
+ * deque and runs each that is not cancelled as asyncio's Handle._run does,
+ * callback(*args) inside the handle's context; an exception goes to
+ * report(loop, handle, exc), except SystemExit and KeyboardInterrupt, which
+ * are raised at once (the handles not popped stay queued). Returns how
+ * many were cancelled. NULL before ll_py_soon_bind.
+ */
+const void *ll_py_run_method(void);
 
 #ifdef __cplusplus
 }

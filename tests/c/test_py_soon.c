@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* ll_py_soon_bind's checks (include/libloop/python.h): the CPython
- * binding's call_soon in C writes Handle slots and reads loop slots at the
+ * binding's call_soon and round of handles in C use Handle and loop slots at the
  * offsets it is given, so a layout it cannot trust is refused with
  * LL_EINVAL and ll_py_soon_method stays NULL; one layout per process. What
  * the builtin does with real objects is checked from Python
@@ -23,7 +23,7 @@ static void *const *api_table(void) {
     return table;
 }
 
-static char objects[7][32]; /* stand-ins for the layout's Python objects */
+static char objects[9][32]; /* stand-ins for the layout's Python objects */
 
 static ll_py_soon_layout valid(void) {
     ll_py_soon_layout l;
@@ -37,6 +37,9 @@ static ll_py_soon_layout valid(void) {
     l.none = objects[6];
     l.alloc = l.tuple_new = l.tuple_set = l.tuple_size = (void *)stub;
     l.context_copy = l.callable = l.no_memory = l.str_equals = (void *)stub;
+    l.exc_matches = l.call_object = (void *)stub;
+    l.report = objects[7];
+    l.exit_types = objects[8];
     for (int i = 0; i < LL_PY_HANDLE_SLOTS; i++)
         l.handle_slot[i] = 16 + 8 * i; /* CPython 3.11's Handle: 16..64 */
     l.handle_size = 80;
@@ -49,6 +52,7 @@ static ll_py_soon_layout valid(void) {
 static void test_refused_before_ll_py_bind(void) {
     ll_py_soon_layout l = valid();
     CHECK(ll_py_soon_method() == NULL);
+    CHECK(ll_py_run_method() == NULL);
     CHECK_EQ_INT(ll_py_soon_bind(&l), LL_EINVAL);
     CHECK(ll_py_soon_method() == NULL);
 }
@@ -61,6 +65,8 @@ static void test_bad_layouts_refused(void) {
     l = valid(); l.handle_type = NULL;                 /* an object missing */
     CHECK_EQ_INT(ll_py_soon_bind(&l), LL_EINVAL);
     l = valid(); l.str_equals = NULL;                  /* a function missing */
+    CHECK_EQ_INT(ll_py_soon_bind(&l), LL_EINVAL);
+    l = valid(); l.exit_types = NULL;
     CHECK_EQ_INT(ll_py_soon_bind(&l), LL_EINVAL);
     l = valid(); l.handle_slot[LL_PY_HANDLE_ARGS] = 8; /* inside the header */
     CHECK_EQ_INT(ll_py_soon_bind(&l), LL_EINVAL);
@@ -91,6 +97,10 @@ static void test_one_layout_per_process(void) {
     CHECK_EQ_STR(m->name, "call_soon");
     CHECK(m->meth != NULL);
     CHECK_EQ_INT(m->flags, 0x0080 | 0x0002);
+    const struct { const char *name; void *meth; int flags; } *run = ll_py_run_method();
+    CHECK(run != NULL);
+    CHECK_EQ_STR(run->name, "run_handles");
+    CHECK_EQ_INT(run->flags, 0x0080);
 }
 
 int main(void) {

@@ -90,17 +90,17 @@ class _SoonLayout(ctypes.Structure):
     _fields_ = ([(name, c_void_p) for name in (
         'handle_type', 'fallback', 'signal_name', 'context_name', 'false_', 'true_', 'none',
         'alloc', 'tuple_new', 'tuple_set', 'tuple_size', 'context_copy', 'callable',
-        'no_memory', 'str_equals')] +
+        'no_memory', 'str_equals', 'exc_matches', 'call_object', 'report', 'exit_types')] +
         [('handle_slot', ctypes.c_ssize_t * 7), ('handle_size', ctypes.c_ssize_t),
-         ('loop_slot', ctypes.c_ssize_t * 3), ('loop_size', ctypes.c_ssize_t)])
+         ('loop_slot', ctypes.c_ssize_t * 4), ('loop_size', ctypes.c_ssize_t)])
 
 
 _HANDLE_SLOTS = ('_context', '_loop', '_callback', '_args', '_cancelled', '_repr',
                  '_source_traceback')       # enum ll_py_handle_slot's order
-_LOOP_SLOTS = ('_soon_slow', '_signalled', '_ready_append')   # enum ll_py_loop_slot's
+_LOOP_SLOTS = ('_soon_slow', '_signalled', '_ready_append', '_ready_popleft')  # enum ll_py_loop_slot's
 _SOON_API = ('PyType_GenericAlloc', 'PyTuple_New', 'PyTuple_SetItem', 'PyTuple_Size',
              'PyContext_CopyCurrent', 'PyCallable_Check', 'PyErr_NoMemory',
-             'PyUnicode_CompareWithASCIIString')
+             'PyUnicode_CompareWithASCIIString', 'PyErr_ExceptionMatches', 'PyObject_Call')
 
 
 def _slot_offsets(obj, names):
@@ -134,7 +134,7 @@ def _slot_offsets(obj, names):
 _soon = {}   # 'method': ll_py_soon_method's address once bound; the layout's objects
 
 
-def _bind_soon(loop, handle_type, fallback, signal):
+def _bind_soon(loop, handle_type, fallback, signal, report):
     """ll_py_soon_bind for this loop's class, once; True when bound."""
     if 'method' in _soon:
         return _soon['method'] is not None
@@ -142,6 +142,7 @@ def _bind_soon(loop, handle_type, fallback, signal):
     try:
         soon_bind = _fn(PYLIB, "ll_py_soon_bind", c_int, [POINTER(_SoonLayout)])
         soon_method = _fn(PYLIB, "ll_py_soon_method", c_void_p, [])
+        run_method = _fn(PYLIB, "ll_py_run_method", c_void_p, [])
         fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _SOON_API]
     except AttributeError:
         return False
@@ -150,25 +151,29 @@ def _bind_soon(loop, handle_type, fallback, signal):
     if hoffs is None or loffs is None:
         return False
     keep = (handle_type, fallback, sys.intern(signal), sys.intern('context'), False, True, None)
-    layout = _SoonLayout(*[id(o) for o in keep], *fns,
+    ends = (report, (SystemExit, KeyboardInterrupt))
+    layout = _SoonLayout(*[id(o) for o in keep], *fns, *[id(o) for o in ends],
                          (ctypes.c_ssize_t * 7)(*hoffs), handle_type.__basicsize__,
-                         (ctypes.c_ssize_t * 3)(*loffs), type(loop).__basicsize__)
+                         (ctypes.c_ssize_t * 4)(*loffs), type(loop).__basicsize__)
     if soon_bind(ctypes.byref(layout)) != 0:
         return False
-    _soon['keep'] = keep
+    _soon['keep'] = keep + ends
     _soon['method'] = soon_method()
+    _soon['run'] = run_method()
     return True
 
 
-def call_soon_for(loop, handle_type, fallback, signal='_signal'):
-    """loop's call_soon as a builtin (ll_py_soon_method, its self the loop),
-    or None without the C side. fallback is the Python call_soon function
-    (called as fallback(loop, callback, *args, context=...)) for all but
-    the plain case; signal names the loop method to call when libloop does
-    not know the ready queue has work."""
-    if not ENABLED or not _bind_soon(loop, handle_type, fallback, signal):
+def loop_methods_for(loop, handle_type, fallback, report, signal='_signal'):
+    """(call_soon, run_handles) of loop as builtins (ll_py_soon_method and
+    ll_py_run_method, their self the loop), or None without the C side.
+    fallback is the Python call_soon function (called as fallback(loop,
+    callback, *args, context=...)) for all but the plain case; report(loop,
+    handle, exc) takes a callback's error; signal names the loop method to
+    call when libloop does not know the ready queue has work."""
+    if not ENABLED or not _bind_soon(loop, handle_type, fallback, signal, report):
         return None
-    return _new_function(_soon['method'], loop, None)
+    return (_new_function(_soon['method'], loop, None),
+            _new_function(_soon['run'], loop, None))
 
 
 def new_sink(fast, on_error, other):

@@ -33,7 +33,7 @@ from .pipes import PipesMixin
 from .readers import ReadersMixin
 from . import scheduling as scheduling_mod
 from .scheduling import SchedulingMixin
-from .handles import Handle
+from .handles import Handle, report_callback_error
 from .servers import ServersMixin
 from .signals import SignalsMixin
 from .sockets import SocketsMixin
@@ -97,7 +97,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
     # attributes the instance dict is no longer a split dict and each of
     # those reads costs a dict-hint lookup (~12 ns more per call_soon,
     # measured from asyncio's C Future). The others stay in __dict__.
-    __slots__ = ('_soon_slow', '_ready_append', '_signalled', '_closed',
+    __slots__ = ('_soon_slow', '_ready_append', '_ready_popleft', '_signalled', '_closed',
                  '_debug', '_ready', '_awake', '_ts_posted', '_clock_offset',
                  '_run', '_timers', '_armed', '_timer_cancelled_count',
                  '_n_callbacks', '_stopping', '_sig_on', '_sig_fd',
@@ -119,6 +119,8 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._thread_id = None
         self._ready = collections.deque()
         self._ready_append = self._ready.append   # call_soon's
+        self._ready_popleft = self._ready.popleft  # run_handles'
+        self._run_handles = None    # the round of handles in C, or None
         self._signalled = False
         self._n_callbacks = 0   # handles run by this Python loop (stats.py)
         self._n_virtual = 0     # iterations run inside one host-queue call
@@ -135,12 +137,15 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._task_class = _MachineTask if task_machine else tasks.Task  # create_task's
         self._tm = None          # TaskMachine, made by the first libloop.Task
         self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
-        if type(self).call_soon is SchedulingMixin.call_soon:
-            # call_soon in C (capi/pysoon.c), bound on the loop; the Python
-            # method stays for what it does not take (debug, closed, ...).
-            soon = _hotpath.call_soon_for(self, Handle, SchedulingMixin.call_soon)
-            if soon is not None:
-                self.call_soon = soon
+        # call_soon and the round of handles in C (capi/pysoon.c), bound on
+        # the loop; the Python call_soon stays for what the C one does not
+        # take (debug, closed, ...), a subclass's own call_soon is kept.
+        methods = _hotpath.loop_methods_for(self, Handle, SchedulingMixin.call_soon,
+                                            report_callback_error)
+        if methods is not None:
+            if type(self).call_soon is SchedulingMixin.call_soon:
+                self.call_soon = methods[0]
+            self._run_handles = methods[1]
         # libloop's selector fd: readable while an fd libloop watches is
         # ready, consuming nothing. _run_ready polls it between its own
         # iterations while transports or listeners are open.
@@ -292,7 +297,8 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             logger.debug("Close %r", self)
         self._closed = True
         self._soon_slow = True
-        self.__dict__.pop('call_soon', None)  # the C call_soon holds the loop
+        self.__dict__.pop('call_soon', None)  # the C builtins hold the loop
+        self._run_handles = None
         self._ready.clear()
         self._clear_timers()
         if not sys.is_finalizing():

@@ -191,6 +191,7 @@ class SchedulingMixin:
         # without building `(callback, *args)`: ~140 -> ~75 ns per handle
         # (a million-handle micro-benchmark; uvloop's Cython: ~60).
         pop_all = _pop_all(ready.popleft)
+        run_handles = self._run_handles
         armed = self._armed
         budget = self._virtual_iterations
         while True:
@@ -198,22 +199,25 @@ class SchedulingMixin:
             # Metrics (stats.py): counted per round, not per callback; a
             # cancelled handle is taken back on its own (rare) path.
             self._n_callbacks += n
-            for h in _islice(pop_all, n):
-                if h._cancelled:
-                    self._n_callbacks -= 1
-                    continue
-                try:
-                    args = h._args
-                    if not args:
-                        h._context.run(h._callback)
-                    elif len(args) == 1:
-                        h._context.run(h._callback, args[0])
-                    else:
-                        h._context.run(h._callback, *args)
-                except (SystemExit, KeyboardInterrupt):
-                    raise
-                except BaseException as exc:
-                    report_callback_error(self, h, exc)
+            if run_handles is not None:     # the same loop, in C (pysoon.c)
+                self._n_callbacks -= run_handles(n)
+            else:
+                for h in _islice(pop_all, n):
+                    if h._cancelled:
+                        self._n_callbacks -= 1
+                        continue
+                    try:
+                        args = h._args
+                        if not args:
+                            h._context.run(h._callback)
+                        elif len(args) == 1:
+                            h._context.run(h._callback, args[0])
+                        else:
+                            h._context.run(h._callback, *args)
+                    except (SystemExit, KeyboardInterrupt):
+                        raise
+                    except BaseException as exc:
+                        report_callback_error(self, h, exc)
             budget -= 1
             if (not ready or not budget or self._stopping or self._ts_posted
                     or self._sig_on or self._debug

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
-"""call_soon in C (capi/pysoon.c, bound on each loop by EventLoop.__init__):
-twin tests of what a program sees of call_soon from Python and from
-asyncio's own C Future, and libloop-only tests of what the C side must get
-right itself: references, the loop's lifetime, the Python fallback."""
+"""call_soon and the round of handles in C (capi/pysoon.c, bound on each
+loop by EventLoop.__init__): twin tests of what a program sees of
+call_soon from Python and from asyncio's own C Future and of its callbacks
+running, and libloop-only tests of what the C side must get right itself:
+references, the loop's lifetime, the Python fallback."""
 
 import asyncio
 import contextvars
@@ -83,6 +84,37 @@ class CallSoonTests(LoopCase):
         self.loop.run_until_complete(asyncio.sleep(0))
         self.assertEqual(out, [('a', 'unset'), ('b', 'ctx')])
 
+    def test_errors_reported_and_the_round_goes_on(self):
+        # (the round of handles runs in C on libloop: run_handles)
+        seen, out = [], []
+        self.loop.set_exception_handler(lambda loop, ctx: seen.append(ctx))
+
+        def bad():
+            raise ValueError('bad')
+        h = self.loop.call_soon(bad)
+        self.loop.call_soon(out.append, 'after')
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, ['after'])
+        self.assertEqual(len(seen), 1)
+        self.assertIsInstance(seen[0]['exception'], ValueError)
+        self.assertIs(seen[0]['handle'], h)
+        self.assertIsNotNone(seen[0]['exception'].__traceback__)
+
+    def test_keyboard_interrupt_raised_and_the_rest_kept(self):
+        out = []
+
+        def interrupt():
+            raise KeyboardInterrupt
+        self.loop.call_soon(interrupt)
+        self.loop.call_soon(out.append, 'later')
+        with self.assertRaises(KeyboardInterrupt):
+            self.loop.run_forever()
+        self.assertEqual(out, [])
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(out, ['later'])
+
     def test_debug_handles_record_their_source(self):
         self.loop.set_debug(True)
         h = self.loop.call_soon(print)
@@ -103,17 +135,22 @@ class TestCallSoonInC(LoopCase, LibloopLoop, unittest.TestCase):
             self.skipTest('LIBLOOP_PY_HOTPATH=0: call_soon is Python (TestWithoutHotPath)')
 
     def test_call_soon_is_the_builtin(self):
-        self.assertEqual(type(self.loop.call_soon).__name__, 'builtin_function_or_method')
-        self.assertIs(self.loop.call_soon.__self__, self.loop)
+        for fn in (self.loop.call_soon, self.loop._run_handles):
+            self.assertEqual(type(fn).__name__, 'builtin_function_or_method')
+            self.assertIs(fn.__self__, self.loop)
 
     def test_references_given_back(self):
         cb = lambda *a: None  # noqa: E731
         arg = object()
         ctx = contextvars.copy_context()
         before = [sys.getrefcount(o) for o in (cb, arg, ctx, self.loop)]
+        def bad(*a):
+            raise ValueError(a)
+        self.loop.set_exception_handler(lambda loop, context: None)
         for _ in range(1000):
             self.loop.call_soon(cb, arg)
             self.loop.call_soon(cb, arg, context=ctx)
+            self.loop.call_soon(bad, arg, context=ctx)
             h = self.loop.call_soon(cb)
             h.cancel()
         del h
