@@ -39,8 +39,25 @@ _Static_assert(sizeof(py_api) == LL_PY_API_COUNT * sizeof(void *), "one pointer 
 extern __attribute__((visibility("hidden"))) py_api ll__py_api; /* ll_py_bind's table */
 extern __attribute__((visibility("hidden"))) int ll__py_bound; /* ll_py_bind took it */
 
+/* Calls fn(*lead, exc) (n < 3) with the exception set now: taken,
+ * normalized, its traceback attached. fn's result, or NULL: fn raised (its
+ * exception is set) or no exception was set (none is). */
+__attribute__((visibility("hidden"))) PyObj *ll__py_pass_exception(PyObj *fn, PyObj *const *lead,
+                                                                   size_t n);
+
 /* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use args[-1]. */
 #define CALL_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
 #define METH_FASTCALL 0x0080
+#define METH_KEYWORDS 0x0002
+
+/* A METH_FASTCALL function (METH_KEYWORDS ones are cast to it, as CPython
+ * itself does), and CPython's PyMethodDef (its layout is stable ABI). */
+typedef PyObj *(*py_fastcall)(PyObj *, PyObj *const *, ptrdiff_t);
+typedef struct {
+    const char *name;
+    py_fastcall meth;
+    int flags;
+    const char *doc;
+} py_method_def;
 
 #endif /* LIBLOOP_CAPI_PYAPI_H */

@@ -84,22 +84,19 @@ static PyObj *fast_entry(const ll_py_sink *s, const ll_event *ev) {
     return entry;
 }
 
-/* data_received raised (or the context could not be entered): hand the
- * exception to on_error(transport, exc); what on_error raises is
- * unraisable. Leaves no exception set. */
-static void report(const ll_py_sink *s, PyObj *transport) {
+PyObj *ll__py_pass_exception(PyObj *fn, PyObj *const *lead, size_t n) {
     PyObj *type = NULL, *value = NULL, *tb = NULL;
     api.err_fetch(&type, &value, &tb);
     api.err_normalize(&type, &value, &tb);
     if (value != NULL && tb != NULL)
         api.set_traceback(value, tb);
-    if (value != NULL) {
-        PyObj *args[3] = {NULL, transport, value};
-        PyObj *r = api.call(s->on_error, args + 1, 2 | CALL_OFFSET, NULL);
-        if (r == NULL)
-            api.write_unraisable(s->on_error);
-        else
-            api.decref(r);
+    PyObj *r = NULL;
+    if (value != NULL && n < 3) {
+        PyObj *args[3];
+        for (size_t i = 0; i < n; i++)
+            args[i] = lead[i];
+        args[n] = value;
+        r = api.call(fn, args, n + 1, NULL);
     }
     if (type != NULL)
         api.decref(type);
@@ -107,6 +104,18 @@ static void report(const ll_py_sink *s, PyObj *transport) {
         api.decref(value);
     if (tb != NULL)
         api.decref(tb);
+    return r;
+}
+
+/* data_received raised (or the context could not be entered): hand the
+ * exception to on_error(transport, exc); what on_error raises is
+ * unraisable. Leaves no exception set. */
+static void report(const ll_py_sink *s, PyObj *transport) {
+    PyObj *r = ll__py_pass_exception(s->on_error, &transport, 1);
+    if (r != NULL)
+        api.decref(r);
+    else if (api.err_occurred() != NULL)
+        api.write_unraisable(s->on_error);
 }
 
 /* protocol.<name>(bytes) inside context, for one event. */
@@ -204,13 +213,8 @@ static PyObj *py_write(PyObj *self, PyObj *const *args, ptrdiff_t nargs) {
     return api.long_from_i64(ll_transport_write_async_packed(t, buf, (size_t)len));
 }
 
-/* CPython's PyMethodDef (its layout is part of the stable ABI). */
-static struct {
-    const char *name;
-    PyObj *(*meth)(PyObj *, PyObj *const *, ptrdiff_t);
-    int flags;
-    const char *doc;
-} write_def = {"transport_write", py_write, METH_FASTCALL,
-               "transport_write(id, data): ll_transport_write_async_packed's result"};
+static const py_method_def write_def = {
+    "transport_write", py_write, METH_FASTCALL,
+    "transport_write(id, data): ll_transport_write_async_packed's result"};
 
 const void *ll_py_write_method(void) { return bound ? &write_def : NULL; }

@@ -16,8 +16,6 @@
 
 #include "pyapi.h"
 
-#define METH_KEYWORDS 0x0002
-
 typedef struct {
     PyObj *(*alloc)(PyObj *, ptrdiff_t);
     PyObj *(*tuple_new)(ptrdiff_t);
@@ -174,14 +172,9 @@ static PyObj *py_call_soon(PyObj *loop, PyObj *const *args, ptrdiff_t nargs, PyO
     return h;
 }
 
-/* CPython's PyMethodDef (stable ABI), METH_FASTCALL | METH_KEYWORDS. */
-static struct {
-    const char *name;
-    PyObj *(*meth)(PyObj *, PyObj *const *, ptrdiff_t, PyObj *);
-    int flags;
-    const char *doc;
-} soon_def = {"call_soon", py_call_soon, METH_FASTCALL | METH_KEYWORDS,
-              "call_soon(callback, *args, context=None): schedule callback(*args) (in C)"};
+static const py_method_def soon_def = {
+    "call_soon", (py_fastcall)(void (*)(void))py_call_soon, METH_FASTCALL | METH_KEYWORDS,
+    "call_soon(callback, *args, context=None): schedule callback(*args) (in C)"};
 
 const void *ll_py_soon_method(void) { return soon_bound ? &soon_def : NULL; }
 
@@ -224,22 +217,8 @@ static int run_one(PyObj *h) {
 static int reported(PyObj *loop, PyObj *h) {
     if (fn.exc_matches(layout.exit_types))
         return -1;
-    PyObj *type = NULL, *value = NULL, *tb = NULL;
-    ll__py_api.err_fetch(&type, &value, &tb);
-    ll__py_api.err_normalize(&type, &value, &tb);
-    if (value != NULL && tb != NULL)
-        ll__py_api.set_traceback(value, tb);
-    PyObj *r = NULL;
-    if (value != NULL) {
-        PyObj *args[3] = {loop, h, value};
-        r = ll__py_api.call(layout.report, args, 3, NULL);
-    }
-    if (type != NULL)
-        ll__py_api.decref(type);
-    if (value != NULL)
-        ll__py_api.decref(value);
-    if (tb != NULL)
-        ll__py_api.decref(tb);
+    PyObj *lead[2] = {loop, h};
+    PyObj *r = ll__py_pass_exception(layout.report, lead, 2);
     if (r == NULL)
         return -1;
     ll__py_api.decref(r);
@@ -270,12 +249,8 @@ static PyObj *py_run_handles(PyObj *loop, PyObj *const *args, ptrdiff_t nargs) {
     return ll__py_api.long_from_i64(cancelled);
 }
 
-static struct {
-    const char *name;
-    PyObj *(*meth)(PyObj *, PyObj *const *, ptrdiff_t);
-    int flags;
-    const char *doc;
-} run_def = {"run_handles", py_run_handles, METH_FASTCALL,
-             "run_handles(n): run the next n ready handles; how many were cancelled"};
+static const py_method_def run_def = {
+    "run_handles", py_run_handles, METH_FASTCALL,
+    "run_handles(n): run the next n ready handles; how many were cancelled"};
 
 const void *ll_py_run_method(void) { return soon_bound ? &run_def : NULL; }
