@@ -46,7 +46,6 @@ def _declare():
         return None
     try:
         fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _API]
-        new_function = ctypes.pythonapi.PyCFunction_NewEx
         calls = (
             _fn(PYLIB, "ll_py_bind", c_int, [POINTER(c_void_p), c_size_t]),
             _fn(PYLIB, "ll_py_write_method", c_void_p, []),
@@ -60,17 +59,18 @@ def _declare():
     bind, method = calls[0], calls[1]
     if bind((c_void_p * len(fns))(*fns), len(fns)) != 0:
         return None
-    # One builtin for the process (ctypes takes over the new reference).
-    new_function.restype, new_function.argtypes = py_object, [c_void_p, c_void_p, c_void_p]
-    return (new_function(method(), None, None),) + calls[2:]
+    return (_new_function(method()),) + calls[2:]   # one builtin for the process
 
 
-def _new_function(method, self, module):
-    """PyCFunction_NewEx(method, self, module): a builtin bound to self
-    (ctypes takes over the new reference: freed with the last user)."""
-    new = ctypes.pythonapi.PyCFunction_NewEx
-    new.restype, new.argtypes = py_object, [c_void_p, py_object, py_object]
-    return new(method, self, module)
+def _new_function(method, self=None):
+    """PyCFunction_NewEx(method, self, NULL): a builtin, bound to self if
+    given (it takes its own reference to self; ctypes takes over the new
+    one it returns, freed with the last user)."""
+    return _PyCFunction_NewEx(method, None if self is None else id(self), None)
+
+
+_PyCFunction_NewEx = ctypes.pythonapi.PyCFunction_NewEx
+_PyCFunction_NewEx.restype, _PyCFunction_NewEx.argtypes = py_object, [c_void_p, c_void_p, c_void_p]
 
 
 _calls = _declare()
@@ -172,8 +172,7 @@ def loop_methods_for(loop, handle_type, fallback, report, signal='_signal'):
     call when libloop does not know the ready queue has work."""
     if not ENABLED or not _bind_soon(loop, handle_type, fallback, signal, report):
         return None
-    return (_new_function(_soon['method'], loop, None),
-            _new_function(_soon['run'], loop, None))
+    return _new_function(_soon['method'], loop), _new_function(_soon['run'], loop)
 
 
 def new_sink(fast, on_error, other):

@@ -190,8 +190,8 @@ class SchedulingMixin:
         # bytecode per pop), and a handle without arguments is called
         # without building `(callback, *args)`: ~140 -> ~75 ns per handle
         # (a million-handle micro-benchmark; uvloop's Cython: ~60).
-        pop_all = _pop_all(ready.popleft)
-        run_handles = self._run_handles
+        run_handles = self._run_handles   # the round in C, or None
+        pop_all = _pop_all(ready.popleft) if run_handles is None else None
         armed = self._armed
         budget = self._virtual_iterations
         while True:
@@ -199,7 +199,7 @@ class SchedulingMixin:
             # Metrics (stats.py): counted per round, not per callback; a
             # cancelled handle is taken back on its own (rare) path.
             self._n_callbacks += n
-            if run_handles is not None:     # the same loop, in C (pysoon.c)
+            if run_handles is not None:     # the loop below, in C (pysoon.c)
                 self._n_callbacks -= run_handles(n)
             else:
                 for h in _islice(pop_all, n):
