@@ -5,10 +5,13 @@
     libloop.run(main())                       # like asyncio.run(main())
     asyncio.Runner(loop_factory=libloop.new_event_loop)
     libloop.install()                         # or EventLoopPolicy()
+
+Importing libloop does not load libloop.so (its Go runtime does not survive
+fork()): the first loop does (_loader.py).
 """
 
+from . import _loader
 from ._lib import LibloopError, PATH as LIBRARY_PATH
-from ._lib import ll_version_string as _ll_version_string
 from .loop import EventLoop
 
 Loop = EventLoop  # uvloop's name
@@ -20,4 +23,13 @@ __all__ = ["EventLoop", "Loop", "EventLoopPolicy", "LibloopError", "install",
            "new_event_loop", "run", "LIBRARY_PATH", "Task", "task_factory",
            "LoopStats", "ELU"]
 
-__version__ = _ll_version_string().decode()
+if _loader.VERSION is not None:
+    __version__ = '.'.join(map(str, _loader.VERSION))
+
+
+def __getattr__(name):
+    # A library whose version the file does not say (not ELF) is asked.
+    if name == '__version__':
+        from ._lib import ll_version_string
+        return ll_version_string().decode()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,6 +18,7 @@ import sys
 from ctypes import POINTER, c_int, c_size_t, c_uint64, c_void_p, py_object
 
 from . import _netlib as _net
+from . import _loader
 from ._lib import PYLIB, _fn
 
 # ll_py_bind's table, in enum ll_py_api's order.
@@ -35,9 +36,9 @@ assert len(_API) == PY_API_COUNT
 DATA_RECEIVED = sys.intern('data_received')
 
 
-def _declared_write(tid, data, _write=_net.ll_transport_write_async_packed):
+def _declared_write(tid, data):
     """transport_write without the C side: the declared ctypes call."""
-    return _write(tid, data, len(data))
+    return _net.ll_transport_write_async_packed(tid, data, len(data))
 
 
 def _declare():
@@ -73,16 +74,27 @@ _PyCFunction_NewEx = ctypes.pythonapi.PyCFunction_NewEx
 _PyCFunction_NewEx.restype, _PyCFunction_NewEx.argtypes = py_object, [c_void_p, c_void_p, c_void_p]
 
 
-_calls = _declare()
-ENABLED = _calls is not None
-
+# Chosen when the library is opened (_init, at the first loop): until then
+# the ctypes path, which is also what stays without the C side.
+ENABLED = False
 # transport_write(tid, data) -> ll_transport_write_async_packed's result.
-transport_write = _calls[0] if ENABLED else _declared_write
+transport_write = _declared_write
+DELIVER = None   # ll_py_sink_deliver as the loop's batch fn
 
-if ENABLED:
-    _, _new, _free, _deliver = _calls
-    # ll_py_sink_deliver as the loop's batch fn.
-    DELIVER = _net.EVENT_BATCH(ctypes.cast(_deliver, c_void_p).value)
+
+def _init():
+    global ENABLED, transport_write, DELIVER, _new, _free
+    calls = _declare()
+    if calls is None:
+        return
+    transport_write, _new, _free, deliver = calls
+    DELIVER = _net.EVENT_BATCH(ctypes.cast(deliver, c_void_p).value)
+    ENABLED = True
+    # network.py and stream_transport.py keep transport_write as a global.
+    _loader.replace_in_package(_declared_write, transport_write)
+
+
+_loader.on_load(_init)
 
 
 class _SoonLayout(ctypes.Structure):

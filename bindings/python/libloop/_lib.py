@@ -2,7 +2,8 @@
 """Low-level ctypes layer over libloop's C ABI (include/libloop.h).
 
 Loading order: $LIBLOOP_LIBRARY, then libloop.so next to this package, then
-<repo>/build/libloop.so relative to this file. Each wrapper declares its
+<repo>/build/libloop.so relative to this file, then an installed one
+(_loader.py, which opens it at the first loop). Each wrapper declares its
 argtypes/restype beside it. Short calls that never block or call back into
 Python for long go through a PyDLL handle (the GIL stays held: ~100-200 ns
 cheaper per call); calls that run the loop go through CDLL, which releases
@@ -16,72 +17,18 @@ import os
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_size_t,
                     c_uint64, c_void_p)
 
+from . import _loader
+
 __all__ = ["LIB", "PYLIB", "LibloopError", "check", "describe"]
 
 
-# The C ABI this package was written for: a library of another major
-# version, or an older minor one, lacks what it calls.
-ABI_MAJOR, ABI_MINOR = 0, 1
+# The library is found and checked at import and opened at the first loop
+# (_loader.py: a Go runtime does not survive fork()). LIB and PYLIB name
+# the handle a function is called through.
+LIB, PYLIB = _loader.CDLL, _loader.PYDLL
+PATH = _loader.PATH
+_fn = _loader.declare   # _fn(LIB or PYLIB, name, restype, argtypes)
 
-
-def _candidates():
-    # A generator: ctypes.util (which imports tempfile, shutil, bz2, lzma,
-    # random: ~0.8 MiB of RSS) is imported only when no earlier path loads.
-    here = os.path.dirname(os.path.abspath(__file__))
-    env = os.environ.get("LIBLOOP_LIBRARY")
-    if env:
-        yield env
-    yield os.path.join(here, "libloop.so")
-    yield os.path.normpath(
-        os.path.join(here, "..", "..", "..", "build", "libloop.so"))
-    import ctypes.util
-    found = ctypes.util.find_library("loop")  # an installed library (make install)
-    if found:
-        yield found
-
-
-def _check_version(lib, path):
-    """Refuse a library whose ABI this package does not match."""
-    ver = lib.ll_version
-    ver.restype, ver.argtypes = c_int, []
-    v = ver()
-    major, minor = v // 10000, v // 100 % 100
-    if major != ABI_MAJOR or minor < ABI_MINOR:
-        raise ImportError(
-            f"libloop: {path} is version {major}.{minor}.{v % 100}, this package "
-            f"needs {ABI_MAJOR}.{ABI_MINOR} or a later {ABI_MAJOR}.x; rebuild it "
-            f"with `make lib` or point LIBLOOP_LIBRARY at a matching one")
-
-
-def _load():
-    tried = []
-    for path in _candidates():
-        if os.sep in path and not os.path.exists(path):
-            tried.append(f"{path} (not found)")
-            continue
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError as exc:
-            tried.append(f"{path} ({exc})")
-            continue
-        _check_version(lib, path)
-        return lib, ctypes.PyDLL(path), path
-    # ImportError, so that `try: import libloop / except ImportError:`
-    # can fall back to asyncio's own loop.
-    raise ImportError(
-        "libloop: cannot load libloop.so; tried: " + "; ".join(tried)
-        + ". Build it with `make lib` (or `make install`), or set LIBLOOP_LIBRARY.")
-
-
-LIB, PYLIB, PATH = _load()
-
-
-def _fn(lib, name, restype, argtypes):
-    """Declare one C function: its prototype stands beside its name."""
-    f = getattr(lib, name)
-    f.restype = restype
-    f.argtypes = argtypes
-    return f
 
 # ---- errors -----------------------------------------------------------------
 
@@ -269,7 +216,9 @@ ll_all_tasks = _fn(PYLIB, "ll_all_tasks", c_int, [c_uint64, POINTER(c_uint64), c
 
 
 def new_loop_id():
-    """Create a libloop loop and return its id."""
+    """Create a libloop loop and return its id (opening the library at the
+    first; RuntimeError in a fork() child of a process that had opened it)."""
+    _loader.load()
     out = c_uint64()
     check(ll_loop_new(ctypes.byref(out)), "ll_loop_new")
     return out.value

@@ -8,8 +8,9 @@ coalesced ll_call_soon_threadsafe wake-up per burst of results.
 
 import concurrent.futures
 import socket
-import threading
 from asyncio import futures
+
+from . import _versions
 
 
 class ExecutorMixin:
@@ -47,27 +48,10 @@ class ExecutorMixin:
             raise TypeError('executor must be ThreadPoolExecutor instance')
         self._default_executor = executor
 
-    async def shutdown_default_executor(self):
-        """Shut the default executor down, waiting for its threads."""
-        self._executor_shutdown_called = True
-        if self._default_executor is None:
-            return
-        future = self.create_future()
-        thread = threading.Thread(target=self._do_shutdown, args=(future,))
-        thread.start()
-        try:
-            await future
-        finally:
-            thread.join()
-
-    def _do_shutdown(self, future):
-        try:
-            self._default_executor.shutdown(wait=True)
-            if not self.is_closed():
-                self.call_soon_threadsafe(future.set_result, None)
-        except Exception as ex:
-            if not self.is_closed():
-                self.call_soon_threadsafe(future.set_exception, ex)
+    # asyncio's own, of the running version (_versions.py): 3.12 added the
+    # timeout asyncio.Runner passes.
+    shutdown_default_executor = _versions.shutdown_default_executor
+    _do_shutdown = _versions.do_shutdown
 
     async def getaddrinfo(self, host, port, *, family=0, type=0, proto=0,
                           flags=0):

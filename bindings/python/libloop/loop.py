@@ -21,7 +21,7 @@ import weakref
 from asyncio import coroutines, events, futures, tasks
 from asyncio.log import logger
 
-from . import _hotpath, _lib
+from . import _hotpath, _lib, _loader, _versions
 from ._lib import check
 from .asyncgens import AsyncgensMixin
 from .cfutures import CFuturesMixin
@@ -127,6 +127,9 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._ts_posted = False   # a thread-safe drain is posted
         self._awake = False       # the host-queue trampoline runs
         self._pending_exc = None
+        self._old_agen_hooks = None   # saved by _run_forever_setup
+        self._old_unraisable = None
+        self._old_wakeup = None
         self._stopping = False
         self._debug = coroutines._is_debug_mode()
         self._soon_slow = self._debug   # closed or debug (call_soon)
@@ -207,20 +210,8 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         """Run until stop() is called: one ll_loop_run_forever call."""
         self._check_closed()
         self._check_running()
-        self._set_coroutine_origin_tracking(self._debug)
-        old_agen_hooks = sys.get_asyncgen_hooks()
-        old_wakeup = None
-        old_unraisable = sys.unraisablehook
         try:
-            self._thread_id = threading.get_ident()
-            self._pending_exc = None
-            sys.set_asyncgen_hooks(firstiter=self._asyncgen_firstiter_hook,
-                                   finalizer=self._asyncgen_finalizer_hook)
-            events._set_running_loop(self)
-            sys.unraisablehook = functools.partial(_unraisable, self,
-                                                   old_unraisable)
-            old_wakeup = self._signals_on()
-            self._resync()
+            self._run_forever_setup()
             rc = _lib.ll_loop_run_forever(self._id)
             exc = self._pending_exc
             if exc is not None:
@@ -231,25 +222,53 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
                     exc = None
             check(rc, "ll_loop_run_forever")
         finally:
-            # A storm of SIGINTs raises KeyboardInterrupt here too, at any
-            # call. Plain attribute stores cannot be interrupted, so they go
-            # first; each call then sits in its own try/finally, so one
-            # interrupted step never skips the next (a skipped
-            # _set_running_loop(None) would refuse every later run).
-            self._stopping = False
-            self._gather = False  # writes outside the loop go at once
-            self._thread_id = None
-            self._pending_exc = None
-            sys.unraisablehook = old_unraisable
+            self._run_forever_cleanup()
+
+    def _run_forever_setup(self):
+        """Make this the running loop of this thread (asyncio 3.13's hook
+        for loops that embed another; libloop has it on every version)."""
+        self._check_closed()
+        self._check_running()
+        self._set_coroutine_origin_tracking(self._debug)
+        self._old_agen_hooks = sys.get_asyncgen_hooks()
+        self._old_unraisable = sys.unraisablehook
+        self._old_wakeup = None
+        self._thread_id = threading.get_ident()
+        self._pending_exc = None
+        sys.set_asyncgen_hooks(firstiter=self._asyncgen_firstiter_hook,
+                               finalizer=self._asyncgen_finalizer_hook)
+        events._set_running_loop(self)
+        sys.unraisablehook = functools.partial(_unraisable, self,
+                                               self._old_unraisable)
+        self._old_wakeup = self._signals_on()
+        self._resync()
+
+    def _run_forever_cleanup(self):
+        """Undo _run_forever_setup.
+
+        A storm of SIGINTs raises KeyboardInterrupt here too, at any call.
+        Plain attribute stores cannot be interrupted, so they go first; each
+        call then sits in its own try/finally, so one interrupted step never
+        skips the next (a skipped _set_running_loop(None) would refuse every
+        later run)."""
+        self._stopping = False
+        self._gather = False  # writes outside the loop go at once
+        self._thread_id = None
+        self._pending_exc = None
+        old_wakeup, self._old_wakeup = self._old_wakeup, None
+        old_agen_hooks, self._old_agen_hooks = self._old_agen_hooks, None
+        if self._old_unraisable is not None:
+            sys.unraisablehook, self._old_unraisable = self._old_unraisable, None
+        try:
+            events._set_running_loop(None)
+        finally:
             try:
-                events._set_running_loop(None)
+                self._signals_off(old_wakeup)
             finally:
                 try:
-                    self._signals_off(old_wakeup)
+                    self._set_coroutine_origin_tracking(False)
                 finally:
-                    try:
-                        self._set_coroutine_origin_tracking(False)
-                    finally:
+                    if old_agen_hooks is not None:
                         sys.set_asyncgen_hooks(*old_agen_hooks)
 
     def run_until_complete(self, future):
@@ -293,6 +312,16 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             raise RuntimeError("Cannot close a running event loop")
         if self._closed:
             return
+        if _loader.forked():
+            # A loop inherited through fork(): the library is dead in this
+            # process, so only the Python side is dropped (asyncio's own
+            # loops in a child close their parent's fds instead).
+            self._closed = True
+            self._soon_slow = True
+            self.__dict__.pop('call_soon', None)
+            self._run_handles = None
+            self._ready.clear()
+            return
         if self._debug:
             logger.debug("Close %r", self)
         self._closed = True
@@ -329,26 +358,40 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         """A new asyncio.Future attached to this loop."""
         return futures.Future(loop=self)
 
-    def create_task(self, coro, *, name=None, context=None):
-        """Wrap a coroutine in a task (asyncio.Task, libloop.Task with
-        task_machine=True, or the task factory's)."""
-        if self._closed:   # (_check_closed, inline: a task per request in aiohttp)
-            raise RuntimeError('Event loop is closed')
-        if self._task_factory is None:
-            task = self._task_class(coro, loop=self, name=name, context=context)
+    if _versions.CREATE_TASK_PASSES_KWARGS:
+        def create_task(self, coro, **kwargs):
+            """Wrap a coroutine in a task (asyncio.Task, libloop.Task with
+            task_machine=True, or the task factory's); every keyword (name,
+            context, eager_start, ...) goes to the task or the factory."""
+            if self._closed:
+                raise RuntimeError('Event loop is closed')
+            if self._task_factory is not None:
+                return self._task_factory(self, coro, **kwargs)
+            task = self._task_class(coro, loop=self, **kwargs)
             if self._debug and task._source_traceback:
                 del task._source_traceback[-1]
-        else:
-            if context is None:
-                task = self._task_factory(self, coro)
+            return task
+    else:
+        def create_task(self, coro, *, name=None, context=None):
+            """Wrap a coroutine in a task (asyncio.Task, libloop.Task with
+            task_machine=True, or the task factory's)."""
+            if self._closed:   # (_check_closed, inline: a task per request in aiohttp)
+                raise RuntimeError('Event loop is closed')
+            if self._task_factory is None:
+                task = self._task_class(coro, loop=self, name=name, context=context)
+                if self._debug and task._source_traceback:
+                    del task._source_traceback[-1]
             else:
-                task = self._task_factory(self, coro, context=context)
-            if name is not None:
-                try:
-                    task.set_name(name)
-                except AttributeError:
-                    pass
-        return task
+                if context is None:
+                    task = self._task_factory(self, coro)
+                else:
+                    task = self._task_factory(self, coro, context=context)
+                if name is not None:
+                    try:
+                        task.set_name(name)
+                    except AttributeError:
+                        pass
+            return task
 
     def set_task_factory(self, factory):
         """Set (or with None, reset) the factory used by create_task."""

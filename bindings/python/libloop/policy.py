@@ -4,8 +4,10 @@
 import asyncio
 import functools
 import threading
+import warnings
 from asyncio import events, unix_events
 
+from . import _loader
 from .loop import EventLoop
 
 
@@ -25,9 +27,23 @@ def run(main, *, debug=None, task_machine=False):
 
 
 class EventLoopPolicy(events.BaseDefaultEventLoopPolicy):
-    """An asyncio policy whose new loops are libloop.EventLoop."""
+    """An asyncio policy whose new loops are libloop.EventLoop.
+
+    In a fork() child of a process that had opened libloop (where libloop
+    cannot run, _loader.py) its new loops are asyncio's own, with a
+    RuntimeWarning: the policy stands for "the default loop", and a
+    library's forked worker that calls asyncio.run() keeps working.
+    libloop.new_event_loop() and libloop.run() raise RuntimeError there."""
 
     _loop_factory = EventLoop
+
+    def new_event_loop(self):
+        """A new libloop loop (asyncio's own in a fork() child, see above)."""
+        if _loader.forked():
+            warnings.warn(f"{_loader.forked_error()} This loop is asyncio's own.",
+                          RuntimeWarning, stacklevel=2)
+            return asyncio.SelectorEventLoop()
+        return super().new_event_loop()
 
     def __init__(self):
         super().__init__()

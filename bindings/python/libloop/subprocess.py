@@ -20,21 +20,19 @@ import contextvars
 import errno
 import os
 import subprocess
-import sys
 import warnings
 from asyncio import base_events, futures, protocols, transports
 from asyncio.log import logger
 from ctypes import byref, c_char_p, c_int
 
-from . import _lib
+from . import _lib, _versions
 from . import _netlib as _net
 from ._lib import check
 from .pipes import ReadPipeTransport, WritePipeTransport
 from .popen_view import PopenView
 from .spawn_extra import spawn_extra
 
-# 3.12+ wakes wait() at the exit, even while a grandchild holds the pipes.
-_WAIT_AT_EXIT = sys.version_info >= (3, 12)
+_WAIT_AT_EXIT = _versions.WAIT_WAKES_AT_EXIT
 
 class _PipeProto(protocols.Protocol):
     """The protocol of one of the child's pipes: forwards to the process."""

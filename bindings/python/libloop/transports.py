@@ -16,7 +16,7 @@ import warnings
 from asyncio import events, futures, protocols, transports
 from asyncio.log import logger
 
-from . import _lib
+from . import _lib, _versions
 from . import _netlib as _net
 from ._lib import check
 
@@ -64,7 +64,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         loop._transports[tid] = self
         loop._io_sync()
         if server is not None:
-            server._attach()
+            _versions.server_attach(server, self)
 
     def __repr__(self):
         state = 'closed' if self._lost else 'closing' if self._closing else 'open'
@@ -216,7 +216,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
             self._protocol = None
             server, self._server = self._server, None
             if server is not None:
-                server._detach()
+                _versions.server_detach(server, self)
 
     def _release_socket(self):
         """libloop closed the fd: detach the host's socket object."""

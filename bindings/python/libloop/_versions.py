@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+"""What differs between the asyncio versions libloop's loop runs on.
+
+The one place in the package that knows them: every choice is made once,
+here, at import, from the running interpreter's version (each entry names
+the asyncio source it follows). The rest of the package reads these names
+and never tests sys.version_info itself.
+
+Supported: CPython 3.11, 3.12, 3.13; 3.14's changes are followed from its
+documentation and asyncio source (no 3.14 interpreter was at hand to test).
+"""
+
+import sys
+from asyncio import base_events
+
+VERSION = sys.version_info[:2]
+
+# ---- Server (base_events.Server) --------------------------------------------
+# 3.13 keeps a WeakSet of its transports (for close_clients/abort_clients)
+# and _attach/_detach take the transport; before, they count.
+if VERSION >= (3, 13):
+    def server_attach(server, transport):
+        """Tell asyncio's Server one of its connections is made."""
+        server._attach(transport)
+
+    def server_detach(server, transport):
+        """Tell asyncio's Server one of its connections is gone."""
+        server._detach(transport)
+else:
+    def server_attach(server, transport):
+        """Tell asyncio's Server one of its connections is made."""
+        server._attach()
+
+    def server_detach(server, transport):
+        """Tell asyncio's Server one of its connections is gone."""
+        server._detach()
+
+# ---- the default executor's shutdown -----------------------------------------
+# 3.12 added shutdown_default_executor(timeout) (asyncio.Runner.close passes
+# one) and 3.13 changed how it waits: asyncio's own methods of the running
+# version, by reference. They use only the loop's public methods and
+# _default_executor / _executor_shutdown_called.
+shutdown_default_executor = base_events.BaseEventLoop.shutdown_default_executor
+do_shutdown = base_events.BaseEventLoop._do_shutdown
+
+# ---- create_task --------------------------------------------------------------
+# 3.14: create_task(coro, **kwargs) passes every keyword (name, context,
+# eager_start, ...) to the Task or to the task factory; before, only name
+# and context, and the name is set on the factory's task afterwards.
+CREATE_TASK_PASSES_KWARGS = VERSION >= (3, 14)
+
+# 3.12: Task(..., eager_start=True) and asyncio.eager_task_factory exist.
+EAGER_TASKS = VERSION >= (3, 12)
+
+# ---- subprocesses -------------------------------------------------------------
+# 3.12 (base_subprocess._process_exited) wakes wait() at the child's exit,
+# even while a grandchild keeps the pipes open; 3.11 waits for the pipes.
+WAIT_WAKES_AT_EXIT = VERSION >= (3, 12)
+
+# ---- the run loop's hooks -------------------------------------------------------
+# 3.13 split BaseEventLoop.run_forever into _run_forever_setup and
+# _run_forever_cleanup for loops that embed another; libloop's loop has
+# both on every version (loop.py), so nothing is chosen here.
