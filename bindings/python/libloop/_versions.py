@@ -35,6 +35,10 @@ else:
         """Tell asyncio's Server one of its connections is gone."""
         server._detach()
 
+# 3.13's create_unix_server(cleanup_socket=True) records the socket's inode
+# in loop._unix_server_sockets for _stop_serving to unlink the path; the
+# loop keeps that dict on every version (servers.py), empty before 3.13.
+
 # ---- the default executor's shutdown -----------------------------------------
 # 3.12 added shutdown_default_executor(timeout) (asyncio.Runner.close passes
 # one) and 3.13 changed how it waits: asyncio's own methods of the running

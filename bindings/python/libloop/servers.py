@@ -30,6 +30,10 @@ class ServersMixin:
         self._serving = {}        # listening socket's fd -> _Serving
         self._serving_tokens = {}  # token -> _Serving
         self._tokens = itertools.count(1)
+        # Unix listening sockets whose path _stop_serving removes, with the
+        # inode they had: 3.13's create_unix_server(cleanup_socket=True)
+        # fills it (asyncio's by reference); earlier versions leave it empty.
+        self._unix_server_sockets = {}
 
     def _start_serving(self, protocol_factory, sock, sslcontext=None, server=None,
                        backlog=100, ssl_handshake_timeout=None,
@@ -56,12 +60,16 @@ class ServersMixin:
         self._io_sync()
 
     def _stop_serving(self, sock):
+        inode = self._unix_server_sockets.pop(sock, None)
+        path = sock.getsockname() if inode is not None else None
         s = self._serving.pop(sock.fileno(), None)
         self._io_sync()
         if s is not None:
             self._serving_tokens.pop(s.token, None)
             _lib.ll_release(s.sid)
         sock.close()
+        if path is not None:
+            _unlink_if_same(path, inode)
 
     def _stop_all_serving(self):
         for s in self._serving.values():
@@ -100,6 +108,17 @@ class ServersMixin:
         if waiter is not None:
             waiter.add_done_callback(_log_handshake_failure(self))
         return t
+
+
+def _unlink_if_same(path, inode):
+    """Remove a Unix server's socket file unless another took its place."""
+    try:
+        if os.stat(path).st_ino == inode:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as err:
+        logger.error('Unable to clean up listening UNIX socket %r: %r', path, err)
 
 
 def _log_handshake_failure(loop):

@@ -175,8 +175,11 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
 
     def _report_callback_error(self, exc, callback, *args):
         """asyncio calls connection_made/connection_lost with call_soon: an
-        exception goes to the handler as a callback's, nothing else."""
-        handle = events.Handle(callback, args, self._loop, self._context)
+        exception goes to the handler as a callback's, nothing else.
+        This runs inside the transport's context and 3.12's
+        call_exception_handler enters the handle's: the handle gets a copy
+        (the same values; the handler's own changes stay in the copy)."""
+        handle = events.Handle(callback, args, self._loop, self._context.copy())
         self._loop.call_exception_handler({
             'message': f'Exception in callback {handle!r}',
             'exception': exc, 'handle': handle})

@@ -86,9 +86,12 @@ class IterationIOTests(LoopCase):
     def test_accept_in_the_next_iteration(self):
         steps, accepted = [], []
 
+        protocols = []
+
         def factory():
             accepted.append(len(steps))
-            return Recorder(self.loop)
+            protocols.append(Recorder(self.loop))
+            return protocols[-1]
         server = self.run_coro(self.loop.create_server(factory, '127.0.0.1', 0))
         port = server.sockets[0].getsockname()[1]
         done = self.loop.create_future()
@@ -111,6 +114,8 @@ class IterationIOTests(LoopCase):
         self.loop.call_soon(step)
         self.loop.run_until_complete(done)
         server.close()
+        for p in protocols:   # 3.12's wait_closed waits for the connections too
+            p.transport.close()
         self.run_coro(server.wait_closed())
         # The loopback handshake is done when connect returns; the listener
         # is polled in the next iteration and the connection made within a

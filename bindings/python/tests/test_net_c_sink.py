@@ -33,6 +33,7 @@ class CSinkTests(LoopCase):
                 raised.append(data)
                 raise KeyboardInterrupt
             p.data += data
+            p.got_data.set()
         p.data_received = data_received
         peer.sendall(b'first')
         with self.assertRaises(KeyboardInterrupt):

@@ -175,10 +175,17 @@ class SchedulingTests(LoopCase):
     def test_is_running_and_nested_run(self):
         out = []
 
+        # asyncio 3.13's run_forever runs its cleanup when its own checks
+        # fail, which unsets the running loop: that loop then cannot go on.
+        breaks_on_nested_run_forever = (
+            sys.version_info[:2] == (3, 13)
+            and isinstance(self.loop, asyncio.base_events.BaseEventLoop))
+
         async def inner():
             out.append(self.loop.is_running())
-            with self.assertRaisesRegex(RuntimeError, 'already running'):
-                self.loop.run_forever()
+            if not breaks_on_nested_run_forever:
+                with self.assertRaisesRegex(RuntimeError, 'already running'):
+                    self.loop.run_forever()
             coro = asyncio.sleep(0)
             with self.assertRaisesRegex(RuntimeError, 'already running'):
                 self.loop.run_until_complete(coro)
