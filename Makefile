@@ -142,12 +142,17 @@ test-cmake: openssl-cli
 	cmake --build $(BUILD)/cmake -j2
 	cd $(BUILD)/cmake && ctest --output-on-failure
 
-# The Python suite runs under every interpreter listed (both exist on a fresh machine).
-PYTHONS ?= $(PYTHON) $(wildcard /usr/bin/python3)
+# The Python suite runs under every interpreter users run that this machine
+# image carries: Debian's 3.11 and pyenv's 3.11, 3.12 and 3.13. A missing one
+# fails the suite (PYTHONS=... to choose others by hand).
+PYENV_ROOT ?= $(shell pyenv root 2>/dev/null || echo $$HOME/.pyenv)
+PYTHONS ?= /usr/bin/python3 $(foreach v,3.11.7 3.12.1 3.13.0,$(PYENV_ROOT)/versions/$(v)/bin/python3)
 
 test-python: lib
 	@if [ -d bindings/python/tests ]; then \
-	  for py in $(PYTHONS); do echo "== Python suite: $$py ($$($$py -V 2>&1))"; \
+	  for py in $(PYTHONS); do \
+	    [ -x "$$py" ] || { echo "missing interpreter: $$py (the Python suite runs under each of: $(PYTHONS))"; exit 1; }; \
+	    echo "== Python suite: $$py ($$($$py -V 2>&1))"; \
 	    LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $$py -m unittest discover -s bindings/python/tests -t bindings/python || exit 1; \
 	  done; \
 	  echo "== Python network suites without the C hot path (LIBLOOP_PY_HOTPATH=0: the ctypes sink and write)"; \

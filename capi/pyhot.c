@@ -73,14 +73,16 @@ static PyObj *fast_entry(const ll_py_sink *s, const ll_event *ev) {
         api.write_unraisable(s->fast);
         return NULL;
     }
+    /* A borrowed reference, owned at once: data_received may replace or
+     * drop the dict's entry. Nothing between the lookup and the incref can
+     * run Python code, which the GIL makes safe (the binding turns this
+     * path off where there is no GIL). */
     PyObj *entry = api.dict_get(s->fast, key);
+    if (entry != NULL)
+        api.incref(entry);
     api.decref(key);
-    if (entry == NULL) {
-        if (api.err_occurred() != NULL)
-            api.write_unraisable(s->fast);
-        return NULL;
-    }
-    api.incref(entry); /* (the call may replace it in the dict) */
+    if (entry == NULL && api.err_occurred() != NULL)
+        api.write_unraisable(s->fast);
     return entry;
 }
 

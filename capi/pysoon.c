@@ -194,7 +194,10 @@ static PyObj *call_with(PyObj *callback, PyObj *args) {
 }
 
 /* handle's callback inside its context, as Handle._run and Context.run:
- * 0, or -1 with the exception set. */
+ * 0, or -1 with the exception set. The slots are read as borrowed
+ * references and held for the call: a callback that cancels its own handle
+ * (Handle.cancel clears _callback and _args) must not free itself, its
+ * arguments or its context while it runs, as on asyncio's stack. */
 static int run_one(PyObj *h) {
     const ptrdiff_t *off = layout.handle_slot;
     PyObj *ctx = SLOT(h, off[LL_PY_HANDLE_CONTEXT]);
@@ -202,14 +205,22 @@ static int run_one(PyObj *h) {
     PyObj *args = SLOT(h, off[LL_PY_HANDLE_ARGS]);
     if (ctx == NULL || cb == NULL || args == NULL) /* (a handle never filled: cannot be queued) */
         return 0;
-    if (ll__py_api.ctx_enter(ctx) < 0)
-        return -1;
-    PyObj *r = call_with(cb, args);
-    int exited = ll__py_api.ctx_exit(ctx);
-    if (r == NULL)
-        return -1;
-    ll__py_api.decref(r);
-    return exited < 0 ? -1 : 0;
+    ll__py_api.incref(ctx);
+    ll__py_api.incref(cb);
+    ll__py_api.incref(args);
+    int rc = -1;
+    if (ll__py_api.ctx_enter(ctx) == 0) {
+        PyObj *r = call_with(cb, args);
+        int exited = ll__py_api.ctx_exit(ctx);
+        if (r != NULL) {
+            ll__py_api.decref(r);
+            rc = exited < 0 ? -1 : 0;
+        }
+    }
+    ll__py_api.decref(args);
+    ll__py_api.decref(cb);
+    ll__py_api.decref(ctx);
+    return rc;
 }
 
 /* A callback's exception to report(loop, handle, exc); SystemExit and

@@ -10,6 +10,13 @@ of the functions), or with LIBLOOP_PY_HOTPATH=0 in the environment (A/B
 measurements, the tests of the fallback), ENABLED is False: the loop keeps
 its ctypes sink (NetworkMixin._on_events) for every event and
 transport_write is the declared ctypes call.
+
+The C side is on only where it was proven right (refusal(): OFF_REASON
+says why not): CPython with its GIL (the C code holds borrowed references
+across calls that only the GIL keeps safe; a free-threaded build without it
+takes the Python path), the main interpreter (the C side keeps one table of
+the C API per process), a version this package was tested on, and, for
+call_soon in C, asyncio's Handle with exactly the slots pysoon.c fills.
 """
 
 import ctypes
@@ -41,9 +48,54 @@ def _declared_write(tid, data):
     return _net.ll_transport_write_async_packed(tid, data, len(data))
 
 
-def _declare():
-    """The C side's calls, or None (a library or interpreter without them)."""
+# The CPython versions the C side was tested on (make test runs the suite
+# under each); a later one takes the Python path until tested.
+TESTED_VERSIONS = ((3, 11), (3, 12), (3, 13))
+# asyncio.Handle's slots, which ll_py_soon_method fills in a Handle it makes
+# (3.11 to 3.13 alike): another set means a Handle it would half fill.
+HANDLE_SLOTS = frozenset(('_callback', '_args', '_cancelled', '_loop', '_source_traceback',
+                          '_repr', '__weakref__', '_context'))
+
+
+def _is_main_interpreter():
+    api = ctypes.pythonapi
+    try:
+        get, main = api.PyInterpreterState_Get, api.PyInterpreterState_Main
+    except AttributeError:
+        return False
+    get.restype = main.restype = c_void_p
+    get.argtypes = main.argtypes = []
+    return get() == main()
+
+
+def refusal(handle_slots=None):
+    """Why the C side stays off in this process, or None where it may run.
+    handle_slots: asyncio.Handle's __slots__, checked for call_soon in C."""
     if os.environ.get('LIBLOOP_PY_HOTPATH', '1') == '0':
+        return 'LIBLOOP_PY_HOTPATH=0'
+    if sys.implementation.name != 'cpython':
+        return f'{sys.implementation.name} is not CPython'
+    if not getattr(sys, '_is_gil_enabled', lambda: True)():
+        return 'the GIL is disabled (free-threaded build)'
+    if sys.version_info[:2] not in TESTED_VERSIONS:
+        return f'CPython {sys.version_info[0]}.{sys.version_info[1]} is not a tested version'
+    if not _is_main_interpreter():
+        return 'not the main interpreter'
+    if handle_slots is not None and frozenset(handle_slots) != HANDLE_SLOTS:
+        return f'asyncio.Handle has other slots: {sorted(handle_slots)}'
+    return None
+
+
+OFF_REASON = None   # why the sink and write are not in C (set by _init)
+SOON_OFF_REASON = None   # why call_soon is not in C (set by _bind_soon)
+
+
+def _declare():
+    """The C side's calls, or None (refused, or a library or interpreter
+    without them: OFF_REASON says which)."""
+    global OFF_REASON
+    OFF_REASON = refusal()
+    if OFF_REASON is not None:
         return None
     try:
         fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _API]
@@ -55,7 +107,8 @@ def _declare():
             _fn(PYLIB, "ll_py_sink_free", None, [c_void_p]),
             _fn(PYLIB, "ll_py_sink_deliver", None, [c_uint64, c_void_p, c_size_t, c_void_p]),
         )
-    except AttributeError:
+    except AttributeError as exc:
+        OFF_REASON = f'missing: {exc}'
         return None
     bind, method = calls[0], calls[1]
     if bind((c_void_p * len(fns))(*fns), len(fns)) != 0:
@@ -148,19 +201,26 @@ _soon = {}   # 'method': ll_py_soon_method's address once bound; the layout's ob
 
 def _bind_soon(loop, handle_type, fallback, signal, report):
     """ll_py_soon_bind for this loop's class, once; True when bound."""
+    global SOON_OFF_REASON
     if 'method' in _soon:
         return _soon['method'] is not None
     _soon['method'] = None
+    slots = [name for cls in handle_type.__mro__ for name in cls.__dict__.get('__slots__', ())]
+    SOON_OFF_REASON = refusal(slots)
+    if SOON_OFF_REASON is not None:
+        return False
     try:
         soon_bind = _fn(PYLIB, "ll_py_soon_bind", c_int, [POINTER(_SoonLayout)])
         soon_method = _fn(PYLIB, "ll_py_soon_method", c_void_p, [])
         run_method = _fn(PYLIB, "ll_py_run_method", c_void_p, [])
         fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _SOON_API]
-    except AttributeError:
+    except AttributeError as exc:
+        SOON_OFF_REASON = f'missing: {exc}'
         return False
     hoffs = _slot_offsets(object.__new__(handle_type), _HANDLE_SLOTS)
     loffs = _slot_offsets(loop, _LOOP_SLOTS)
     if hoffs is None or loffs is None:
+        SOON_OFF_REASON = 'the Handle or loop slots were not found in the objects'
         return False
     keep = (handle_type, fallback, sys.intern(signal), sys.intern('context'), False, True, None)
     ends = (report, (SystemExit, KeyboardInterrupt))
@@ -168,6 +228,7 @@ def _bind_soon(loop, handle_type, fallback, signal, report):
                          (ctypes.c_ssize_t * 7)(*hoffs), handle_type.__basicsize__,
                          (ctypes.c_ssize_t * 4)(*loffs), type(loop).__basicsize__)
     if soon_bind(ctypes.byref(layout)) != 0:
+        SOON_OFF_REASON = 'll_py_soon_bind refused the layout'
         return False
     _soon['keep'] = keep + ends
     _soon['method'] = soon_method()
@@ -182,7 +243,11 @@ def loop_methods_for(loop, handle_type, fallback, report, signal='_signal'):
     callback, *args, context=...)) for all but the plain case; report(loop,
     handle, exc) takes a callback's error; signal names the loop method to
     call when libloop does not know the ready queue has work."""
-    if not ENABLED or not _bind_soon(loop, handle_type, fallback, signal, report):
+    global SOON_OFF_REASON
+    if not ENABLED:
+        SOON_OFF_REASON = OFF_REASON
+        return None
+    if not _bind_soon(loop, handle_type, fallback, signal, report):
         return None
     return _new_function(_soon['method'], loop), _new_function(_soon['run'], loop)
 

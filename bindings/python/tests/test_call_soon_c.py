@@ -7,6 +7,7 @@ references, the loop's lifetime, the Python fallback."""
 
 import asyncio
 import contextvars
+import functools
 import gc
 import subprocess
 import sys
@@ -56,6 +57,27 @@ class CallSoonTests(LoopCase):
         self.loop.call_soon(self.loop.stop)
         self.loop.run_forever()
         self.assertEqual(out, ['ran'])
+
+    def test_a_callback_that_cancels_its_own_handle_lives_until_it_returns(self):
+        # Handle.cancel() drops the handle's callback and arguments; the
+        # round of handles must hold them while the callback runs, as
+        # asyncio's Context.run(callback, *args) holds them on its stack.
+        # The callback is a partial, which no Python frame keeps alive.
+        seen = []
+        handles = []
+
+        def body(payload):
+            handles[0].cancel()
+            gc.collect()
+            seen.append(('alive during the call', probe() is not None, payload[0]))
+        cb = functools.partial(body, ['payload'])
+        probe = weakref.ref(cb, lambda _ref: seen.append('freed'))
+        handles.append(self.loop.call_soon(cb))
+        del cb
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        gc.collect()
+        self.assertEqual(seen, [('alive during the call', True, 'payload'), 'freed'])
 
     def test_bad_calls_raise(self):
         with self.assertRaises(TypeError):
