@@ -167,10 +167,12 @@ def _license_path():
     return None
 
 
-def _dist_info_files(dist_info):
+def _dist_info_files(dist_info, build=None):
     """(arcname, bytes, mode) of the .dist-info directory but RECORD."""
     wheel = (f"Wheel-Version: 1.0\nGenerator: {GENERATOR}\n"
              f"Root-Is-Purelib: false\nTag: {_tag()}\n")
+    if build:
+        wheel += f"Build: {build}\n"
     files = [(f"{dist_info}/METADATA", _metadata().encode(), 0o644),
              (f"{dist_info}/WHEEL", wheel.encode(), 0o644)]
     license_path = _license_path()
@@ -180,10 +182,10 @@ def _dist_info_files(dist_info):
     return files
 
 
-def _prepare_metadata(metadata_directory):
+def _prepare_metadata(metadata_directory, build=None):
     name, version = _name_version()
     dist_info = f"{name}-{version}.dist-info"
-    for arcname, data, _ in _dist_info_files(dist_info):
+    for arcname, data, _ in _dist_info_files(dist_info, build):
         path = os.path.join(metadata_directory, *arcname.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
@@ -254,12 +256,13 @@ def _digest(data):
     return "sha256=" + base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
-def _write_wheel(wheel_directory, files):
+def _write_wheel(wheel_directory, files, build=None):
     """Write the wheel of files ((arcname, bytes, mode), the package's), its
-    .dist-info last with RECORD; return its file name."""
+    .dist-info last with RECORD; return its file name. build is the wheel's
+    build tag, if any."""
     name, version = _name_version()
     dist_info = f"{name}-{version}.dist-info"
-    files = sorted(files) + _dist_info_files(dist_info)
+    files = sorted(files) + _dist_info_files(dist_info, build)
     record_name = f"{dist_info}/RECORD"
     record = io.StringIO()
     writer = csv.writer(record, lineterminator="\n")
@@ -268,7 +271,7 @@ def _write_wheel(wheel_directory, files):
     writer.writerow([record_name, "", ""])
     files.append((record_name, record.getvalue().encode(), 0o644))
 
-    wheel_name = f"{name}-{version}-{_tag()}.whl"
+    wheel_name = f"{name}-{version}-{build + '-' if build else ''}{_tag()}.whl"
     final = os.path.join(wheel_directory, wheel_name)
     partial = final + ".part"
     stamp = time.gmtime(_epoch())[:6]
@@ -351,6 +354,9 @@ def build_sdist(sdist_directory, config_settings=None):
 # ---- PEP 660 ------------------------------------------------------------------
 
 _FINDER_MODULE = "_libloop_editable"
+# The editable wheel's build tag, so that its name differs from the real
+# wheel's (setuptools' choice too).
+_EDITABLE_BUILD = "0.editable"
 
 # The module an editable install puts in site-packages, and its .pth imports:
 # a finder for the one package `libloop` (not a path entry, which would
@@ -392,7 +398,7 @@ def get_requires_for_build_editable(config_settings=None):
 
 
 def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):
-    return _prepare_metadata(metadata_directory)
+    return _prepare_metadata(metadata_directory, _EDITABLE_BUILD)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
@@ -406,4 +412,4 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
     source = os.path.join(ROOT, PACKAGE)
     files = [(f"{_FINDER_MODULE}.py", _FINDER.format(source=source).encode(), 0o644),
              (f"{_FINDER_MODULE}.pth", f"import {_FINDER_MODULE}\n".encode(), 0o644)]
-    return _write_wheel(wheel_directory, files)
+    return _write_wheel(wheel_directory, files, _EDITABLE_BUILD)
