@@ -4,8 +4,11 @@
 # versioned library, its SONAME link and the -lloop link, and a program built
 # with pkg-config alone records the SONAME and runs against it; a real
 # install (PREFIX) serves find_package(libloop) to a CMake project whose
-# program runs, and refuses an incompatible version; pip builds and installs
-# the Python package with its type information and the library inside.
+# program runs, and refuses an incompatible version; on every supported
+# Python (Debian's 3.11 and pyenv's 3.11, 3.12, 3.13), pip offline installs
+# the Python package into a fresh venv with its type information and the
+# library inside, builds a wheel that is checked file by file, and installs
+# it editable; an sdist builds and says what installing it needs.
 # Installs what it needs with apt-get when missing and run as root.
 set -u
 cd "$(dirname "$0")/.."
@@ -28,7 +31,9 @@ need_apt() { # need_apt TEST_COMMAND PACKAGE...
 }
 need_apt "command -v pkg-config" pkg-config
 need_apt "command -v cmake" cmake
-need_apt "/usr/bin/python3 -c 'import setuptools, wheel, pip'" python3-setuptools python3-wheel python3-pip
+# Debian's python3 makes a venv with pip only with python3-venv (ensurepip
+# and its wheels); the pyenv interpreters have ensurepip built in.
+need_apt "/usr/bin/python3 -m ensurepip --version" python3-venv
 
 version=$(sed -n 's/^#define LL_VERSION_[A-Z]* \([0-9]*\)$/\1/p' include/libloop.h | paste -sd. -)
 major=${version%%.*}
@@ -90,44 +95,149 @@ else
     ok "find_package(libloop $((major + 1)).0) refuses $version"
 fi
 
-# ---- pip ----------------------------------------------------------------------------
-site="$tmp/site"
-if LIBLOOP_LIBRARY="$PWD/build/libloop.so" /usr/bin/python3 -m pip install -q --no-build-isolation \
-    --no-deps --target "$site" bindings/python >"$tmp/pip.log" 2>&1; then
-    ok "pip install --no-build-isolation bindings/python"
-    check "the package carries libloop.so" test -f "$site/libloop/libloop.so"
-    check "the package carries py.typed (PEP 561)" test -f "$site/libloop/py.typed"
-    check "the package carries its stubs (__init__.pyi)" test -f "$site/libloop/__init__.pyi"
-    check "python -m libloop from the installed package, no environment variable" \
-        sh -c "cd '$site' && env -u LIBLOOP_LIBRARY PYTHONPATH='$site' /usr/bin/python3 -m libloop"
-else
-    cat "$tmp/pip.log"
-    bad "pip install --no-build-isolation bindings/python"
-fi
-rm -rf bindings/python/build bindings/python/*.egg-info
+# ---- pip, on every interpreter ---------------------------------------------------
+# The package's build backend (bindings/python/build_backend) uses the standard
+# library only, so pip needs nothing from PyPI. Each interpreter gets a fresh
+# venv (pip from ensurepip, offline) and, as a user does it: pip install
+# --no-index, then `import libloop` from / with no variable set; pip wheel,
+# whose wheel tests/check_wheel.py reads; pip install -e, then pip uninstall.
+# The first install and the editable ones let the backend run `make lib` (up
+# to date here); the others are handed the library as LIBLOOP_LIBRARY, as a
+# machine without Go would be.
+pyenv="${PYENV_ROOT:-$HOME/.pyenv}/versions"
+read -r -a pythons <<<"${INSTALL_PYTHONS:-/usr/bin/python3 $pyenv/3.11.7/bin/python3 $pyenv/3.12.1/bin/python3 $pyenv/3.13.0/bin/python3}"
+built="$PWD/build/libloop.so"
+tree_before=$(git status --porcelain --ignored bindings/python 2>/dev/null | grep -v __pycache__)
 
-# The same into a virtual environment, as a user does it: a venv that sees
-# Debian's pip and setuptools (no PyPI here), the package installed into it,
-# then `import libloop` with no variable set, from anywhere.
-venv="$tmp/venv"
-if /usr/bin/python3 -m venv --without-pip --system-site-packages "$venv" >"$tmp/venv.log" 2>&1 &&
-    LIBLOOP_LIBRARY="$PWD/build/libloop.so" "$venv/bin/python" -m pip install -q --no-build-isolation \
-        --no-deps bindings/python >"$tmp/pip-venv.log" 2>&1; then
-    ok "pip install --no-build-isolation bindings/python into a venv"
-    check "import libloop in the venv runs a coroutine on libloop's loop, no environment variable" \
-        sh -c "cd / && env -u LIBLOOP_LIBRARY -u PYTHONPATH '$venv/bin/python' -c '
-import asyncio, libloop
+# smoke PYTHON PACKAGE_DIR LIBRARY: from /, with neither PYTHONPATH nor
+# LIBLOOP_LIBRARY, libloop is imported from PACKAGE_DIR, loads LIBRARY and
+# runs a coroutine on its own loop.
+cat >"$tmp/smoke.py" <<'EOF'
+import asyncio, os, sys
+import libloop
+
+want_pkg, want_lib = sys.argv[1], sys.argv[2]
+
+def need(cond, why):  # not assert: PYTHONOPTIMIZE would skip it
+    if not cond:
+        sys.exit(why)
+
+pkg = os.path.dirname(os.path.abspath(libloop.__file__))
+need(os.path.samefile(pkg, want_pkg), f"libloop imported from {pkg}, not {want_pkg}")
+
 async def main():
     await asyncio.sleep(0)
-    return type(asyncio.get_running_loop()).__module__.split(\".\")[0]
-assert libloop.run(main()) == \"libloop\"
-assert libloop.__file__.startswith(\"$venv\"), libloop.__file__
-'"
-else
-    cat "$tmp/venv.log" "$tmp/pip-venv.log" 2>/dev/null
-    bad "pip install --no-build-isolation bindings/python into a venv"
-fi
-rm -rf bindings/python/build bindings/python/*.egg-info
+    return type(asyncio.get_running_loop()).__module__.split(".")[0]
+
+loop = libloop.new_event_loop()
+try:
+    need(loop.run_until_complete(main()) == "libloop", "the coroutine ran on another loop")
+finally:
+    loop.close()
+# libloop.run on 3.12+ waits for the loop's fix for asyncio.Runner.close
+# (shutdown_default_executor(timeout)); new_event_loop above works there.
+if sys.version_info < (3, 12):
+    need(libloop.run(main()) == "libloop", "libloop.run ran on another loop")
+lib = getattr(libloop, "LIBRARY_PATH", None)  # may be loaded lazily one day
+if lib is not None:
+    need(os.path.samefile(lib, want_lib), f"loaded {lib}, not {want_lib}")
+else:
+    need(os.path.isfile(want_lib), f"no {want_lib}")
+EOF
+smoke() { (cd / && env -u LIBLOOP_LIBRARY -u PYTHONPATH "$1" "$tmp/smoke.py" "$2" "$3"); }
+
+sdist_done=
+n=0
+for py in "${pythons[@]}"; do
+    n=$((n + 1))
+    if [ ! -x "$py" ]; then
+        bad "$py is missing: the install test runs on every supported interpreter (CPython 3.11, 3.12, 3.13), which this machine image has"
+        continue
+    fi
+    who="python $("$py" -c 'import platform; print(platform.python_version())')"
+    venv="$tmp/venv$n"
+    if ! "$py" -m venv "$venv" >"$tmp/venv$n.log" 2>&1; then
+        cat "$tmp/venv$n.log"
+        bad "$who: $py -m venv (pip from ensurepip, offline)"
+        continue
+    fi
+    site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
+
+    if [ $n = 1 ]; then lib_env=(env -u LIBLOOP_LIBRARY); how="make lib"; else lib_env=(env LIBLOOP_LIBRARY="$built"); how="LIBLOOP_LIBRARY"; fi
+    if "${lib_env[@]}" "$venv/bin/pip" install -q --no-index bindings/python >"$tmp/pip$n.log" 2>&1; then
+        ok "$who: pip install --no-index bindings/python into a fresh venv (the library by $how)"
+        check "$who: the installed package carries libloop.so, py.typed (PEP 561) and __init__.pyi" \
+            test -f "$site/libloop/libloop.so" -a -f "$site/libloop/py.typed" -a -f "$site/libloop/__init__.pyi"
+        check "$who: import libloop from / runs a coroutine on its loop, with the library of the installed package" \
+            smoke "$venv/bin/python" "$site/libloop" "$site/libloop/libloop.so"
+        case "$who" in # the self-test uses libloop.run: see smoke.py
+        "python 3.11."*) check "$who: python -m libloop from the installed package" \
+            sh -c "cd / && env -u LIBLOOP_LIBRARY -u PYTHONPATH '$venv/bin/python' -m libloop >/dev/null" ;;
+        esac
+    else
+        cat "$tmp/pip$n.log"
+        bad "$who: pip install --no-index bindings/python into a fresh venv (the library by $how)"
+    fi
+
+    wheels="$tmp/wheels$n"
+    if LIBLOOP_LIBRARY="$built" "$venv/bin/pip" wheel -q --no-deps --no-build-isolation -w "$wheels" \
+        bindings/python >"$tmp/wheel$n.log" 2>&1; then
+        whl=("$wheels"/*.whl)
+        if "$venv/bin/python" tests/check_wheel.py "${whl[0]}" "$version"; then
+            ok "$who: pip wheel --no-build-isolation: ${whl[0]##*/}, its files, RECORD and METADATA (tests/check_wheel.py)"
+        else
+            "$venv/bin/python" -m zipfile -l "${whl[0]}"
+            bad "$who: pip wheel --no-build-isolation: the wheel (tests/check_wheel.py, above)"
+        fi
+    else
+        cat "$tmp/wheel$n.log"
+        bad "$who: pip wheel --no-deps --no-build-isolation bindings/python"
+    fi
+
+    if env -u LIBLOOP_LIBRARY "$venv/bin/pip" install -q --no-index -e bindings/python >"$tmp/edit$n.log" 2>&1; then
+        ok "$who: pip install -e bindings/python"
+        check "$who: the editable libloop, imported from /, is bindings/python's and loads build/libloop.so" \
+            smoke "$venv/bin/python" "$PWD/bindings/python/libloop" "$built"
+        "$venv/bin/pip" uninstall -q -y libloop >/dev/null 2>&1
+        check "$who: after pip uninstall, no libloop is importable" \
+            sh -c "cd / && ! env -u LIBLOOP_LIBRARY -u PYTHONPATH '$venv/bin/python' -c 'import libloop' 2>/dev/null"
+    else
+        cat "$tmp/edit$n.log"
+        bad "$who: pip install -e bindings/python"
+    fi
+
+    # Once: an sdist carries the package and its backend but not the Go
+    # sources, so installing it needs LIBLOOP_LIBRARY, and says so.
+    [ -n "$sdist_done" ] && continue
+    sdist_done=1
+    sd="$tmp/sdist"
+    mkdir -p "$sd"
+    if (cd bindings/python && "$venv/bin/python" -c 'import sys; sys.path.insert(0, "build_backend")
+import libloop_build; libloop_build.build_sdist(sys.argv[1])' "$sd") >"$tmp/sdist.log" 2>&1; then
+        tgz="$sd/libloop-$version.tar.gz"
+        members=$(tar tzf "$tgz" 2>/dev/null)
+        missing=
+        for m in PKG-INFO pyproject.toml README.md build_backend/libloop_build.py libloop/__init__.py libloop/__init__.pyi libloop/py.typed; do
+            grep -qxF "libloop-$version/$m" <<<"$members" || missing="$missing $m"
+        done
+        check "$who: the sdist libloop-$version.tar.gz has PKG-INFO, pyproject.toml, the backend and the package${missing:+ (missing:$missing)}" test -z "$missing"
+        env -u LIBLOOP_LIBRARY "$venv/bin/pip" install --no-index "$tgz" >"$tmp/sdist-nolib.log" 2>&1
+        check "$who: pip install of the sdist without LIBLOOP_LIBRARY fails, saying to set it" \
+            grep -q "not inside the libloop repository.*set LIBLOOP_LIBRARY" "$tmp/sdist-nolib.log"
+        if LIBLOOP_LIBRARY="$built" "$venv/bin/pip" install -q --no-index "$tgz" >"$tmp/sdist-pip.log" 2>&1; then
+            check "$who: the package installed from the sdist with LIBLOOP_LIBRARY runs" \
+                smoke "$venv/bin/python" "$site/libloop" "$site/libloop/libloop.so"
+        else
+            cat "$tmp/sdist-pip.log"
+            bad "$who: pip install of the sdist with LIBLOOP_LIBRARY"
+        fi
+    else
+        cat "$tmp/sdist.log"
+        bad "$who: build_sdist"
+    fi
+done
+tree_after=$(git status --porcelain --ignored bindings/python 2>/dev/null | grep -v __pycache__)
+check "the builds left nothing behind in bindings/python (but __pycache__)" test "$tree_before" = "$tree_after"
 
 echo "install: $pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
