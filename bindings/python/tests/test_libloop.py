@@ -154,6 +154,19 @@ class ProcessTests(unittest.TestCase):
 
 class ExampleTests(unittest.TestCase):
 
+    def test_tour_same_output_on_both_loops(self):
+        # examples/asyncio_tour.py: every kind of I/O, unchanged but for
+        # its loop factory.
+        example = os.path.join(PKG_DIR, '..', '..', 'examples', 'asyncio_tour.py')
+        on = [subprocess.run([sys.executable, example, *flag], capture_output=True, text=True,
+                             timeout=120) for flag in ((), ('--asyncio',))]
+        self.assertEqual(on[0].returncode, 0, on[0].stderr)
+        self.assertEqual(on[1].returncode, 0, on[1].stderr)
+        self.assertIn('loop: libloop', on[0].stderr)
+        self.assertEqual(on[0].stdout, on[1].stdout)
+        self.assertIn('tls: ', on[0].stdout)
+        self.assertTrue(on[0].stdout.endswith('done\n'))
+
     def test_example_same_output_on_both_loops(self):
         example = os.path.join(PKG_DIR, '..', '..', 'examples',
                                'hello_asyncio.py')
