@@ -110,6 +110,10 @@ typedef uint64_t ll_tls_config;
 #define LL_ETLSNEGOTIATE (-10016) /**< no TLS version, cipher suite or ALPN protocol in common */
 #define LL_ETLSPROTO     (-10017) /**< the peer sent bytes that are not valid TLS */
 #define LL_ETLSEOF       (-10018) /**< the connection closed during the handshake or in the middle of a record */
+/** This process is a fork() child of the process that loaded libloop (its
+ * runtime's threads did not survive the fork); exec, or load libloop after
+ * fork. See Forking above for the calls that return it. */
+#define LL_EFORKED       (-10019)
 
 /** @return a description of any code (library, -errno, or unknown). Never NULL; static storage. Thread-safe. */
 const char *ll_strerror(int code);
