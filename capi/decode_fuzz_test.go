@@ -75,7 +75,7 @@ func TestCStringsUnterminatedIsRefused(t *testing.T) {
 // the loop closes) is already open, so fd counts compare.
 func spawnFuzzLoop(f *testing.F) cid {
 	var loop cid
-	if rc := ll_loop_new(&loop); rc != 0 {
+	if rc := ll__loop_new(&loop); rc != 0 {
 		f.Fatal(rc)
 	}
 	f.Cleanup(func() { ll__release_go(loop, 1) })
@@ -158,7 +158,7 @@ func FuzzWriteBufferLimits(f *testing.F) {
 	f.Add(uint64(10), uint64(20))
 	f.Add(uint64(math.MaxUint64), uint64(math.MaxUint64))
 	var loop cid
-	if rc := ll_loop_new(&loop); rc != 0 {
+	if rc := ll__loop_new(&loop); rc != 0 {
 		f.Fatal(rc)
 	}
 	f.Cleanup(func() { ll__release_go(loop, 1) })
@@ -192,7 +192,7 @@ func FuzzCallLaterDelay(f *testing.F) {
 		f.Add(d)
 	}
 	var loop cid
-	if rc := ll_loop_new(&loop); rc != 0 {
+	if rc := ll__loop_new(&loop); rc != 0 {
 		f.Fatal(rc)
 	}
 	f.Cleanup(func() { ll__release_go(loop, 1) })

@@ -98,7 +98,7 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t, tok C.ui
 		return C.int(libloop.EINVAL)
 	}
 	var lid C.uint64_t
-	if rc := ll_loop_new(&lid); rc != 0 {
+	if rc := ll__loop_new(&lid); rc != 0 {
 		return rc
 	}
 	s, _ := getLoop(lid)

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#include "forkguard.h"
 #include "hotpath.h"
 #include "postq.h"
 #include "_cgo_export.h"
@@ -169,6 +170,16 @@ static int pending_push(ll__pending *p, uintptr_t fn, uintptr_t arg) {
 
 ll__pending *ll__batch_queue(uint64_t loop) { return loop != 0 && loop == tls_batch_loop ? tls_pending : NULL; }
 
+/* ll_call_soon's way into Go, behind the fork guard. The fast paths stay
+ * in C and unguarded (a fork child's queue is its own copy, and no run call
+ * of the child runs it); out of line, so that they compile to the same
+ * code as without the guard, and the guard is a tail call and one load
+ * on a path that costs a crossing (~115 ns). */
+static __attribute__((noinline)) int call_soon_go(ll_loop loop, ll_callback cb, void *arg, ll_handle *out) {
+    LL__FORK_GUARD();
+    return ll__call_soon_go(ll__thread_loop, loop, (uintptr_t)cb, (uintptr_t)arg, out);
+}
+
 int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out) {
     /* Fast paths, no handle wanted: a callback of this loop schedules
      * another (the loop is known valid and running on this thread), or
@@ -179,7 +190,7 @@ int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out) {
         if (p != NULL && pending_push(p, (uintptr_t)cb, (uintptr_t)arg) == 0)
             return 0;
     }
-    return ll__call_soon_go(ll__thread_loop, loop, (uintptr_t)cb, (uintptr_t)arg, out);
+    return call_soon_go(loop, cb, arg, out);
 }
 
 /* A step yielding its own task: record it in the pending queue, in order
@@ -208,8 +219,10 @@ int ll_task_sleep(ll_task task, double delay) {
 }
 
 /* The run entry points refuse to nest: asyncio forbids running a loop while
- * another runs on the same thread, and so do we. */
+ * another runs on the same thread, and so do we. A fork child is refused
+ * first: forked by a callback, it still has this thread's marker set. */
 static int run_guarded(ll_loop loop, int mode) {
+    LL__FORK_GUARD();
     if (ll__thread_loop != 0)
         return LL_ERUNNING;
     ll__thread_loop = loop;
@@ -236,6 +249,7 @@ uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err) {
 void ll__call_queued_work(uintptr_t fn, uintptr_t arg) { ((ll_queue_work_fn)fn)((void *)arg); }
 
 int ll_loop_run_until_complete(ll_loop loop, ll_future fut) {
+    LL__FORK_GUARD();
     if (ll__thread_loop != 0)
         return LL_ERUNNING;
     ll__thread_loop = loop;
@@ -245,6 +259,9 @@ int ll_loop_run_until_complete(ll_loop loop, ll_future fut) {
 }
 
 int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
+    /* It makes a loop: the same check as ll_loop_new's (forkguard.c). */
+    if (ll__forked_child())
+        return LL_EFORKED;
     if (ll__thread_loop != 0)
         return LL_ERUNNING;
     /* No id yet; any non-zero marks "running". Go sets the id once the
@@ -260,12 +277,18 @@ int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
  * this thread runs the loop, so no other may act on it (the gate would
  * refuse them), and ll__ts_release's mutex decides between racing calls. */
 int ll_release(uint64_t id) {
+    /* First: the C path below takes a mutex that a thread gone in a fork
+     * child may have held. */
+    LL__FORK_GUARD();
     if ((id & LL__TS_ID_BIT) && tls_batch_loop != 0 && ll__ts_owner(id) == tls_batch_loop)
         return ll__ts_release(id);
     return ll__release_go(id, THREAD_TOKEN);
 }
 
-int ll_loop_close(ll_loop loop) { return ll__loop_close_go(loop, THREAD_TOKEN); }
+int ll_loop_close(ll_loop loop) {
+    LL__FORK_GUARD();
+    return ll__loop_close_go(loop, THREAD_TOKEN);
+}
 
 int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg) {
     return ((ll_host_run_fn)fn)(loop, (void *)arg);

@@ -239,8 +239,11 @@ func getLoop(id C.uint64_t) (*loopState, C.int) {
 	return s, 0
 }
 
-//export ll_loop_new
-func ll_loop_new(out *C.uint64_t) C.int {
+// ll__loop_new is ll_loop_new behind the fork guard: the C function of
+// that name (forkguard.c) refuses a fork child before it enters Go.
+//
+//export ll__loop_new
+func ll__loop_new(out *C.uint64_t) C.int {
 	if out == nil {
 		return C.int(libloop.EINVAL)
 	}

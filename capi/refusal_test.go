@@ -62,7 +62,7 @@ func spin(loop cid, d time.Duration) {
 func newLoop(t *testing.T) cid {
 	t.Helper()
 	var loop cid
-	if rc := ll_loop_new(&loop); rc != 0 {
+	if rc := ll__loop_new(&loop); rc != 0 {
 		t.Fatal(rc)
 	}
 	t.Cleanup(func() { ll__release_go(loop, 1) })
@@ -115,8 +115,8 @@ func TestRefusedForWantOfIDsDoesNothing(t *testing.T) {
 	rc = ll_tcp_listen(loop, nil, 0, 0, 0, nil, nil, &out)
 	wantENOMEM(t, "ll_tcp_listen", rc, out)
 	var tl cid = 77
-	rc = ll_loop_new(&tl)
-	wantENOMEM(t, "ll_loop_new", rc, tl)
+	rc = ll__loop_new(&tl)
+	wantENOMEM(t, "ll__loop_new", rc, tl)
 
 	// Nothing was started: the loop runs past every deadline with no
 	// callback (a trap would crash), no task, the target still pending.

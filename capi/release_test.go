@@ -45,7 +45,7 @@ func oneWinner(t *testing.T, what string, round int, rc [2]int) {
 // reference, and -race sees no unsynchronised access to the core.
 func TestReleaseFromTwoThreads(t *testing.T) {
 	var loop cid
-	if rc := ll_loop_new(&loop); rc != 0 {
+	if rc := ll__loop_new(&loop); rc != 0 {
 		t.Fatal(rc)
 	}
 	for round := 0; round < 300; round++ {
@@ -58,7 +58,7 @@ func TestReleaseFromTwoThreads(t *testing.T) {
 			t.Fatal(rc)
 		}
 		oneWinner(t, "handle", round, race(h))
-		if rc := ll_loop_new(&l); rc != 0 {
+		if rc := ll__loop_new(&l); rc != 0 {
 			t.Fatal(rc)
 		}
 		oneWinner(t, "loop", round, race(l))

@@ -53,7 +53,20 @@
  * references while it still needs an object.
  *
  * Forking: a process that has loaded libloop carries a Go runtime and must
- * not fork() without exec().
+ * not use libloop in a fork() child unless it execs (ll_spawn is safe). The
+ * runtime's threads do not survive fork(), so in the child a call into the
+ * library could wait forever for one of them. Such a child gets LL_EFORKED
+ * at once, and nothing done, from the calls it is likely to make first:
+ * ll_loop_new, ll_run, ll_loop_run_forever, ll_loop_run_once,
+ * ll_loop_run_until_complete, ll_loop_close, ll_release, and ll_call_soon
+ * unless it queues without entering the runtime (no handle wanted, the
+ * loop idle or run by the calling thread's callback: accepted, and never
+ * run, since the run calls are refused). ll_strerror and ll_err_name
+ * describe LL_EFORKED there. Other calls are undefined in such a child.
+ * A child made by fork() is always seen; one made without pthread_atfork
+ * handlers (glibc's _Fork, a raw clone) only by ll_loop_new and ll_run,
+ * which also compare process ids. Load libloop after forking (dlopen in
+ * the child), or exec.
  */
 #ifndef LIBLOOP_H
 #define LIBLOOP_H
@@ -110,6 +123,10 @@ typedef uint64_t ll_tls_config;
 #define LL_ETLSNEGOTIATE (-10016) /**< no TLS version, cipher suite or ALPN protocol in common */
 #define LL_ETLSPROTO     (-10017) /**< the peer sent bytes that are not valid TLS */
 #define LL_ETLSEOF       (-10018) /**< the connection closed during the handshake or in the middle of a record */
+/** This process is a fork() child of the process that loaded libloop (its
+ * runtime's threads did not survive the fork); exec, or load libloop after
+ * fork. See Forking above for the calls that return it. */
+#define LL_EFORKED       (-10019)
 
 /** @return a description of any code (library, -errno, or unknown). Never NULL; static storage. Thread-safe. */
 const char *ll_strerror(int code);
@@ -134,7 +151,8 @@ const char *ll_err_name(int code);
  * objects to finish, and a run started meanwhile waits for it too.
  * @return 0, or LL_EBADHANDLE for an unknown, stale or already released id,
  *         LL_ERUNNING for a loop released by its own callback while it runs,
- *         LL_EWRONGTHREAD while another thread runs the loop concerned.
+ *         LL_EWRONGTHREAD while another thread runs the loop concerned,
+ *         LL_EFORKED in a fork() child (nothing is released).
  */
 int ll_release(uint64_t id);
 
@@ -166,7 +184,8 @@ typedef void (*ll_exception_handler)(ll_loop loop, const ll_error_context *ctx, 
 /**
  * Create a loop. *out receives its id; release it with ll_release (or close
  * it with ll_loop_close and then release it).
- * @return 0, LL_EINVAL (out NULL), or -errno if the selector cannot be made.
+ * @return 0, LL_EINVAL (out NULL), -errno if the selector cannot be made,
+ *         LL_EFORKED in a fork() child (see Forking).
  */
 int ll_loop_new(ll_loop *out);
 
@@ -183,7 +202,7 @@ int ll_loop_new(ll_loop *out);
  * threads racing the close either run before it or return LL_ECLOSED (or
  * LL_EBADHANDLE once the id is released); none runs after it.
  * @return 0, LL_ERUNNING while it runs on this thread, LL_EWRONGTHREAD while
- *         another thread runs it, LL_EBADHANDLE.
+ *         another thread runs it, LL_EBADHANDLE, LL_EFORKED.
  */
 int ll_loop_close(ll_loop loop);
 
@@ -191,7 +210,7 @@ int ll_loop_close(ll_loop loop);
  * Run iterations on the calling thread until ll_loop_stop().
  * @return 0 once stopped; LL_ERUNNING if this loop (on any thread) or any
  *         loop on this thread is already running; LL_ECLOSED; LL_EBADHANDLE;
- *         -errno if the poll fails.
+ *         -errno if the poll fails; LL_EFORKED in a fork() child.
  */
 int ll_loop_run_forever(ll_loop loop);
 
@@ -261,7 +280,8 @@ int ll_loop_set_exception_handler(ll_loop loop, ll_exception_handler handler, vo
  * Schedule cb(loop, arg) for the next iteration, after everything already
  * ready (FIFO). If out is not NULL it receives a handle id (release it with
  * ll_release); with out NULL no handle is made, which is the fastest path.
- * @return 0, LL_EINVAL (cb NULL), LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
+ * @return 0, LL_EINVAL (cb NULL), LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD,
+ *         LL_EFORKED (see Forking).
  */
 int ll_call_soon(ll_loop loop, ll_callback cb, void *arg, ll_handle *out);
 
@@ -469,7 +489,8 @@ int ll_all_tasks(ll_loop loop, ll_task *out, size_t cap);
  * iteration in which it completes finishes first).
  * @return 0 once fut is done (whatever its outcome; read it with
  *         ll_future_result); LL_ESTOPPED if ll_loop_stop ended the run
- *         first; LL_ERUNNING, LL_ECLOSED, LL_EINVAL (fut of another loop), LL_EBADHANDLE.
+ *         first; LL_ERUNNING, LL_ECLOSED, LL_EINVAL (fut of another loop), LL_EBADHANDLE,
+ *         LL_EFORKED.
  */
 int ll_loop_run_until_complete(ll_loop loop, ll_future fut);
 
@@ -511,7 +532,8 @@ int ll_wait_for(ll_loop loop, ll_future fut, double timeout, ll_future *out);
  * the tasks left, shut the executor down and close the loop. *result (may be
  * NULL) receives the task's value, whose ownership passes to the caller.
  * @return 0, or the task's error code (LL_ECANCELLED if it was cancelled),
- *         LL_ERUNNING if a loop already runs on this thread, LL_EINVAL.
+ *         LL_ERUNNING if a loop already runs on this thread, LL_EINVAL,
+ *         LL_EFORKED in a fork() child.
  */
 int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result);
 

@@ -31,6 +31,11 @@ const (
 	ETLSNEGOTIATE Errno = -10016 // no TLS version, cipher suite or ALPN protocol in common
 	ETLSPROTO     Errno = -10017 // the peer sent bytes that are not valid TLS
 	ETLSEOF       Errno = -10018 // the connection closed mid-handshake or mid-record
+
+	// The C library's fork guard (capi/forkguard.c) returns this without
+	// entering Go; the core never does. Named here so that every table
+	// of codes has it.
+	EFORKED Errno = -10019 // a fork() child of the process that loaded the library
 )
 
 var errnoNames = map[Errno][2]string{
@@ -54,6 +59,9 @@ var errnoNames = map[Errno][2]string{
 	ETLSNEGOTIATE: {"LL_ETLSNEGOTIATE", "no TLS version, cipher suite or ALPN protocol in common"},
 	ETLSPROTO:     {"LL_ETLSPROTO", "TLS protocol error: the peer sent bytes that are not valid TLS"},
 	ETLSEOF:       {"LL_ETLSEOF", "connection closed during the TLS handshake or mid-record"},
+
+	// capi/strings.c has the same two strings, for a fork child.
+	EFORKED: {"LL_EFORKED", "this process is a fork() child of the process that loaded libloop; exec, or load libloop after fork"},
 }
 
 // Error implements error.

@@ -34,6 +34,7 @@ var headerNames = map[int]string{
 	// include/libloop.h's TLS codes
 	-10011: "LL_ETLS", -10012: "LL_ETLSCERT", -10013: "LL_ETLSHOST", -10014: "LL_ETLSNOCERT",
 	-10015: "LL_ETLSALERT", -10016: "LL_ETLSNEGOTIATE", -10017: "LL_ETLSPROTO", -10018: "LL_ETLSEOF",
+	-10019: "LL_EFORKED",
 }
 
 func TestErrorConstantsMatchHeader(t *testing.T) {
@@ -44,8 +45,9 @@ func TestErrorConstantsMatchHeader(t *testing.T) {
 		ll.ETIMEDOUT: cETIMEDOUT, ll.ENOMEM: cENOMEM, ll.ENONAME: cENONAME,
 		ll.ETLS: -10011, ll.ETLSCERT: -10012, ll.ETLSHOST: -10013, ll.ETLSNOCERT: -10014,
 		ll.ETLSALERT: -10015, ll.ETLSNEGOTIATE: -10016, ll.ETLSPROTO: -10017, ll.ETLSEOF: -10018,
+		ll.EFORKED: -10019,
 	}
-	if len(consts) != 19 {
+	if len(consts) != 20 {
 		t.Fatalf("binding constants collide: %v", consts)
 	}
 	for e, code := range consts {
@@ -81,7 +83,7 @@ func TestErrNameAndStrError(t *testing.T) {
 	if got := lib.StrError(eBADF); !strings.Contains(strings.ToLower(got), "bad file") {
 		t.Errorf("ll_strerror(-EBADF) = %q", got)
 	}
-	for _, code := range []int{-10019, -10999, -20000, math.MinInt32} {
+	for _, code := range []int{-10020, -10999, -20000, math.MinInt32} {
 		if got := lib.ErrName(code); got != "UNKNOWN" {
 			t.Errorf("ll_err_name(%d) = %q, want UNKNOWN", code, got)
 		}

@@ -34,6 +34,11 @@ const (
 	ETLSNEGOTIATE Error = -10016 // no TLS version, cipher suite or ALPN protocol in common
 	ETLSPROTO     Error = -10017 // the peer sent bytes that are not valid TLS
 	ETLSEOF       Error = -10018 // the connection closed mid-handshake or mid-record
+
+	// EFORKED: this process is a fork() child of the one that loaded
+	// libloop, whose runtime's threads did not survive the fork; exec, or
+	// load libloop after forking (libloop.h: Forking).
+	EFORKED Error = -10019
 )
 
 // fallbackNames names the library codes when the library is not loaded.
@@ -44,6 +49,7 @@ var fallbackNames = map[Error]string{
 	ETIMEDOUT: "LL_ETIMEDOUT", ENOMEM: "LL_ENOMEM", ENONAME: "LL_ENONAME",
 	ETLS: "LL_ETLS", ETLSCERT: "LL_ETLSCERT", ETLSHOST: "LL_ETLSHOST", ETLSNOCERT: "LL_ETLSNOCERT",
 	ETLSALERT: "LL_ETLSALERT", ETLSNEGOTIATE: "LL_ETLSNEGOTIATE", ETLSPROTO: "LL_ETLSPROTO", ETLSEOF: "LL_ETLSEOF",
+	EFORKED: "LL_EFORKED",
 }
 
 // Code returns the integer code.

@@ -54,6 +54,9 @@ LL_ETLSALERT = -10015
 LL_ETLSNEGOTIATE = -10016
 LL_ETLSPROTO = -10017
 LL_ETLSEOF = -10018
+# This process is a fork() child of the one that loaded libloop (libloop.h:
+# Forking): the library's runtime did not survive the fork.
+LL_EFORKED = -10019
 
 ll_strerror = _fn(LIB, "ll_strerror", c_char_p, [c_int])
 
@@ -88,6 +91,11 @@ def check(rc, what=""):
         raise RuntimeError("Event loop is closed")
     if rc == LL_ERUNNING:
         raise RuntimeError("This event loop is already running")
+    if rc == LL_EFORKED:
+        raise RuntimeError(
+            "libloop cannot be used in a fork() child of the process that loaded it: "
+            "its runtime's threads did not survive the fork. Exec in the child, or "
+            "load libloop only after forking (see docs/python.md)")
     if rc == LL_ESTATE:
         raise asyncio.InvalidStateError(f"{what}: {describe(rc)}")
     if rc == LL_ECANCELLED:
