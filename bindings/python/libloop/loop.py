@@ -367,7 +367,10 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
                 raise RuntimeError('Event loop is closed')
             if self._task_factory is not None:
                 return self._task_factory(self, coro, **kwargs)
-            task = self._task_class(coro, loop=self, **kwargs)
+            # The task machine starts tasks from its queue: an eager one is
+            # asyncio's own (task_machine.task_factory does the same).
+            cls = tasks.Task if kwargs.get('eager_start') else self._task_class
+            task = cls(coro, loop=self, **kwargs)
             if self._debug and task._source_traceback:
                 del task._source_traceback[-1]
             return task

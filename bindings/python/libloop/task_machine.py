@@ -332,7 +332,12 @@ class Task(tasks.Task):
     __slots__ = ('_ll_id', '_ll_coro', '_ll_send', '_ll_ctx', '_ll_throw', '_ll_ncancel',
                  '_fut_waiter', '_must_cancel', '_cancel_message')
 
-    def __init__(self, coro, *, loop=None, name=None, context=None):
+    def __init__(self, coro, *, loop=None, name=None, context=None, eager_start=False):
+        if eager_start:
+            # The machine starts every task from its own queue; an eager
+            # task is asyncio's (task_factory and create_task make one).
+            raise TypeError('libloop.Task cannot start eagerly: use asyncio.Task '
+                            '(libloop.task_factory does for eager_start=True)')
         if loop is None:
             from asyncio import events
             loop = events.get_event_loop()
@@ -396,5 +401,9 @@ class Task(tasks.Task):
 
 
 def task_factory(loop, coro, **kwargs):
-    """A task factory for loop.set_task_factory: builds libloop.Task."""
+    """A task factory for loop.set_task_factory: builds libloop.Task, or
+    asyncio's Task for eager_start=True (3.14's create_task passes it)."""
+    if kwargs.get('eager_start'):
+        return tasks.Task(coro, loop=loop, **kwargs)
+    kwargs.pop('eager_start', None)
     return Task(coro, loop=loop, **kwargs)

@@ -27,15 +27,20 @@ import os
 import subprocess
 import sys
 
-MODULES = [  # every module of test.test_asyncio but the Windows-only ones
-    'test_base_events', 'test_buffered_proto', 'test_context', 'test_events',
-    'test_futures', 'test_futures2', 'test_locks', 'test_pep492',
-    'test_protocols', 'test_queues', 'test_runners', 'test_selector_events',
-    'test_sendfile', 'test_server', 'test_sock_lowlevel', 'test_ssl',
-    'test_sslproto', 'test_streams', 'test_subprocess', 'test_taskgroups',
-    'test_tasks', 'test_threads', 'test_timeouts', 'test_transports',
-    'test_unix_events', 'test_waitfor',
-]
+# Modules that test Windows' loops (the proactor's classes, with mocks),
+# not a loop a POSIX program gets.
+NOT_HERE = {'test_windows_events', 'test_windows_utils', 'test_proactor_events'}
+
+
+def all_modules():
+    """Every module of this interpreter's test.test_asyncio but NOT_HERE
+    (each version has its own: 3.12 added test_eager_task_factory)."""
+    import test.test_asyncio as pkg
+    names = os.listdir(os.path.dirname(pkg.__file__))
+    return sorted(n[:-3] for n in names
+                  if n.startswith('test_') and n.endswith('.py') and n[:-3] not in NOT_HERE)
+
+
 TEST_TIMEOUT = 30      # seconds per test (SIGALRM), then it counts as an error
 MODULE_TIMEOUT = 600   # seconds per module interpreter
 
@@ -114,15 +119,20 @@ def run_module(name, loop='libloop'):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('modules', nargs='*', default=MODULES)
+    ap.add_argument('modules', nargs='*')
+    ap.add_argument('--jobs', type=int, default=1,
+                    help='modules run at once (each in its own interpreter)')
     ap.add_argument('--failed', help='write failing test ids to this file')
     ap.add_argument('--compare', action='store_true',
                     help="also run each module on asyncio's own loop")
     ap.add_argument('--diff', help='with --compare: write the tests that pass '
                     "on asyncio's loop and not on libloop's to this file")
     args = ap.parse_args()
+    args.modules = args.modules or all_modules()
+    print(f'Python {sys.version.split()[0]} ({sys.executable}), '
+          f'{len(args.modules)} modules', flush=True)
     if args.compare:
-        return compare(args.modules, args.diff)
+        return compare(args.modules, args.diff, args.jobs)
     total = {'run': 0, 'passed': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
     failed = []
     for name in args.modules:
@@ -151,26 +161,30 @@ def main():
             f.write(''.join(t + '\n' for t in sorted(failed)))
 
 
-def compare(modules, diff_file):
+def compare(modules, diff_file, jobs=1):
     """Each module on both loops: what passes on asyncio's and not here."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def both_loops(name):
+        return run_module(name, 'asyncio'), run_module(name, 'libloop')
     lost = []
     both = [0, 0]
-    for name in modules:
-        ref, why_ref = run_module(name, 'asyncio')
-        res, why = run_module(name, 'libloop')
-        if ref is None or res is None:
-            print(f'{name:22} did not finish ({why_ref or why})', flush=True)
-            lost.append(f'{name}: did not finish')
-            continue
-        ok = set(res['passed_ids'])
-        missing = [t for t in ref['passed_ids'] if t not in ok]
-        both[0] += len(ref['passed_ids'])
-        both[1] += len(ref['passed_ids']) - len(missing)
-        print(f"{name:22} asyncio passes {len(ref['passed_ids']):4}  libloop "
-              f"{len(ok):4}  of asyncio's, libloop fails {len(missing):3}", flush=True)
-        lost += missing
-    print(f"{'TOTAL':22} libloop passes {both[1]} of the {both[0]} tests asyncio's "
-          f"own loop passes ({len(lost)} differ)")
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for name, ((ref, why_ref), (res, why)) in zip(modules, pool.map(both_loops, modules)):
+            if ref is None or res is None:
+                print(f'{name:26} did not finish ({why_ref or why})', flush=True)
+                lost.append(f'{name}: did not finish')
+                continue
+            ok = set(res['passed_ids'])
+            missing = [t for t in ref['passed_ids'] if t not in ok]
+            both[0] += len(ref['passed_ids'])
+            both[1] += len(ref['passed_ids']) - len(missing)
+            print(f"{name:26} asyncio passes {len(ref['passed_ids']):4}  libloop "
+                  f"{len(ok):4}  of asyncio's, libloop fails {len(missing):3}", flush=True)
+            lost += missing
+    v = '.'.join(map(str, sys.version_info[:3]))
+    print(f"TOTAL (Python {v}): libloop passes {both[1]} of the {both[0]} tests asyncio's "
+          f"own loop passes ({len(lost)} differ)", flush=True)
     if diff_file:
         with open(diff_file, 'w') as f:
             f.write(''.join(t + '\n' for t in lost))
