@@ -8,7 +8,9 @@ import "golang.org/x/sys/unix"
 // connect_read_pipe / connect_write_pipe / connect_accepted_socket): it is
 // made non-blocking and close-on-exec, and the transport owns it from then
 // on. A Stream fd may be a socket or any fd that reads and writes (a pty);
-// a Datagram fd must be a datagram socket.
+// a Datagram fd must be a datagram socket. A PipeWrite transport on a FIFO
+// or a socket ends when its reader goes away; on a character device (a
+// tty) it ends only by a write error, Close or Abort.
 func (l *Loop) OpenTransport(fd int, kind TransportKind, proto Protocol) (*Transport, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
@@ -43,6 +45,10 @@ func (l *Loop) OpenTransport(fd int, kind TransportKind, proto Protocol) (*Trans
 		}
 	}
 	t := l.newTransport(fd, kind, socket, proto)
+	if kind == PipeWrite && !socket {
+		var st unix.Stat_t
+		t.peerWatch = unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFIFO
+	}
 	if err := t.start(); err != nil {
 		t.loop.unwatchOwner(fd, t)
 		return nil, err

@@ -52,8 +52,8 @@ type Transport struct {
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 96 bytes (a size
-	// class of its own), which a server with tens of thousands of
+	// Flags, packed at the end: with them the struct is 104 bytes (the
+	// 112-byte size class), which a server with tens of thousands of
 	// connections notices.
 	socket      bool
 	state       transportState
@@ -68,6 +68,12 @@ type Transport struct {
 	// asyncio's resume_writing runs before the close and may still write
 	// (sslproto sends its close_notify there).
 	closeAfterResume bool
+	// peerWatch: a pipe's write end watched for reading, where readiness
+	// means its reader went away: a FIFO (the kernel reports an error once
+	// the read end is closed) or a socket (EOF from the peer). Not a
+	// character device: a tty's slave reads ready when input arrives, and
+	// asyncio's write pipe transport does not watch those either.
+	peerWatch bool
 }
 
 // pendingWrites is what waits to be written: made when the kernel first
@@ -107,7 +113,7 @@ func (t *Transport) dropIdleWrites() {
 func (l *Loop) newTransport(fd int, kind TransportKind, socket bool, proto Protocol) *Transport {
 	return &Transport{loop: l, fd: fd, kind: kind, socket: socket, evFD: -1,
 		high: DefaultHighWater, low: DefaultLowWater, proto: proto,
-		readEOF: kind == PipeWrite}
+		readEOF: kind == PipeWrite, peerWatch: kind == PipeWrite}
 }
 
 // start registers the fd and queues ConnectionMade, the first event.
@@ -153,8 +159,10 @@ func (t *Transport) wanted() uint8 {
 	if t.state == tClosed {
 		return 0
 	}
-	if t.kind == PipeWrite && t.state == tOpen && !t.socket {
-		m |= evRead // a pipe's write end reads ready when the reader goes away
+	if t.kind == PipeWrite {
+		if t.peerWatch && t.state == tOpen {
+			m |= evRead // its reader going away (see peerWatch)
+		}
 	} else if t.IsReading() || (t.handshaking() && !t.readEOF) {
 		m |= evRead
 	}
@@ -345,8 +353,10 @@ func (t *Transport) ioReady(mask uint8) {
 		switch {
 		case t.kind == Datagram:
 			t.readDatagrams()
-		case t.kind == PipeWrite && !t.socket:
-			t.peerGone()
+		case t.kind == PipeWrite:
+			if t.peerWatch {
+				t.peerGone()
+			}
 		case t.tls != nil && (t.IsReading() || (t.handshaking() && !t.readEOF)):
 			t.tlsRead()
 		case t.IsReading():
@@ -362,7 +372,8 @@ func (t *Transport) ioReady(mask uint8) {
 	}
 }
 
-// peerGone: a pipe's reader closed. With data still queued that is a broken
+// peerGone: a pipe's reader closed (or a socket's peer sent something,
+// which a write end reads as the same: asyncio's rule too). With data still queued that is a broken
 // pipe; otherwise a clean end (asyncio's _UnixWritePipeTransport).
 func (t *Transport) peerGone() {
 	if t.wsize > 0 {

@@ -93,7 +93,7 @@ int ll_loop_set_event_batch(ll_loop loop, ll_event_batch_fn fn, void *arg);
 
 #define LL_STREAM     1 /**< ll_transport_open: a connected stream socket, or any fd that reads and writes (a pty) */
 #define LL_PIPE_READ  2 /**< ll_transport_open: a pipe's read end (EOF closes it) */
-#define LL_PIPE_WRITE 3 /**< ll_transport_open: a pipe's write end (its reader going away ends it) */
+#define LL_PIPE_WRITE 3 /**< ll_transport_open: a pipe's write end (on a FIFO or a socket, its reader going away ends it; not on a tty) */
 #define LL_DATAGRAM   4 /**< ll_transport_open: a datagram socket */
 
 /**
@@ -156,7 +156,11 @@ int ll_unix_listen(ll_loop loop, const char *path, int backlog, ll_protocol_fn f
  * Adopt an fd the host already has (asyncio's connect_accepted_socket,
  * connect_read_pipe, connect_write_pipe); the transport owns it from now on
  * and closes it. kind: LL_STREAM, LL_PIPE_READ, LL_PIPE_WRITE, LL_DATAGRAM.
- * LL_CONNECTION_MADE comes in a later callback.
+ * LL_CONNECTION_MADE comes in a later callback. An LL_PIPE_WRITE transport
+ * on a FIFO or a socket watches for its reader going away (the read end
+ * closed, or anything read from the socket) and ends with LL_CONNECTION_LOST
+ * (code 0, or -EPIPE with bytes still buffered); on a character device (a
+ * tty, whose slave reads ready when input arrives) it does not.
  * @return 0, -EBADF (closed fd), -EPERM (a regular file: it cannot be
  *         polled), -EBUSY (the fd is watched by ll_add_reader/writer or
  *         another transport), LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED,

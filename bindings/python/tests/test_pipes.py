@@ -4,7 +4,9 @@
 import asyncio
 import os
 import pty
+import socket
 import tempfile
+import tty
 
 from .base import LoopCase, twin
 
@@ -163,6 +165,67 @@ class PipeTests(LoopCase):
         self.assertTrue(self.errors[0]['message'].startswith('Exception in callback '))
         self.assertEqual(rp.data, b'badgood')
         self.assertEqual(rp.events, ['made', 'good', 'eof', 'lost'])
+
+    def test_write_pipe_over_a_socket_ends_when_the_peer_closes(self):
+        # connect_write_pipe takes a socket too; its reader going away (the
+        # other end of the socketpair closed) ends it, as a FIFO's does.
+        async def main():
+            rsock, wsock = socket.socketpair()
+            rsock.setblocking(False)
+            wt, wp = await self.loop.connect_write_pipe(
+                lambda: Writer(self.loop), open(wsock.detach(), 'wb', 0))
+            wt.write(b'1')
+            self.assertEqual(await self.loop.sock_recv(rsock, 16), b'1')
+            rsock.close()
+            self.assertIsNone(await asyncio.wait_for(wp.lost, 5))
+            self.assertTrue(wt.is_closing())
+        self.run_coro(main())
+
+    def test_pty_written_and_read_through_two_transports(self):
+        # A tty's slave open twice: one read pipe, one write pipe. Input
+        # arriving on the slave is for the reader; it does not end the
+        # write transport (a FIFO's write end reading ready would mean its
+        # reader went away; a tty's does not).
+        async def read_master(master, n):
+            got = b''
+            for _ in range(500):
+                try:
+                    got += os.read(master, 1024)
+                except BlockingIOError:
+                    pass
+                if len(got) >= n:
+                    return got
+                await asyncio.sleep(0.01)
+            return got
+
+        async def main():
+            master, slave = pty.openpty()
+            tty.setraw(slave)
+            os.set_blocking(master, False)
+            write_slave = os.dup(slave)
+            rt, rp = await self.loop.connect_read_pipe(
+                lambda: Reader(self.loop), open(slave, 'rb', 0))
+            wt, wp = await self.loop.connect_write_pipe(
+                lambda: Writer(self.loop), open(write_slave, 'wb', 0))
+            wt.write(b'1')
+            self.assertEqual(await read_master(master, 1), b'1')
+            os.write(master, b'abc')
+            for _ in range(500):
+                if len(rp.data) >= 3:
+                    break
+                await asyncio.sleep(0.01)
+            self.assertEqual(rp.data, b'abc')
+            await asyncio.sleep(0.05)
+            self.assertFalse(wp.lost.done())
+            self.assertFalse(wt.is_closing())
+            wt.write(b'2345')
+            self.assertEqual(await read_master(master, 4), b'2345')
+            os.close(master)
+            rt.close()
+            await rp.lost
+            wt.close()
+            self.assertIsNone(await wp.lost)
+        self.run_coro(main())
 
 
 twin(PipeTests, globals())
