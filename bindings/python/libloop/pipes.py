@@ -13,6 +13,7 @@ transports ll_spawn made, with no pipe object of their own.
 
 import os
 import stat
+import warnings
 from asyncio import base_events, constants, events, transports
 from asyncio.log import logger
 
@@ -34,8 +35,23 @@ class _PipeTransport(_CTransport):
             self._extra['pipe'] = pipe
 
     def __repr__(self):
-        state = 'closed' if self._lost else 'closing' if self._closing else 'open'
+        # A loop's close() lets go of the transports nobody closed (_lost
+        # without _closing) and leaves their pipe objects open: asyncio's
+        # leaves such a transport as it was, and its repr says open.
+        if self._closing:
+            state = 'closed' if self._lost else 'closing'
+        else:
+            state = 'open'
         return f'<{self.__class__.__name__} fd={self._fileno} {state}>'
+
+    def __del__(self, _warn=warnings.warn):
+        super().__del__(_warn)
+        # Never closed, never lost: the caller's pipe object goes with the
+        # transport, as asyncio's does.
+        pipe = getattr(self, '_pipe', None)
+        if pipe is not None:
+            self._pipe = None
+            pipe.close()
 
     def get_extra_info(self, name, default=None):
         if name == 'pipe' and 'pipe' not in self._extra and not self._lost:

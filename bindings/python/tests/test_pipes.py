@@ -2,11 +2,13 @@
 """connect_read_pipe / connect_write_pipe: pipes, ptys, EOF, broken pipes."""
 
 import asyncio
+import gc
 import os
 import pty
 import socket
 import tempfile
 import tty
+import warnings
 
 from .base import LoopCase, twin
 
@@ -226,6 +228,28 @@ class PipeTests(LoopCase):
             wt.close()
             self.assertIsNone(await wp.lost)
         self.run_coro(main())
+
+    def test_loop_close_leaves_unclosed_pipe_transports_open(self):
+        # Closing the loop does not close the transports nobody closed:
+        # their repr still says open, as asyncio's does, and the pipe
+        # objects the caller passed stay open.
+        r, w = os.pipe()
+        rfile, wfile = open(r, 'rb', 0), open(w, 'wb', 0)
+        rt, _ = self.loop.run_until_complete(
+            self.loop.connect_read_pipe(lambda: Reader(self.loop), rfile))
+        wt, _ = self.loop.run_until_complete(
+            self.loop.connect_write_pipe(lambda: Writer(self.loop), wfile))
+        self.loop.close()
+        for text in (repr(rt), repr(wt)):
+            self.assertIn('open', text)
+            self.assertNotIn('clos', text)
+        self.assertFalse(rfile.closed or wfile.closed)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', ResourceWarning)  # unclosed, on purpose
+            del rt, wt
+            gc.collect()
+        rfile.close()
+        wfile.close()
 
 
 twin(PipeTests, globals())
