@@ -169,7 +169,9 @@ class NetworkMixin:
     def _make_socket_transport(self, sock, protocol, waiter=None, *, extra=None, server=None):
         tid = self._open_transport(sock.fileno(), _net.STREAM)
         t = StreamTransport(self, tid, protocol, extra, server, sock)
-        t._waiter = waiter
+        if waiter is not None:
+            t._waiter = waiter
+            t._hold_reading()
         return t
 
     def _make_ssl_transport(self, rawsock, protocol, sslcontext, waiter=None, *,

@@ -188,7 +188,10 @@ class PipesMixin:
             os.close(dup)
             raise
         t = cls(self, tid, protocol, pipe, fileno, extra)
-        t._waiter = waiter
+        if waiter is not None:
+            t._waiter = waiter
+            if cls is ReadPipeTransport:
+                t._hold_reading()
         return t
 
     def _make_read_pipe_transport(self, pipe, protocol, waiter=None, extra=None):

@@ -194,6 +194,11 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
         waiter, self._waiter = self._waiter, None
         if waiter is not None:
             futures._set_result_unless_cancelled(waiter, None)
+            self._waiter_told()
+
+    def _waiter_told(self):
+        """The waiter of the call that made the transport has its result
+        (its done callbacks are scheduled): see ReadingMixin."""
 
     def _connection_lost(self, code):
         if self._lost:
@@ -289,6 +294,26 @@ class ReadingMixin:
 
     def is_reading(self):
         return not self._paused and not self._closing
+
+    # asyncio's transports start reading only after the waiter of the call
+    # that made them (create_connection, connect_accepted_socket,
+    # connect_read_pipe) has its result and its done callbacks ran: the
+    # coroutine awaiting the call holds the transport before the first
+    # data_received (and may use it there). libloop would read at its next
+    # poll, before those callbacks: such a transport is opened with reading
+    # off in C, and turned on by a call_soon made after the waiter's result,
+    # so it comes after them.
+
+    def _hold_reading(self):
+        """The factory's, for a transport made for a waiter."""
+        _net.ll_transport_pause_reading(self._tid)
+
+    def _waiter_told(self):
+        self._loop.call_soon(self._release_reading)
+
+    def _release_reading(self):
+        if not self._paused and not self._closing:
+            _net.ll_transport_resume_reading(self._tid)
 
     def pause_reading(self):
         if self._closing or self._paused:

@@ -222,5 +222,43 @@ class ConnectTests(LoopCase):
             with self.assertRaisesRegex(ValueError, 'A Stream Socket was expected'):
                 self.run_coro(self.loop.connect_accepted_socket(asyncio.Protocol, s))
 
+    def _first_data_after_return(self, connect):
+        # The peer's bytes wait in the socket before the transport exists,
+        # yet asyncio's transport reads only after the waiter's callbacks
+        # ran: the coroutine that awaited the connection has the transport
+        # before data_received (CPython's BufferedProtocol test writes
+        # through it from there).
+        ours, peer = socket.socketpair()
+        peer.sendall(b'early')
+        returned = []
+        seen = []
+
+        class Proto(asyncio.BufferedProtocol):
+            def get_buffer(self, sizehint):
+                self.buf = bytearray(64)
+                return self.buf
+
+            def buffer_updated(self, n):
+                seen.append((bytes(self.buf[:n]), bool(returned)))
+
+        async def main():
+            t, _ = await connect(Proto, ours)
+            returned.append(t)
+            for _ in range(200):
+                if seen:
+                    break
+                await asyncio.sleep(0.005)
+            t.close()
+        self.run_coro(main())
+        peer.close()
+        self.assertEqual(seen, [(b'early', True)])
+
+    def test_create_connection_returns_before_the_first_data(self):
+        self._first_data_after_return(
+            lambda proto, sock: self.loop.create_connection(proto, sock=sock))
+
+    def test_connect_accepted_socket_returns_before_the_first_data(self):
+        self._first_data_after_return(self.loop.connect_accepted_socket)
+
 
 twin(ConnectTests, globals())

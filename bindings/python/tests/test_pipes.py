@@ -229,6 +229,31 @@ class PipeTests(LoopCase):
             self.assertIsNone(await wp.lost)
         self.run_coro(main())
 
+    def test_connect_read_pipe_returns_before_the_first_data(self):
+        # Bytes already in the pipe wait until the coroutine that awaited
+        # connect_read_pipe has the transport (asyncio's transport starts
+        # reading after its waiter's callbacks ran).
+        r, w = os.pipe()
+        os.write(w, b'early')
+        returned = []
+        seen = []
+
+        class Proto(asyncio.Protocol):
+            def data_received(self, data):
+                seen.append((data, bool(returned)))
+
+        async def main():
+            t, _ = await self.loop.connect_read_pipe(Proto, open(r, 'rb', 0))
+            returned.append(t)
+            for _ in range(200):
+                if seen:
+                    break
+                await asyncio.sleep(0.005)
+            t.close()
+        self.run_coro(main())
+        os.close(w)
+        self.assertEqual(seen, [(b'early', True)])
+
     def test_loop_close_leaves_unclosed_pipe_transports_open(self):
         # Closing the loop does not close the transports nobody closed:
         # their repr still says open, as asyncio's does, and the pipe
