@@ -372,7 +372,12 @@ func ll_transport_sendfile(id C.uint64_t, fd C.int, offset, count C.int64_t, out
 		return t.Sendfile(int(fd), int64(offset), int64(count), func(sent int64, err error) {
 			defer finish()
 			if err != nil {
-				failFuture(f, err)
+				// The payload is what went out before the failure: the
+				// host moves the file's offset past it (asyncio does).
+				if !f.Done() {
+					code := libloop.Code(err)
+					f.SetException(code, libloop.Errno(code).Message(), uintptr(sent), nil)
+				}
 			} else if !f.Done() {
 				f.SetResult(uintptr(sent), nil)
 			}

@@ -78,3 +78,44 @@ func TestSendfileKeepsWriteOrder(t *testing.T) {
 		t.Fatalf("got %d bytes, want %d; first difference at %d", len(got), len(want), i)
 	}
 }
+
+// A transport that fails while its file goes out (a reset read from the
+// peer) fails the sendfile with that error, not ECLOSED: the host reports
+// a connection error, as asyncio's sendfile does.
+func TestSendfileGetsTheTransportsError(t *testing.T) {
+	l := newTestLoop(t)
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, make([]byte, 8<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(sv[1])
+	tr, err := l.OpenTransport(sv[0], Stream, func(*Event) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent int64 = -1
+	var got error
+	if err := tr.Sendfile(int(f.Fd()), 0, 0, func(n int64, err error) {
+		sent, got = n, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	runUntil(t, l, 5*time.Second, func() bool { return tr.sendfileOp() != nil && tr.sendfileOp().sent > 0 })
+	tr.fatal(unix.ECONNRESET) // what a read of the peer's reset does
+	runUntil(t, l, 5*time.Second, func() bool { return sent >= 0 })
+	if Code(got) != -int(unix.ECONNRESET) {
+		t.Fatalf("sendfile failed with %v, want ECONNRESET", got)
+	}
+	if sent <= 0 {
+		t.Fatalf("sent %d before the failure, want > 0", sent)
+	}
+}

@@ -312,7 +312,13 @@ func (t *Transport) finish(code int) {
 	op := t.sendfileOp()
 	t.pw, t.wsize = nil, 0
 	if op != nil {
-		op.finish(ECLOSED)
+		// The transport's own failure (a reset read while the file went
+		// out) is the sendfile's too; a close by the host is ECLOSED.
+		if code != 0 {
+			op.finish(Errno(code))
+		} else {
+			op.finish(ECLOSED)
+		}
 	}
 	if t.tls != nil && t.tlsFinished(code) {
 		return // a connect's handshake failed: its caller hears of it

@@ -292,7 +292,10 @@ int ll_transport_peername(ll_transport t, void *addr, uint32_t *len);
  * this call go out after the file. The transport does not take fd (keep it
  * open until the future is done). One at a time.
  * @param out  a future whose value is the number of bytes sent; it fails
- *             with -errno, or LL_ECLOSED if the transport ends first.
+ *             with -errno (a send's error, or the transport's own when it
+ *             ends with one first: -ECONNRESET ...), or LL_ECLOSED if the
+ *             host closes or aborts it first. A failure's payload
+ *             (ll_future_exception) is the number of bytes sent before it.
  * @return 0, LL_EINVAL (negative offset or count, NULL out, a read pipe or
  *         datagram transport), LL_ESTATE (another sendfile is running, or
  *         after write_eof), -EBADF, LL_ECLOSED, LL_EBADHANDLE.
