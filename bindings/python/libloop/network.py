@@ -15,7 +15,7 @@ import io
 import os
 from asyncio import base_events, exceptions, sslproto, unix_events
 
-from . import _hotpath
+from . import _hotpath, _lib
 from . import _netlib as _net
 from ._lib import check
 from .stream_transport import StreamTransport
@@ -239,12 +239,37 @@ class NetworkMixin:
         if not (count or fsize):
             return 0  # empty file
         transp._send_gathered()  # the file goes after what was written
-        out = _net.u64()
-        check(_net.ll_transport_sendfile(transp._tid, fileno, offset, count or 0, out),
-              'sendfile')
-        sent = await self._await_c_future(out.value)
-        if sent > 0:
-            os.lseek(fileno, offset + sent, os.SEEK_SET)
+
+        def seek_past(sent):
+            if sent > 0:
+                os.lseek(fileno, offset + sent, os.SEEK_SET)
+
+        def failed(code, sent):
+            # The payload is what went out before the failure: asyncio
+            # moves the offset past that too.
+            seek_past(sent)
+            if code == _lib.LL_ECLOSED:  # the transport was closed meanwhile
+                return _closed_during_sendfile()
+            return None
+
+        # As asyncio's transport: no reading while the file goes out (the
+        # peer's EOF or reset reaches the protocol after it), and write()
+        # refuses (its bytes would land inside the file).
+        resume_reading = transp.is_reading()
+        transp.pause_reading()
+        transp._sendfile_started()
+        try:
+            out = _net.u64()
+            rc = _net.ll_transport_sendfile(transp._tid, fileno, offset, count or 0, out)
+            if rc == _lib.LL_ECLOSED:
+                raise _closed_during_sendfile()
+            check(rc, 'sendfile')
+            sent = await self._await_c_future(out.value, failed)
+        finally:
+            transp._sendfile_ended()
+            if resume_reading:
+                transp.resume_reading()
+        seek_past(sent)
         return sent
 
 
@@ -255,6 +280,12 @@ def _data_error(transport, exc):
         transport._loop._stash(exc)
     else:
         transport._data_failed(exc)
+
+
+def _closed_during_sendfile():
+    # (libloop's LL_ECLOSED: the transport ended before the file went out;
+    # as a loop error it would read "Event loop is closed")
+    return ConnectionError('Connection closed before sendfile finished')
 
 
 def _sendfile_not_available(msg):

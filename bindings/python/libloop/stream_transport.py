@@ -36,6 +36,11 @@ from .transports import ReadingMixin, _CTransport
 _GATHER_MAX = 64 * 1024  # most bytes one transport gathers in a batch
 _CONCAT_MAX = 1024       # gathered bytes joined by concatenation below this
 _UNKNOWN = object()      # a name not read yet
+# _eof while a native sendfile runs: write() refuses as after write_eof(),
+# with asyncio's other message, and its common path still checks one slot.
+_SENDFILE = 'sendfile'
+_WRITE_REFUSED = {True: 'Cannot call write() after write_eof()',
+                  _SENDFILE: 'unable to write; sendfile is in progress'}
 _NO_EXTRA = types.MappingProxyType({})
 _transport_write = _hotpath.transport_write
 
@@ -209,7 +214,7 @@ class StreamTransport(ReadingMixin, _CTransport):
             self._write_other(data)
             return
         if self._eof:
-            raise RuntimeError('Cannot call write() after write_eof()')
+            raise RuntimeError(_WRITE_REFUSED[self._eof])
         if not data:
             return
         if self._lost:
@@ -342,7 +347,8 @@ class StreamTransport(ReadingMixin, _CTransport):
         self.write(b''.join(list_of_data))
 
     def write_eof(self):
-        if self._closing or self._eof:
+        # (during a sendfile the EOF goes after the file: libloop orders it)
+        if self._closing or self._eof is True:
             return
         self._send_gathered()
         self._eof = True
@@ -352,6 +358,15 @@ class StreamTransport(ReadingMixin, _CTransport):
         if not self._closing:
             self._send_gathered()
         super().close()
+
+    def _sendfile_started(self):
+        """loop.sendfile's, while the file goes out (network.py)."""
+        if not self._eof:
+            self._eof = _SENDFILE
+
+    def _sendfile_ended(self):
+        if self._eof is _SENDFILE:
+            self._eof = False
 
     def _force_close(self, exc):
         # abort drops the buffer; asyncio's write would already have given

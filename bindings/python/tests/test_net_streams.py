@@ -245,6 +245,64 @@ class StreamsTests(LoopCase):
             await p.lost
         self.run_coro(main())
 
+    def small_buffers(self, t):
+        """Socket buffers of a few KiB, so a file of a few MiB takes many
+        rounds of the loop to go out."""
+        t.get_extra_info('socket').setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        t.set_write_buffer_limits(high=4096)
+
+    def test_sendfile_refuses_writes_while_it_runs(self):
+        # A write in the middle of the file would land inside it: asyncio's
+        # transport refuses one while its sendfile runs (and does not read
+        # meanwhile), and takes writes again once it is done.
+        t, p, conn = self.sendfile_pair()
+        self.small_buffers(t)
+        size = 4 << 20
+        f, data = self.make_file(size)
+
+        async def main():
+            self.assertTrue(t.is_reading())
+            sending = asyncio.ensure_future(self.loop.sendfile(t, f))
+            await asyncio.sleep(0)
+            self.assertFalse(sending.done())
+            with self.assertRaisesRegex(RuntimeError, 'sendfile is in progress'):
+                t.write(b'data')
+            self.assertFalse(t.is_reading())
+            reader = asyncio.ensure_future(self.read_all(conn, size + 5))
+            self.assertEqual(await sending, size)
+            self.assertTrue(t.is_reading())
+            t.write(b'after')
+            self.assertEqual(await reader, data + b'after')
+            t.close()
+            await p.lost
+        self.run_coro(main())
+
+    def test_sendfile_peer_closes_in_the_middle(self):
+        # The peer reads a little and closes: sendfile raises a
+        # ConnectionError, the file's offset is moved past what went out,
+        # and the transport ends.
+        t, p, conn = self.sendfile_pair()
+        self.small_buffers(t)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        size = 4 << 20
+        f, data = self.make_file(size)
+
+        async def peer():
+            got = b''
+            while len(got) < 1024:
+                got += await self.loop.sock_recv(conn, 1024)
+            conn.close()
+
+        async def main():
+            closer = asyncio.ensure_future(peer())
+            with self.assertRaises(ConnectionError):
+                await self.loop.sendfile(t, f)
+            await closer
+            self.assertTrue(1024 <= f.tell() < size, f.tell())
+            await asyncio.wait_for(p.lost, 5)
+            self.assertTrue(t.is_closing())
+        self.run_coro(main())
+
     def test_sock_sendfile(self):
         f, data = self.make_file(200_000)
         a, b = socket.socketpair()
