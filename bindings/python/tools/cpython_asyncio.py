@@ -9,7 +9,10 @@ not the run) with asyncio's default policy replaced by libloop's: the tests'
 asyncio.new_event_loop(), asyncio.run() and Runner then build libloop loops.
 Tests that build their own loop class (test_utils.TestLoop, a BaseEventLoop
 with a fake clock) exercise asyncio, not libloop; they are counted anyway, so
-compare counts between two builds, not against 100%. Many tests fail on
+compare counts between two builds, not against 100%. So are the test classes
+that build asyncio's selector loop themselves (test_events' EventLoopTests
+classes, test_sendfile's, test_server's, test_buffered_proto's), unless
+--class-loops gives them libloop's loop. Many tests fail on
 features libloop does not implement yet (transports, servers, subprocesses,
 signal handlers): the point is to count, and to see what changed.
 
@@ -47,13 +50,14 @@ MODULE_TIMEOUT = 600   # seconds per module interpreter
 # The child: runs one module with libloop as the default policy and prints
 # its counts as JSON on the last line.
 CHILD = r'''
-import asyncio, json, multiprocessing, signal, sys, unittest
+import asyncio, inspect, json, signal, sys, unittest
 ON_LIBLOOP = sys.argv[3] == 'libloop'
+CLASS_LOOPS = ON_LIBLOOP and sys.argv[4] == 'class-loops'
 import libloop
-# libloop carries a Go runtime, which does not survive fork() without exec:
-# multiprocessing's forked workers (test_events' ProcessPoolExecutor test)
-# would hang forever. Start them fresh instead.
-multiprocessing.set_start_method('spawn', force=True)
+# multiprocessing keeps its default start method: a fork() child of this
+# process gets asyncio's own loop from libloop's policy (libloop's Go
+# runtime does not survive the fork; policy.py), which is what
+# test_events' ProcessPoolExecutor test checks a forked worker can do.
 # set_event_loop_policy(None) (every test module's tearDownModule) falls back
 # to asyncio.DefaultEventLoopPolicy: point that at libloop's too.
 if ON_LIBLOOP:
@@ -79,16 +83,44 @@ STARTED = []
 class Result(unittest.TextTestResult):
     def startTest(self, test):
         STARTED.append(test.id())
+        # Again for every test: a loop's close() puts back SIGALRM's default
+        # action after a test that handled it, and a later hang would then
+        # kill the whole module.
+        signal.signal(signal.SIGALRM, _alarm)
         signal.alarm(TIMEOUT)
         super().startTest(test)
     def stopTest(self, test):
         signal.alarm(0)
         super().stopTest(test)
 
+def _libloop_loop(self):
+    return libloop.new_event_loop()
+
+def _give_class_loops(suite):
+    """--class-loops: a test class whose own factory (create_event_loop,
+    new_loop) builds asyncio's selector loop gets libloop's instead."""
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            _give_class_loops(test)
+            continue
+        cls = type(test)
+        for name in ('create_event_loop', 'new_loop'):
+            make = getattr(cls, name, None)
+            if make is None or make is _libloop_loop:
+                continue
+            try:
+                source = inspect.getsource(make)
+            except (OSError, TypeError):
+                continue
+            if 'SelectorEventLoop(' in source:
+                setattr(cls, name, _libloop_loop)
+
 TIMEOUT = int(sys.argv[2])
 signal.signal(signal.SIGALRM, _alarm)
 suite = unittest.defaultTestLoader.loadTestsFromName(
     'test.test_asyncio.' + sys.argv[1])
+if CLASS_LOOPS:
+    _give_class_loops(suite)
 r = unittest.TextTestRunner(resultclass=Result, verbosity=0,
                             stream=sys.stderr).run(suite)
 failed = [t.id() for t, _ in r.failures + r.errors + r.unexpectedSuccesses]
@@ -102,10 +134,12 @@ print(json.dumps({'run': r.testsRun, 'failures': len(r.failures),
 '''
 
 
-def run_module(name, loop='libloop'):
+def run_module(name, loop='libloop', class_loops=False):
     try:
         p = subprocess.run([sys.executable, '-c', CHILD, name,
-                            str(TEST_TIMEOUT), loop], capture_output=True,
+                            str(TEST_TIMEOUT), loop,
+                            'class-loops' if class_loops else 'policy'],
+                           capture_output=True,
                            text=True, timeout=MODULE_TIMEOUT)
     except subprocess.TimeoutExpired:
         return None, 'module timed out'
@@ -127,16 +161,21 @@ def main():
                     help="also run each module on asyncio's own loop")
     ap.add_argument('--diff', help='with --compare: write the tests that pass '
                     "on asyncio's loop and not on libloop's to this file")
+    ap.add_argument('--class-loops', action='store_true',
+                    help="on libloop's side, also give libloop's loop to the test "
+                    "classes whose create_event_loop/new_loop build asyncio's "
+                    "selector loop (test_events, test_sendfile, test_server, "
+                    "test_buffered_proto): by default they test asyncio's loop")
     args = ap.parse_args()
     args.modules = args.modules or all_modules()
     print(f'Python {sys.version.split()[0]} ({sys.executable}), '
           f'{len(args.modules)} modules', flush=True)
     if args.compare:
-        return compare(args.modules, args.diff, args.jobs)
+        return compare(args.modules, args.diff, args.jobs, args.class_loops)
     total = {'run': 0, 'passed': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
     failed = []
     for name in args.modules:
-        res, why = run_module(name)
+        res, why = run_module(name, class_loops=args.class_loops)
         if res is None:
             print(f'{name:22} did not finish ({why})', flush=True)
             failed.append(f'{name}: did not finish')
@@ -161,12 +200,13 @@ def main():
             f.write(''.join(t + '\n' for t in sorted(failed)))
 
 
-def compare(modules, diff_file, jobs=1):
+def compare(modules, diff_file, jobs=1, class_loops=False):
     """Each module on both loops: what passes on asyncio's and not here."""
     from concurrent.futures import ThreadPoolExecutor
 
     def both_loops(name):
-        return run_module(name, 'asyncio'), run_module(name, 'libloop')
+        return (run_module(name, 'asyncio'),
+                run_module(name, 'libloop', class_loops))
     lost = []
     both = [0, 0]
     with ThreadPoolExecutor(max(1, jobs)) as pool:
