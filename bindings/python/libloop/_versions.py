@@ -11,7 +11,7 @@ documentation and asyncio source (no 3.14 interpreter was at hand to test).
 """
 
 import sys
-from asyncio import base_events
+from asyncio import base_events, events
 
 VERSION = sys.version_info[:2]
 
@@ -60,6 +60,12 @@ EAGER_TASKS = VERSION >= (3, 12)
 # 3.12 (base_subprocess._process_exited) wakes wait() at the child's exit,
 # even while a grandchild keeps the pipes open; 3.11 waits for the pipes.
 WAIT_WAKES_AT_EXIT = VERSION >= (3, 12)
+
+# ---- the policy ----------------------------------------------------------------
+# 3.14 deprecates the policy system (removal planned for 3.16) and renames
+# events.BaseDefaultEventLoopPolicy to _BaseDefaultEventLoopPolicy.
+BASE_POLICY = getattr(events, 'BaseDefaultEventLoopPolicy', None) or \
+    getattr(events, '_BaseDefaultEventLoopPolicy')
 
 # ---- the run loop's hooks -------------------------------------------------------
 # 3.13 split BaseEventLoop.run_forever into _run_forever_setup and

@@ -7,7 +7,7 @@ import threading
 import warnings
 from asyncio import events, unix_events
 
-from . import _loader
+from . import _loader, _versions
 from .loop import EventLoop
 
 
@@ -26,7 +26,7 @@ def run(main, *, debug=None, task_machine=False):
         return runner.run(main)
 
 
-class EventLoopPolicy(events.BaseDefaultEventLoopPolicy):
+class EventLoopPolicy(_versions.BASE_POLICY):
     """An asyncio policy whose new loops are libloop.EventLoop.
 
     In a fork() child of a process that had opened libloop (where libloop
