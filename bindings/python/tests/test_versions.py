@@ -147,6 +147,32 @@ class VersionApiTests(LoopCase):
 twin(VersionApiTests, globals())
 
 
+class PolicyAsAsyncios(unittest.TestCase):
+    """libloop's policy serves the child-watcher API as asyncio's does on
+    each version (deprecated from 3.12, gone in 3.14)."""
+
+    def watcher_of(self, policy):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            watcher = policy.get_child_watcher()
+            again = policy.get_child_watcher()
+        self.assertIs(watcher, again)
+        kinds = sorted({w.category.__name__ for w in caught})
+        watcher.close()
+        return type(watcher).__name__, kinds
+
+    @unittest.skipUnless(hasattr(asyncio.DefaultEventLoopPolicy, 'get_child_watcher'),
+                         'no child watchers (3.14+)')
+    def test_child_watcher_default_and_warnings(self):
+        self.assertEqual(self.watcher_of(libloop.EventLoopPolicy()),
+                         self.watcher_of(asyncio.DefaultEventLoopPolicy()))
+
+    def test_the_same_api(self):
+        for name in ('get_child_watcher', 'set_child_watcher'):
+            self.assertEqual(hasattr(libloop.EventLoopPolicy, name),
+                             hasattr(asyncio.DefaultEventLoopPolicy, name))
+
+
 class EntryPoints(unittest.TestCase):
     """Picking libloop's loop the ways each version offers."""
 
