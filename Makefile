@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
+.PHONY: test-real-libs conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -159,6 +159,19 @@ test-python: lib
 	  LIBLOOP_PY_HOTPATH=0 LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(firstword $(PYTHONS)) -m unittest discover \
 	    -s bindings/python/tests -t bindings/python -p 'test_net_*.py' || exit 1; \
 	else echo "no Python suite yet"; fi
+
+# Real libraries on libloop's loop as on asyncio's (tests/python_real_libs.py):
+# aiohttp's server, client and websockets under Debian's python3, which has
+# python3-aiohttp (installed with apt-get when missing and root).
+test-real-libs: lib
+	@/usr/bin/python3 -c 'import aiohttp' 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "aiohttp missing: installing python3-aiohttp with apt-get"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-aiohttp >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-aiohttp >/dev/null; }; \
+	  else echo "the real-library test needs python3-aiohttp (apt-get install python3-aiohttp)"; exit 1; fi; }
+	LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python timeout 300 /usr/bin/python3 tests/python_real_libs.py
 
 # Benchmarks are not tests: C against libuv/libev, then Python against
 # asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python)
