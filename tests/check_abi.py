@@ -395,7 +395,7 @@ MUTATIONS = [
      "go: ll_loop_wakeup (arity 1) is not bound"),
     ("bindings/python/libloop/_lib.py", "[c_uint64, c_int, IO_CALLBACK, c_void_p])",
      "[c_uint64, IO_CALLBACK, c_void_p])", "python: ll_add_reader takes 4 parameters"),
-    ("bindings/python/libloop/_lib.py", "LL_ETIMEDOUT = -10008", "LL_ETIMEDOUT = -10018",
+    ("bindings/python/libloop/_errcodes.py", "LL_ETIMEDOUT = -10008", "LL_ETIMEDOUT = -10018",
      "python: LL_ETIMEDOUT = -10018"),
     ("bindings/go/transports.go", "KindPipeWrite TransportKind = 3", "KindPipeWrite TransportKind = 5",
      "go: KindPipeWrite = 5"),
