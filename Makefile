@@ -231,7 +231,9 @@ errtab:
 	$(PYTHON) tools/errtab.py
 
 # The headers against the Python and Go bindings: every function (with its
-# arity) and constant bound, or omitted on purpose (tests/check_abi.py).
+# arity) and constant bound, or omitted on purpose; the error table's copies
+# against LL_ERRNO_MAP, stale ones included; the ctypes structs against the
+# headers' (tests/check_abi.py).
 test-abi:
 	@$(PYTHON) tests/check_abi.py && $(PYTHON) tests/check_abi.py --self-test
 
