@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: test-real-libs conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
+.PHONY: errtab test-real-libs conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -237,8 +237,16 @@ test-install: lib
 test-exports: lib
 	@bash tests/check_exports.sh $(LIB)
 
+# The copies of the header's error table (LL_ERRNO_MAP): the Go core's and
+# the bindings' constants and texts, and the table of docs/errors.md, are
+# written by tools/errtab.py (also `go generate ./libloop`); commit them.
+errtab:
+	$(PYTHON) tools/errtab.py
+
 # The headers against the Python and Go bindings: every function (with its
-# arity) and constant bound, or omitted on purpose (tests/check_abi.py).
+# arity) and constant bound, or omitted on purpose; the error table's copies
+# against LL_ERRNO_MAP, stale ones included; the ctypes structs against the
+# headers' (tests/check_abi.py).
 test-abi:
 	@$(PYTHON) tests/check_abi.py && $(PYTHON) tests/check_abi.py --self-test
 

@@ -103,6 +103,12 @@ typedef uint64_t ll_transport;
 typedef uint64_t ll_server;
 typedef uint64_t ll_tls_config;
 
+/* Library error codes. Each is a #define, not an enum constant as libuv's
+ * UV_E* are, because a #define serves every use a C program makes of it:
+ * switch cases, #if, and #ifdef to ask whether this header has a code at
+ * all (one added in a later version). LL_ERRNO_MAP below lists the same
+ * codes with their names and messages; the library does not build if a
+ * value here and the map's disagree. */
 #define LL_EINVAL       (-10000) /**< bad argument (NULL callback, NaN delay, oversize value) */
 #define LL_EBADHANDLE   (-10001) /**< id 0, stale, forged or of the wrong kind */
 #define LL_ECLOSED      (-10002) /**< the loop is closed */
@@ -127,6 +133,41 @@ typedef uint64_t ll_tls_config;
  * runtime's threads did not survive the fork); exec, or load libloop after
  * fork. See Forking above for the calls that return it. */
 #define LL_EFORKED       (-10019)
+
+/**
+ * Every library error code as XX(name, value, message): name is the code's
+ * name without LL_, value the value of LL_<name>, message what ll_strerror()
+ * returns for it (and "LL_" #name what ll_err_name() returns). This list is
+ * where the codes are defined for the whole project: the library's own
+ * tables, the Go and Python bindings and docs/errors.md are generated from
+ * it or checked against it (tools/errtab.py, tests/check_abi.py). A program
+ * can expand it for its own tables, as libuv's UV_ERRNO_MAP:
+ *
+ *   #define MY_NAME(name, value, message) case value: return #name;
+ *   switch (code) { LL_ERRNO_MAP(MY_NAME) default: return "other"; }
+ */
+#define LL_ERRNO_MAP(XX)                                                                            \
+    XX(EINVAL, -10000, "invalid argument")                                                          \
+    XX(EBADHANDLE, -10001, "invalid, stale or wrong-kind handle id")                                \
+    XX(ECLOSED, -10002, "event loop is closed")                                                     \
+    XX(ERUNNING, -10003, "event loop is running")                                                   \
+    XX(ESTATE, -10004, "invalid state")                                                             \
+    XX(ECANCELLED, -10005, "cancelled")                                                             \
+    XX(EWRONGTHREAD, -10006, "called from a thread that does not run the loop")                     \
+    XX(ESTOPPED, -10007, "event loop stopped before future completed")                              \
+    XX(ETIMEDOUT, -10008, "timed out")                                                              \
+    XX(ENOMEM, -10009, "out of memory")                                                             \
+    XX(ENONAME, -10010, "name does not resolve")                                                    \
+    XX(ETLS, -10011, "TLS failure")                                                                 \
+    XX(ETLSCERT, -10012, "TLS peer certificate verification failed")                                \
+    XX(ETLSHOST, -10013, "TLS peer certificate does not match the host name")                       \
+    XX(ETLSNOCERT, -10014, "TLS peer sent no certificate")                                          \
+    XX(ETLSALERT, -10015, "TLS peer refused the handshake (fatal alert)")                           \
+    XX(ETLSNEGOTIATE, -10016, "no TLS version, cipher suite or ALPN protocol in common")            \
+    XX(ETLSPROTO, -10017, "TLS protocol error: the peer sent bytes that are not valid TLS")         \
+    XX(ETLSEOF, -10018, "connection closed during the TLS handshake or mid-record")                 \
+    XX(EFORKED, -10019, "this process is a fork() child of the process that loaded libloop; exec, " \
+                        "or load libloop after fork")
 
 /** @return a description of any code (library, -errno, or unknown). Never NULL; static storage. Thread-safe. */
 const char *ll_strerror(int code);

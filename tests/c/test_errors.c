@@ -525,6 +525,33 @@ static void test_strerror_and_names(void) {
     STILL_RUNS(good);
 }
 
+/* The header's constants are usable in #if, and equal their map entries
+ * (capi/strings.c asserts the same when the library is built). */
+#if LL_EINVAL != -10000 || LL_EFORKED != -10019
+#error "the first and last library codes moved: the ABI changed"
+#endif
+#define SAME_AS_MAP(name, value, message) \
+    _Static_assert(LL_##name == (value), "LL_" #name " differs from LL_ERRNO_MAP");
+LL_ERRNO_MAP(SAME_AS_MAP)
+#undef SAME_AS_MAP
+
+/* The library's strings for its codes are the header map's. */
+static void test_errno_map(void) {
+#define ROW(name, value, message) {value, "LL_" #name, message},
+    static const struct {
+        int code;
+        const char *name, *message;
+    } map[] = {LL_ERRNO_MAP(ROW)};
+#undef ROW
+    size_t n = sizeof map / sizeof map[0];
+    CHECK(n >= 20);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(map[i].code <= LL_EINVAL);
+        CHECK_EQ_STR(ll_err_name(map[i].code), map[i].name);
+        CHECK_EQ_STR(ll_strerror(map[i].code), map[i].message);
+    }
+}
+
 static void *strerror_thread(void *arg) {
     int *bad = arg;
     for (int i = 0; i < 2000; i++) {
@@ -573,6 +600,7 @@ int main(void) {
     RUN_TEST(test_wrong_thread_debug);
     RUN_TEST(test_strerror_and_names);
     RUN_TEST(test_strerror_threads);
+    RUN_TEST(test_errno_map);
     RUN_TEST(test_version);
     CHECK_EQ_INT(ll_release(good), 0);
     return CHECK_REPORT();
