@@ -68,6 +68,7 @@ type Transport struct {
 	// asyncio's resume_writing runs before the close and may still write
 	// (sslproto sends its close_notify there).
 	closeAfterResume bool
+	hasHeld          bool // withheld read events wait in loop.io.held (withheld.go)
 }
 
 // pendingWrites is what waits to be written: made when the kernel first
@@ -187,6 +188,7 @@ func (t *Transport) PauseReading() error {
 		return nil
 	}
 	t.readPaused = true
+	t.syncRead()
 	return t.updateInterest()
 }
 
@@ -199,6 +201,10 @@ func (t *Transport) ResumeReading() error {
 		return nil
 	}
 	t.readPaused = false
+	t.syncRead()
+	if t.hasHeld {
+		t.loop.queueIO(t, evReplay) // what was withheld goes before any new read
+	}
 	return t.updateInterest()
 }
 
@@ -265,6 +271,8 @@ func (t *Transport) Close() error {
 	}
 	t.state = tClosing
 	t.syncDirect()
+	t.dropHeld()
+	t.syncRead()
 	if t.tls != nil {
 		t.tlsClose()
 		if t.state == tClosed {
@@ -298,6 +306,8 @@ func (t *Transport) finish(code int) {
 	}
 	t.state = tClosed
 	t.syncDirect() // before the fd is closed: a host must not send on it
+	t.dropHeld()
+	t.syncRead()
 	t.loop.unwatchOwner(t.fd, t)
 	t.interest = 0
 	unix.Close(t.fd)
@@ -329,6 +339,7 @@ func (t *Transport) loopClosing() {
 	}
 	t.state = tClosed
 	t.syncDirect() // before the fd is closed
+	t.dropHeld()
 	unix.Close(t.fd)
 	t.pw, t.wsize = nil, 0
 	if t.tls != nil {
@@ -340,6 +351,9 @@ func (t *Transport) loopClosing() {
 func (t *Transport) ioReady(mask uint8) {
 	if t.state == tClosed {
 		return
+	}
+	if t.hasHeld && t.state == tOpen && !t.readPaused {
+		t.replayHeld()
 	}
 	if mask&evRead != 0 {
 		switch {

@@ -222,6 +222,10 @@ func (l *Loop) dispatch(ev Event, made func(id uint64) *Transport) int32 {
 		t = made(id)
 	}
 	kind := ev.Kind()
+	if t.stopped && kind.isRead() {
+		ev.withhold() // stopped by an earlier event of this delivery
+		return 0
+	}
 	var r int32
 	if p := t.proto; p != nil {
 		guard(l.id, func() {

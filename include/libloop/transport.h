@@ -31,6 +31,15 @@
  * crossing, however many transports they concern. A language binding that
  * cannot afford one foreign call per event passes a NULL protocol fn and
  * receives arrays of events through ll_loop_set_event_batch.
+ *
+ * Read events and the calls that stop reading: since every read of an
+ * iteration is made before its events are delivered, a callback may pause,
+ * close or abort another transport whose bytes were read already. From the
+ * call on, that transport gets no LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED or
+ * LL_EOF_RECEIVED (as asyncio, whose pause_reading, close and abort cancel
+ * the read callback already queued). What was read for it is dropped after
+ * close or abort; after pause it is kept and delivered once
+ * ll_transport_resume_reading is called, before anything read later.
  */
 #ifndef LIBLOOP_TRANSPORT_H
 #define LIBLOOP_TRANSPORT_H
@@ -76,6 +85,11 @@ typedef int (*ll_protocol_fn)(ll_loop loop, const ll_event *ev, void *arg);
  * A batch sink: receives n consecutive events of transports whose protocol
  * fn is NULL, in one call. For each LL_EOF_RECEIVED it sets ev->result (1:
  * keep open, 0: close). Events and their bytes are valid during the call.
+ * The array holds no read event of a transport that was paused, closed or
+ * aborted before the call; one that the sink's own handling of an earlier
+ * event of the array pauses, closes or aborts must not be delivered: the
+ * sink sets its kind to 0 instead, and the library then treats it as it
+ * treats those it withholds itself (kept for resume_reading, or dropped).
  */
 typedef void (*ll_event_batch_fn)(ll_loop loop, ll_event *events, size_t n, void *arg);
 
@@ -236,17 +250,28 @@ int ll_transport_write_eof(ll_transport t);
 int ll_transport_can_write_eof(ll_transport t);
 
 /**
- * Stop reading, flush the buffer, then close; LL_CONNECTION_LOST follows
- * with code 0. Calling it again does nothing. @return 0, LL_EBADHANDLE.
+ * Stop reading (no read event is delivered from the call on; what was read
+ * and not delivered is dropped), flush the buffer, then close;
+ * LL_CONNECTION_LOST follows with code 0. Calling it again does nothing.
+ * @return 0, LL_EBADHANDLE.
  */
 int ll_transport_close(ll_transport t);
 
 /** Drop the buffer and close now; LL_CONNECTION_LOST follows with code 0. @return 0, LL_EBADHANDLE. */
 int ll_transport_abort(ll_transport t);
 
-/** Stop reading until ll_transport_resume_reading. @return 0, LL_ECLOSED, LL_EBADHANDLE. */
+/**
+ * Stop reading until ll_transport_resume_reading: no LL_DATA_RECEIVED,
+ * LL_DATAGRAM_RECEIVED or LL_EOF_RECEIVED is delivered from the call on,
+ * even for bytes read in this iteration before it (they wait, see
+ * "Read events" above). @return 0, LL_ECLOSED, LL_EBADHANDLE.
+ */
 int ll_transport_pause_reading(ll_transport t);
-/** Resume reading. @return 0, LL_ECLOSED, LL_EBADHANDLE. */
+/**
+ * Resume reading: what was read but withheld while paused is delivered
+ * first, in a later callback, then newer data. @return 0, LL_ECLOSED,
+ * LL_EBADHANDLE.
+ */
 int ll_transport_resume_reading(ll_transport t);
 /** 1 if the transport is reading, 0 if paused, closing or past EOF, or LL_EBADHANDLE. */
 int ll_transport_is_reading(ll_transport t);
