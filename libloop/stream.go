@@ -69,6 +69,10 @@ type Transport struct {
 	// (sslproto sends its close_notify there).
 	closeAfterResume bool
 	hasHeld          bool // withheld read events wait in loop.io.held (withheld.go)
+	// hostEnded: Close or Abort ended an open transport (the host's
+	// choice). A transport that ended without it was lost (the peer, an
+	// I/O error): writes to it are dropped, not refused (Write).
+	hostEnded bool
 }
 
 // pendingWrites is what waits to be written: made when the kernel first
@@ -262,6 +266,15 @@ func (t *Transport) maybeResume() {
 // Close stops reading, flushes the buffer, then closes the fd; the protocol
 // then gets ConnectionLost with code 0. Closing twice does nothing.
 func (t *Transport) Close() error {
+	if t.state == tOpen {
+		t.hostEnded = true
+	}
+	return t.close()
+}
+
+// close is Close without marking it the host's: the loop's own closes
+// (EOF on a read pipe or a TLS transport).
+func (t *Transport) close() error {
 	if t.state != tOpen {
 		return nil
 	}
@@ -291,6 +304,7 @@ func (t *Transport) Abort() error {
 	if t.state == tClosed {
 		return nil
 	}
+	t.hostEnded = true
 	t.finish(0)
 	return nil
 }
@@ -338,7 +352,8 @@ func (t *Transport) loopClosing() {
 		return
 	}
 	t.state = tClosed
-	t.syncDirect() // before the fd is closed
+	t.hostEnded = true // the loop's close or the host's refusal, not a loss
+	t.syncDirect()     // before the fd is closed
 	t.dropHeld()
 	unix.Close(t.fd)
 	t.pw, t.wsize = nil, 0
@@ -408,7 +423,14 @@ func (t *Transport) readStream() {
 // it asked to keep the transport open (a pipe's read end always closes,
 // and so does TLS, as asyncio's SSL transports do).
 func (t *Transport) eofAnswered(keepOpen bool) {
-	if !keepOpen || t.kind == PipeRead || t.tls != nil {
-		t.Close()
+	switch {
+	case !keepOpen:
+		t.Close() // the protocol's answer: the host's close
+	case t.kind == PipeRead || t.tls != nil:
+		t.close()
 	}
 }
+
+// Lost reports whether the transport ended without the host's Close or
+// Abort: the peer went away or an I/O error ended it.
+func (t *Transport) Lost() bool { return t.state == tClosed && !t.hostEnded }

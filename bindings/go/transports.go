@@ -93,8 +93,10 @@ func cPtr(c []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(c)) 
 // Write sends p: what the kernel takes now is sent at once, the rest is
 // buffered by the library and sent as the socket drains; Write never
 // blocks and p may be reused at once. Write errors (a reset, EPIPE) end
-// the transport with ConnectionLost instead of being returned here. ECLOSED
-// after Close or Abort, ESTATE after WriteEOF, EINVAL on a read pipe.
+// the transport with ConnectionLost instead of being returned here, and
+// writes after such a loss return nil with their bytes dropped (asyncio's
+// write counts them). ECLOSED after Close or Abort, ESTATE after WriteEOF,
+// EINVAL on a read pipe.
 func (t *Transport) Write(p []byte) error {
 	if len(p) == 0 {
 		return check(t.raw().TransportWrite(t.id, nil, 0))

@@ -189,14 +189,18 @@ int ll_transport_set_protocol(ll_transport t, ll_protocol_fn fn, void *arg);
  * Write len bytes: what the kernel takes now is sent at once, the rest is
  * copied into the transport's buffer and sent as the socket drains. Never
  * blocks. A write error (reset, EPIPE) ends the transport with
- * LL_CONNECTION_LOST and its code; it is not returned here. On a datagram
+ * LL_CONNECTION_LOST and its code; it is not returned here, nor by the
+ * writes after it: once the connection is lost other than by the host's
+ * own close or abort (the peer reset or went away, an I/O error), writes
+ * return 0 and their bytes are dropped (asyncio's write counts them and
+ * logs a warning from the fifth on; libloop logs nothing). On a datagram
  * transport, the same as ll_transport_sendto with no address. Called on
  * the loop's thread (from any of its callbacks) for an open stream socket
  * with nothing buffered, it sends without entering the Go runtime (an
  * echo's write is one send()).
- * @return 0, LL_ECLOSED (after close or abort), LL_ESTATE (after
- *         write_eof), LL_EINVAL (NULL data with len > 0; a read pipe),
- *         LL_EBADHANDLE.
+ * @return 0, LL_ECLOSED (after the host's close or abort), LL_ESTATE
+ *         (after write_eof), LL_EINVAL (NULL data with len > 0; a read
+ *         pipe), LL_EBADHANDLE.
  */
 int ll_transport_write(ll_transport t, const void *data, size_t len);
 
@@ -208,9 +212,12 @@ int ll_transport_write(ll_transport t, const void *data, size_t len);
  * callback returns), and the result says whether the buffer is now above
  * the high-water mark, so a binding can call pause_writing inside write()
  * as asyncio does (LL_PAUSE_WRITING, the event, only comes after the call).
- * @return 0; 1 when paused for writing; LL_ECLOSED (after abort, or after
- *         close once the buffer is flushed), LL_ESTATE, LL_EINVAL,
- *         LL_EBADHANDLE.
+ * Unlike ll_transport_write, a write after the connection was lost (not by
+ * the host) is LL_ECLOSED here, so that the binding can drop and count it
+ * itself as asyncio does (and report is_closing()).
+ * @return 0; 1 when paused for writing; LL_ECLOSED (after abort, after
+ *         close once the buffer is flushed, or once the connection was
+ *         lost), LL_ESTATE, LL_EINVAL, LL_EBADHANDLE.
  */
 int ll_transport_write_async(ll_transport t, const void *data, size_t len);
 
@@ -348,10 +355,13 @@ int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char
 /**
  * Send one datagram to addr (a struct sockaddr of addrlen bytes; NULL: the
  * connected peer). What the kernel refuses for now is queued; a failure is
- * reported as LL_ERROR_RECEIVED. On a stream transport with addr NULL, the
- * same as ll_transport_write.
+ * reported as LL_ERROR_RECEIVED. Once the transport was lost other than by
+ * the host's close or abort, a send returns 0 and is dropped (as
+ * ll_transport_write). On a stream transport with addr NULL, the same as
+ * ll_transport_write.
  * @return 0, LL_EINVAL (NULL data with len > 0, addrlen too large, an
- *         address on a stream), LL_ECLOSED, LL_EBADHANDLE.
+ *         address on a stream), LL_ECLOSED (after the host's close or
+ *         abort), LL_EBADHANDLE.
  */
 int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void *addr, uint32_t addrlen);
 
