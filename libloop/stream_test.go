@@ -374,3 +374,29 @@ func TestWriteAfterLossIsDropped(t *testing.T) {
 		}
 	}
 }
+
+// ListenTCP on every interface is all or nothing: with the port taken on
+// 127.0.0.1 the IPv6 wildcard alone would bind, but the call fails with
+// EADDRINUSE and leaves no socket open (asyncio's create_server).
+func TestListenAllInterfacesAllOrNothing(t *testing.T) {
+	l := newTestLoop(t)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	unix.Listen(fd, 1)
+	sa, _ := unix.Getsockname(fd)
+	port := sa.(*unix.SockaddrInet4).Port
+	before := openFDs(t)
+	s, err := l.ListenTCP("", port, 0, 0, echoProto)
+	if err != unix.EADDRINUSE || s != nil {
+		t.Fatalf("ListenTCP: %v, %v; want EADDRINUSE", s, err)
+	}
+	if n := openFDs(t); n != before {
+		t.Fatalf("%d fds open after the failure, %d before", n, before)
+	}
+}

@@ -127,7 +127,11 @@ int ll_tcp_connect(ll_loop loop, const char *host, int port, ll_protocol_fn fn, 
 /**
  * Listen on host:port. host NULL or "" listens on every interface, IPv4 and
  * IPv6, on one port; port 0 picks a free one (ll_server_port tells which).
- * A name is resolved in place (it may block: pass an address). backlog 0
+ * A name is resolved in place (it may block: pass an address); each of its
+ * addresses gets a socket. All or nothing, as asyncio's create_server: if
+ * any socket cannot bind or listen (the port is taken on one family:
+ * -EADDRINUSE) the call fails with that error and leaves no socket open;
+ * only a family the system cannot make a socket of is left out. backlog 0
  * means 100. flags: 0 or LL_REUSE_PORT. Each accepted connection is a new
  * transport (TCP_NODELAY on) whose events go to fn with arg; a host keeps
  * per-connection state by calling ll_transport_set_protocol in its
