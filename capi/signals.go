@@ -3,8 +3,11 @@
 package main
 
 /*
+#include <errno.h>
 #include <signal.h>
 #include "hotpath.h"
+// SIGRTMIN is a call under glibc (it keeps the first realtime signals).
+static int ll__sigrtmin(void) { return SIGRTMIN; }
 #include "postq.h"
 #include "signals.h"
 */
@@ -17,13 +20,16 @@ import (
 )
 
 // refusedSignal reports the signals a host may not take: uncatchable ones,
-// and those the Go runtime of a shared library handles itself.
+// those the Go runtime of a shared library handles itself, and those the C
+// library keeps for itself between the standard signals and SIGRTMIN
+// (glibc's 32 and 33: thread cancellation and setxid; sigaction refuses
+// them), so that all are one error, LL_EINVAL.
 func refusedSignal(sig C.int) bool {
 	switch sig {
 	case C.SIGKILL, C.SIGSTOP, C.SIGSEGV, C.SIGBUS, C.SIGFPE, C.SIGILL, C.SIGTRAP, C.SIGURG, C.SIGPIPE:
 		return true
 	}
-	return sig <= 0 || sig >= 65
+	return sig <= 0 || sig >= 65 || (sig >= 32 && sig < C.ll__sigrtmin())
 }
 
 //export ll_add_signal_handler
@@ -45,6 +51,9 @@ func ll_add_signal_handler(loop C.uint64_t, sig C.int, cb C.ll_callback, arg uns
 	}
 	if rc := C.ll__signal_watch(sig, C.int(fd)); rc != 0 {
 		s.loop.RemoveSignalHandler(int(sig))
+		if rc == -C.EINVAL {
+			return C.int(libloop.EINVAL) // a signal sigaction will not take: as the refused ones
+		}
 		return rc
 	}
 	return 0

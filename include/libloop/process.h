@@ -170,8 +170,12 @@ int ll_process_wait(ll_process p, ll_future *out);
  * a shared library (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP: turned into Go
  * panics; SIGURG: goroutine preemption; SIGPIPE: Go drops the ones its
  * writes raise) are refused, so the runtime's handlers are never replaced.
- * @return 0, LL_EINVAL (SIGKILL, SIGSTOP, a signal above, out of range,
- *         NULL cb), LL_EBADHANDLE, LL_ECLOSED.
+ * The signals the C library keeps for itself (glibc's 32 and 33, below
+ * SIGRTMIN: thread cancellation and setxid) are refused too. Every signal
+ * number that cannot be taken is the same error, LL_EINVAL.
+ * @return 0, LL_EINVAL (SIGKILL, SIGSTOP, a signal above, one of the C
+ *         library's, out of range, NULL cb), -ENOSPC (more loops than the
+ *         library's table holds watch signum), LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_add_signal_handler(ll_loop loop, int signum, ll_callback cb, void *arg);
 
