@@ -313,14 +313,21 @@ double ll_timer_when(ll_handle handle);
  * Call cb(loop, fd, arg) every iteration while fd is readable
  * (level-triggered), replacing any reader already set for fd.
  * @return 0, -EBADF (closed or invalid fd), -EPERM (a regular file),
- *         LL_EINVAL (cb NULL), LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
+ *         -EBUSY (a transport or server of this loop owns fd:
+ *         asyncio's "File descriptor is used by transport"; the owner is
+ *         left as it was), LL_EINVAL (cb NULL), LL_ECLOSED, LL_EBADHANDLE,
+ *         LL_EWRONGTHREAD.
  */
 int ll_add_reader(ll_loop loop, int fd, ll_io_callback cb, void *arg);
 
-/** @return 1 if a reader was removed, 0 if none was set, or an error (LL_EWRONGTHREAD, ...). Safe on a closed fd. */
+/**
+ * @return 1 if a reader was removed, 0 if none was set (also for an fd a
+ * transport owns: its watch is not touched), or an error (LL_EWRONGTHREAD,
+ * ...). Safe on a closed fd.
+ */
 int ll_remove_reader(ll_loop loop, int fd);
 
-/** As ll_add_reader, for writability. */
+/** As ll_add_reader, for writability (the same errors, -EBUSY included). */
 int ll_add_writer(ll_loop loop, int fd, ll_io_callback cb, void *arg);
 
 /** As ll_remove_reader, for the writer. */
