@@ -95,28 +95,39 @@ func (s *loopState) unhookSignals() {
 	}
 }
 
+// closeQueues makes the C queues refuse calls before the core's Close: its
+// sweep runs host code (the exception handler, for exceptions nobody
+// retrieved), whose ll_call_soon / ll_call_later / ll_call_at /
+// ll_call_soon_threadsafe must then take the Go path, which says
+// LL_ECLOSED as ll_future_new does, rather than queue a call that no
+// iteration will run. What they hold already is dropped with the rest of
+// the ready queue.
+func (s *loopState) closeQueues() {
+	if s.loop.IsClosed() || s.pending == nil {
+		return
+	}
+	C.ll__pending_set_open(s.pending, 0)
+	if s.pending.postq != nil {
+		C.ll__postq_close(s.pending.postq)
+	}
+}
+
 // closeLoop closes a loop for ll_loop_close and ll_release.
 func closeLoop(s *loopState) error {
 	if s.loop.IsRunning() {
 		return libloop.ERUNNING
 	}
 	s.unhookSignals()
+	s.closeQueues()
 	err := s.loop.Close()
-	// Close's sweep runs host code (the exception handler, for exceptions
-	// nobody retrieved), which may release the loop: then its C queues are
-	// already closed and retired (s.pending is nil; a retired record may
-	// serve another loop by now, so it must not be touched).
+	// The sweep may have released the loop: then its C queues are retired
+	// too (s.pending is nil; a retired record may serve another loop by
+	// now, so it must not be touched).
 	if s.pending == nil {
 		return err
 	}
-	// Idle-queued calls are dropped with the rest of the ready queue, and
-	// later ones take the Go path, which says LL_ECLOSED.
-	C.ll__pending_set_open(s.pending, 0)
 	s.pending.len = 0
 	s.pending.ntimers = 0
 	s.dropTimers() // handle timers' records lose the loop's reference
-	if s.pending.postq != nil {
-		C.ll__postq_close(s.pending.postq)
-	}
 	return err
 }

@@ -181,7 +181,11 @@ int ll_loop_new(ll_loop *out);
  * So free what work reads only once the work itself has said it is done
  * (not from a done callback or after, which never run). Posts from other
  * threads racing the close either run before it or return LL_ECLOSED (or
- * LL_EBADHANDLE once the id is released); none runs after it.
+ * LL_EBADHANDLE once the id is released); none runs after it. The futures
+ * the close lets go may report an exception nobody retrieved to the
+ * exception handler during the call (also from ll_release of the loop):
+ * there, as after it, ll_call_soon, ll_call_later, ll_call_at,
+ * ll_call_soon_threadsafe and ll_future_new return LL_ECLOSED.
  * @return 0, LL_ERUNNING while it runs on this thread, LL_EWRONGTHREAD while
  *         another thread runs it, LL_EBADHANDLE.
  */
