@@ -31,6 +31,7 @@ type Transport struct {
 	// ResumeReading): the batch sink hands its later read events of the
 	// same delivery back to the library (Event.withhold).
 	stopped, paused, closing bool
+	heldIn                   uint64 // the batch delivery in which a read was withheld
 }
 
 // setStopped keeps stopped after a call that succeeded.
