@@ -52,9 +52,9 @@ type Transport struct {
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 96 bytes (a size
-	// class of its own), which a server with tens of thousands of
-	// connections notices.
+	// Flags, packed at the end: with them the struct is 104 bytes (Go's
+	// 112-byte size class; one more word would still fit in it), which a
+	// server with tens of thousands of connections notices.
 	socket      bool
 	state       transportState
 	interest    uint8
