@@ -329,7 +329,7 @@ func TestWriteAfterLossIsDropped(t *testing.T) {
 	l := newTestLoop(t)
 	lost := map[*Transport]int{}
 	open := func() (*Transport, int) {
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,7 +380,7 @@ func TestWriteAfterLossIsDropped(t *testing.T) {
 // EADDRINUSE and leaves no socket open (asyncio's create_server).
 func TestListenAllInterfacesAllOrNothing(t *testing.T) {
 	l := newTestLoop(t)
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

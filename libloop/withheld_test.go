@@ -17,7 +17,7 @@ import (
 func peerPair(t *testing.T, l *Loop, proto func(i int) Protocol) (trs [2]*Transport, peers [2]int) {
 	t.Helper()
 	for i := range 2 {
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,17 +135,12 @@ func TestWithheldBytesGoToStartTLS(t *testing.T) {
 	// the ClientHello is in transport 1's socket before the loop looks.
 	unix.Write(peers[0], []byte("go"))
 	res := make(chan error, 1)
+	wrote := make(chan struct{})
 	go func() {
-		c := tls.Client(peerConn, goClientConfig(p))
+		c := tls.Client(&firstWrite{Conn: peerConn, done: wrote}, goClientConfig(p))
 		res <- c.Handshake()
 	}()
-	for range 200 {
-		n, _ := unix.IoctlGetInt(peers[1], unix.SIOCOUTQ)
-		if n > 0 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	<-wrote
 	runUntil(t, l, 5*time.Second, func() bool { return paused })
 	l.RunOnce(true)
 	if !trs[1].hasHeld {
@@ -164,4 +159,21 @@ func TestWithheldBytesGoToStartTLS(t *testing.T) {
 	if err := <-res; err != nil {
 		t.Fatalf("client handshake: %v", err)
 	}
+}
+
+// firstWrite is a net.Conn that closes done once its first Write returned:
+// the bytes are then in the socket.
+type firstWrite struct {
+	net.Conn
+	done chan struct{}
+	once bool
+}
+
+func (c *firstWrite) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if !c.once {
+		c.once = true
+		close(c.done)
+	}
+	return n, err
 }
