@@ -108,9 +108,11 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			}
 			if cevs[k].kind == 0 {
 				withheld = true
-				evs[i].Withhold()
-				k++
-				continue
+				if isRead(evs[i].Kind) { // (the contract covers read events only)
+					evs[i].Withhold()
+					k++
+					continue
+				}
 			}
 			evs[i].Result = int(cevs[k].result)
 			switch evs[i].Kind {
@@ -136,6 +138,11 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			}
 		}
 	}
+}
+
+// isRead reports the kinds C may withhold (hotpath.h, ll__is_read_event).
+func isRead(k libloop.EventKind) bool {
+	return k == libloop.DataReceived || k == libloop.DatagramReceived || k == libloop.EOFReceived
 }
 
 func fillEvent(c *C.ll_event, ev *libloop.Event, id uint64) {

@@ -90,6 +90,7 @@ typedef int (*ll_protocol_fn)(ll_loop loop, const ll_event *ev, void *arg);
  * event of the array pauses, closes or aborts must not be delivered: the
  * sink sets its kind to 0 instead, and the library then treats it as it
  * treats those it withholds itself (kept for resume_reading, or dropped).
+ * Kind 0 means nothing on any other event.
  */
 typedef void (*ll_event_batch_fn)(ll_loop loop, ll_event *events, size_t n, void *arg);
 
