@@ -241,7 +241,11 @@ int ll_loop_new(ll_loop *out);
  * So free what work reads only once the work itself has said it is done
  * (not from a done callback or after, which never run). Posts from other
  * threads racing the close either run before it or return LL_ECLOSED (or
- * LL_EBADHANDLE once the id is released); none runs after it.
+ * LL_EBADHANDLE once the id is released); none runs after it. The futures
+ * the close lets go may report an exception nobody retrieved to the
+ * exception handler during the call (also from ll_release of the loop):
+ * there, as after it, ll_call_soon, ll_call_later, ll_call_at,
+ * ll_call_soon_threadsafe and ll_future_new return LL_ECLOSED.
  * @return 0, LL_ERUNNING while it runs on this thread, LL_EWRONGTHREAD while
  *         another thread runs it, LL_EBADHANDLE, LL_EFORKED.
  */
@@ -374,14 +378,21 @@ double ll_timer_when(ll_handle handle);
  * Call cb(loop, fd, arg) every iteration while fd is readable
  * (level-triggered), replacing any reader already set for fd.
  * @return 0, -EBADF (closed or invalid fd), -EPERM (a regular file),
- *         LL_EINVAL (cb NULL), LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
+ *         -EBUSY (a transport or server of this loop owns fd:
+ *         asyncio's "File descriptor is used by transport"; the owner is
+ *         left as it was), LL_EINVAL (cb NULL), LL_ECLOSED, LL_EBADHANDLE,
+ *         LL_EWRONGTHREAD.
  */
 int ll_add_reader(ll_loop loop, int fd, ll_io_callback cb, void *arg);
 
-/** @return 1 if a reader was removed, 0 if none was set, or an error (LL_EWRONGTHREAD, ...). Safe on a closed fd. */
+/**
+ * @return 1 if a reader was removed, 0 if none was set (also for an fd a
+ * transport owns: its watch is not touched), or an error (LL_EWRONGTHREAD,
+ * ...). Safe on a closed fd.
+ */
 int ll_remove_reader(ll_loop loop, int fd);
 
-/** As ll_add_reader, for writability. */
+/** As ll_add_reader, for writability (the same errors, -EBUSY included). */
 int ll_add_writer(ll_loop loop, int fd, ll_io_callback cb, void *arg);
 
 /** As ll_remove_reader, for the writer. */
