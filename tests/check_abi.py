@@ -19,8 +19,8 @@ What each side declares, read from the source (nothing is loaded):
 A binding that omits something on purpose says so in OMIT below, with the
 reason.
 
-The error table: include/libloop.h's LL_ERRNO_MAP(XX) lists every library
-code as XX(name, value, message). Its copies are generated from it
+The error table: include/libloop/errno.h's LL_ERRNO_MAP(XX) lists every
+library code as XX(name, value, message). Its copies are generated from it
 (tools/errtab.py); this check reads each copy on its own and compares names,
 values and messages entry by entry: the Go core's Errno constants and
 errnoText switch (libloop/), the purego binding's Error constants and
@@ -681,13 +681,16 @@ MUTATIONS = [
     ("include/libloop/process.h", "int ll_process_kill(ll_process p);", "",
      "python: OMIT names ll_process_kill, which no header declares"),
     # the error table
-    ("include/libloop.h", 'XX(ECLOSED, -10002, "event loop is closed")', 'XX(ECLOSED, -10002, "loop closed")',
-     "errors: libloop/zz_errors_generated.go is stale"),
-    ("include/libloop.h", "#define LL_ESTATE       (-10004)", "#define LL_ESTATE       (-10044)",
-     "errors: include/libloop.h: #define LL_ESTATE is -10044, LL_ERRNO_MAP says -10004"),
-    ("include/libloop.h", "#define LL_EFORKED       (-10019)",
+    ("include/libloop/errno.h", 'XX(ECLOSED, -10002, "event loop is closed")',
+     'XX(ECLOSED, -10002, "loop closed")', "errors: libloop/zz_errors_generated.go is stale"),
+    ("include/libloop/errno.h", "#define LL_ESTATE       (-10004)", "#define LL_ESTATE       (-10044)",
+     "errors: include/libloop/errno.h: #define LL_ESTATE is -10044, LL_ERRNO_MAP says -10004"),
+    ("include/libloop/errno.h", "#define LL_EFORKED       (-10019)",
      "#define LL_EFORKED       (-10019)\n#define LL_ENEW (-10020) /**< new */",
-     "errors: include/libloop.h: #define LL_ENEW is not in LL_ERRNO_MAP"),
+     "errors: include/libloop/errno.h: #define LL_ENEW is not in LL_ERRNO_MAP"),
+    ("include/libloop.h", "typedef uint64_t ll_tls_config;",
+     "typedef uint64_t ll_tls_config;\n#define LL_ENEW (-10020) /**< new */",
+     "errors: include/libloop.h: #define LL_ENEW is a library code: it belongs in include/libloop/errno.h"),
     ("libloop/zz_errors_generated.go", '"LL_ECLOSED", "event loop is closed"', '"LL_ECLOSED", "loop closed"',
      "errors: go core: LL_ECLOSED's message is 'loop closed'"),
     ("bindings/go/zz_errors_generated.go", "EFORKED Error = -10019", "EFORKED Error = -10020",
