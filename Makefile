@@ -121,7 +121,7 @@ test-docs: $(DOCEX_BINS)
 ASAN_BINS := $(patsubst tests/c/%.c,$(BUILD)/asan/%,$(CTESTS_C))
 SANFLAGS := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-$(BUILD)/asan/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(LIB)
+$(BUILD)/asan/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(wildcard include/libloop/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread -lm
 
@@ -237,7 +237,7 @@ test-install: lib
 test-exports: lib
 	@bash tests/check_exports.sh $(LIB)
 
-# The copies of the header's error table (LL_ERRNO_MAP): the Go core's and
+# The copies of the error table (LL_ERRNO_MAP, include/libloop/errno.h): the Go core's and
 # the bindings' constants and texts, and the table of docs/errors.md, are
 # written by tools/errtab.py (also `go generate ./libloop`); commit them.
 errtab:
@@ -281,7 +281,7 @@ clean:
 # and threads sampled every SOAK_INTERVAL s for SOAK_MINUTES (default 60)
 # into $(BUILD)/soak.csv, and a summary of the curve at the end.
 SOAK_MINUTES ?= 60
-$(BUILD)/soak: tests/soak/soak.c tests/soak/soak_stats.h include/libloop.h $(LIB)
+$(BUILD)/soak: tests/soak/soak.c tests/soak/soak_stats.h include/libloop.h $(wildcard include/libloop/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
 

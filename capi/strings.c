@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The version and error-string calls of the header. The version and the
- * library's own codes come straight from the header (LL_VERSION_*,
- * LL_ERRNO_MAP), so these answer without entering Go: also in a fork()
+ * library's own codes come straight from the headers (LL_VERSION_*,
+ * libloop/errno.h's LL_ERRNO_MAP), so these answer without entering Go: also in a fork()
  * child, whose Go runtime is dead, which is where LL_EFORKED must still be
  * described (tests/c/test_fork_child.c). Only -errno and unknown codes go
  * on to Go (libloop/errors_unix.go names every errno of the platform). */
 #include "hotpath.h"
 #include "_cgo_export.h"
 
-/* Each #define of the header equals its LL_ERRNO_MAP entry, or the library
+/* Each #define of libloop/errno.h equals its LL_ERRNO_MAP entry, or the library
  * does not build; a value listed twice breaks the switches below. */
 #define LL__SAME(name, value, message) \
     _Static_assert(LL_##name == (value), "LL_" #name " differs from its LL_ERRNO_MAP entry");

@@ -8,10 +8,10 @@ package libloop
 type Errno int
 
 // The codes (EINVAL ... EFORKED) and their names and messages are
-// generated from include/libloop.h's LL_ERRNO_MAP, the one table of them:
-// edit the header, then run go generate (zz_errors_generated.go). EFORKED is
-// returned by the C library's fork guard (capi/forkguard.c) without
-// entering Go; the core never returns it.
+// generated from include/libloop/errno.h's LL_ERRNO_MAP, the one table of
+// them: edit the header, then run go generate (zz_errors_generated.go).
+// EFORKED is returned by the C library's fork guard (capi/forkguard.c)
+// without entering Go; the core never returns it.
 //go:generate python3 ../tools/errtab.py
 
 // Error implements error.

@@ -13,9 +13,9 @@ import (
 type Error int
 
 // The codes (EINVAL ... EFORKED), their names and messages, and the
-// header's version are generated from include/libloop.h
-// (zz_errors_generated.go, by tools/errtab.py): edit the header, then run
-// make errtab.
+// header's version are generated from include/libloop/errno.h and
+// include/libloop.h (zz_errors_generated.go, by tools/errtab.py): edit the
+// headers, then run make errtab.
 
 // Code returns the integer code.
 func (e Error) Code() int { return int(e) }

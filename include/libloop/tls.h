@@ -17,7 +17,7 @@
  *    peer that does not take the bytes within the config's shutdown
  *    timeout ends the transport with LL_ETIMEDOUT;
  *  - a handshake that fails or passes its timeout ends the connection with
- *    a code that says why (LL_ETLS* in libloop.h, or LL_ETIMEDOUT, or
+ *    a code that says why (LL_ETLS* in libloop/errno.h, or LL_ETIMEDOUT, or
  *    -errno), never the loop; the handshake runs on a goroutine, so a slow
  *    peer never blocks the loop thread; afterwards the loop thread encrypts
  *    and decrypts itself, without a thread switch per record.

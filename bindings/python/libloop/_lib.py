@@ -33,7 +33,7 @@ _fn = _loader.declare   # _fn(LIB or PYLIB, name, restype, argtypes)
 # ---- errors -----------------------------------------------------------------
 
 # LL_EINVAL ... LL_EFORKED and ERRORS (code -> name, message) are generated
-# from include/libloop.h's LL_ERRNO_MAP (tools/errtab.py). The TLS codes are
+# from include/libloop/errno.h's LL_ERRNO_MAP (tools/errtab.py). The TLS codes are
 # those of libloop's own TLS transports; the asyncio loop does TLS with the
 # ssl module instead, so Python sees them only from C code it calls.
 # LL_EFORKED: this process is a fork() child of the one that loaded libloop
