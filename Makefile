@@ -16,7 +16,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
+.PHONY: errtab test-real-libs conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -121,7 +121,7 @@ test-docs: $(DOCEX_BINS)
 ASAN_BINS := $(patsubst tests/c/%.c,$(BUILD)/asan/%,$(CTESTS_C))
 SANFLAGS := -g -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-$(BUILD)/asan/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(LIB)
+$(BUILD)/asan/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(wildcard include/libloop/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread -lm
 
@@ -159,6 +159,19 @@ test-python: lib
 	  LIBLOOP_PY_HOTPATH=0 LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(firstword $(PYTHONS)) -m unittest discover \
 	    -s bindings/python/tests -t bindings/python -p 'test_net_*.py' || exit 1; \
 	else echo "no Python suite yet"; fi
+
+# Real libraries on libloop's loop as on asyncio's (tests/python_real_libs.py):
+# aiohttp's server, client and websockets under Debian's python3, which has
+# python3-aiohttp (installed with apt-get when missing and root).
+test-real-libs: lib
+	@/usr/bin/python3 -c 'import aiohttp' 2>/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "aiohttp missing: installing python3-aiohttp with apt-get"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-aiohttp >/dev/null 2>&1 || \
+	    { DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-aiohttp >/dev/null; }; \
+	  else echo "the real-library test needs python3-aiohttp (apt-get install python3-aiohttp)"; exit 1; fi; }
+	LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python timeout 300 /usr/bin/python3 tests/python_real_libs.py
 
 # Benchmarks are not tests: C against libuv/libev, then Python against
 # asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python)
@@ -224,8 +237,16 @@ test-install: lib
 test-exports: lib
 	@bash tests/check_exports.sh $(LIB)
 
+# The copies of the error table (LL_ERRNO_MAP, include/libloop/errno.h): the Go core's and
+# the bindings' constants and texts, and the table of docs/errors.md, are
+# written by tools/errtab.py (also `go generate ./libloop`); commit them.
+errtab:
+	$(PYTHON) tools/errtab.py
+
 # The headers against the Python and Go bindings: every function (with its
-# arity) and constant bound, or omitted on purpose (tests/check_abi.py).
+# arity) and constant bound, or omitted on purpose; the error table's copies
+# against LL_ERRNO_MAP, stale ones included; the ctypes structs against the
+# headers' (tests/check_abi.py).
 test-abi:
 	@$(PYTHON) tests/check_abi.py && $(PYTHON) tests/check_abi.py --self-test
 
@@ -260,7 +281,7 @@ clean:
 # and threads sampled every SOAK_INTERVAL s for SOAK_MINUTES (default 60)
 # into $(BUILD)/soak.csv, and a summary of the curve at the end.
 SOAK_MINUTES ?= 60
-$(BUILD)/soak: tests/soak/soak.c tests/soak/soak_stats.h include/libloop.h $(LIB)
+$(BUILD)/soak: tests/soak/soak.c tests/soak/soak_stats.h include/libloop.h $(wildcard include/libloop/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread
 

@@ -14,13 +14,6 @@ import (
 	"github.com/libloop/libloop/libloop"
 )
 
-// Version of the library; keep in step with LL_VERSION_* in libloop.h.
-const (
-	versionMajor = 0
-	versionMinor = 1
-	versionPatch = 0
-)
-
 // cstrings caches the C copies of the static strings we hand out, so
 // ll_strerror and friends return storage that lives as long as the process.
 var cstrings sync.Map // string -> *C.char
@@ -37,12 +30,9 @@ func staticCString(s string) *C.char {
 	return p.(*C.char)
 }
 
-//export ll_version
-func ll_version() C.int { return versionMajor*10000 + versionMinor*100 + versionPatch }
-
-//export ll__version_string
-func ll__version_string() *C.char { return staticCString("0.1.0") }
-
+// ll__strerror and ll__err_name describe -errno and unknown codes for
+// capi/strings.c, which answers the library's own codes from LL_ERRNO_MAP.
+//
 //export ll__strerror
 func ll__strerror(code C.int) *C.char { return staticCString(libloop.Errno(code).Message()) }
 

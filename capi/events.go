@@ -72,8 +72,10 @@ func (s *loopState) ReadBuffer() []byte {
 }
 
 // Deliver implements libloop.EventSink: copy the events into the C array,
-// one crossing per eventBatch, then read back the EOF answers and retire
-// the ids of transports whose LL_CONNECTION_LOST has been delivered. The
+// one crossing per eventBatch, then read back the EOF answers, the events
+// C withheld (kind 0: ll__deliver_events or a sink found the transport
+// paused or closed by an earlier event) and retire the ids of transports
+// whose LL_CONNECTION_LOST has been delivered. The
 // protocol array is not cleared after a call: C reads only its first k
 // entries, each written for that call (clearing it through Go's typed
 // pointers cost a memclrHasPointers, ~50 instructions, per call).
@@ -82,6 +84,7 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 	// Array pointers, not unsafe.Slice: no checks to pay per call.
 	cevs := (*[eventBatch]C.ll_event)(unsafe.Pointer(n.events))
 	protos := (*[eventBatch]*C.ll__proto)(unsafe.Pointer(n.protos))
+	all, withheld := evs, false
 	for len(evs) > 0 {
 		take := min(len(evs), eventBatch)
 		k := 0
@@ -103,6 +106,14 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			if !n.sent[i] {
 				continue
 			}
+			if cevs[k].kind == 0 {
+				withheld = true
+				if isRead(evs[i].Kind) { // (the contract covers read events only)
+					evs[i].Withhold()
+					k++
+					continue
+				}
+			}
 			evs[i].Result = int(cevs[k].result)
 			switch evs[i].Kind {
 			case libloop.ConnectionLost:
@@ -115,6 +126,23 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 		evs = evs[take:]
 		s.flushPending()
 	}
+	if withheld {
+		// The withheld events go back to the core, which keeps a paused
+		// transport's in order (its held state, from now on): C's mark
+		// that one was withheld in this call has done its work.
+		for i := range all {
+			if t := all[i].T; t != nil {
+				if slot := protoOf(t); slot != nil && slot.held&C.LL__HELD_BATCH != 0 {
+					slot.held &^= C.LL__HELD_BATCH
+				}
+			}
+		}
+	}
+}
+
+// isRead reports the kinds C may withhold (hotpath.h, ll__is_read_event).
+func isRead(k libloop.EventKind) bool {
+	return k == libloop.DataReceived || k == libloop.DatagramReceived || k == libloop.EOFReceived
 }
 
 func fillEvent(c *C.ll_event, ev *libloop.Event, id uint64) {
@@ -203,13 +231,32 @@ func bindTransport(c claim, t *libloop.Transport, fn, arg uintptr) *C.ll__proto 
 	slot := c.slot
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
 	slot.fd, slot.direct = C.int32_t(t.FD()), directFlag(t.DirectWritable())
+	slot.held = heldFlag(t.ReadsDelivered())
 	t.Data, t.Tag = slot, c.id
 	tmapPut(t.Loop().Data.(*loopState).pending, c.id, slot)
 	return slot
 }
 
+// heldFlag is the slot's LL__HELD_STATE bit for ReadsDelivered's answer.
+func heldFlag(delivered bool) C.int16_t {
+	if delivered {
+		return 0
+	}
+	return C.LL__HELD_STATE
+}
+
+// readChanged is the core's read hook (libloop/withheld.go): it keeps the
+// slot's LL__HELD_STATE bit equal to !ReadsDelivered at every change, so C
+// withholds a read event the moment an earlier one's protocol paused,
+// closed or aborted the transport. LL__HELD_BATCH is C's and stays.
+func readChanged(t *libloop.Transport, delivered bool) {
+	if slot := protoOf(t); slot != nil {
+		slot.held = slot.held&C.LL__HELD_BATCH | heldFlag(delivered)
+	}
+}
+
 // directFlag is the fast path's flag for DirectWritable's answer.
-func directFlag(writable bool) C.int32_t {
+func directFlag(writable bool) C.int16_t {
 	if writable {
 		return 1
 	}

@@ -378,6 +378,12 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
     tls_pending = (ll__pending *)pending_addr;
     int i = 0;
     while (i < n) {
+        /* An earlier event may have paused, closed or aborted this one's
+         * transport: then it gets no read event (ll__withhold). */
+        if (ll__withhold(&evs[i], protos[i])) {
+            i++;
+            continue;
+        }
         /* Read the protocol now: an earlier event may have changed it. */
         volatile ll__proto *p = protos[i];
         uintptr_t fn = p ? p->fn : 0;
@@ -387,15 +393,28 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
             i++;
             continue;
         }
+        /* A run for the batch sink: it ends before an event withheld now;
+         * the sink itself withholds (kind 0) what its own calls stop. */
         int j = i;
         while (j < n && (protos[j] == NULL || ((volatile ll__proto *)protos[j])->fn == 0)) {
+            if (j > i && ll__is_read_event(evs[j].kind) && protos[j] != NULL &&
+                ((volatile ll__proto *)protos[j])->held != 0)
+                break;
             evs[j].arg = protos[j] ? (void *)((volatile ll__proto *)protos[j])->arg : NULL;
             j++;
         }
         if (batch_fn != 0)
             ((ll_event_batch_fn)batch_fn)(loop, &evs[i], (size_t)(j - i), (void *)batch_arg);
+        for (int k = i; k < j; k++)
+            if (evs[k].kind == 0 && protos[k] != NULL)
+                ((volatile ll__proto *)protos[k])->held |= LL__HELD_BATCH;
         i = j;
     }
     tls_batch_loop = saved_loop;
     tls_pending = saved_pending;
+}
+
+ll__proto *ll__delivering_slot(uint64_t t) {
+    const ll__pending *p = tls_pending;
+    return p != NULL && t != 0 ? ll__tmap_get(p, t) : NULL;
 }

@@ -163,8 +163,39 @@ typedef struct ll__proto {
      * or closes fd; so on the loop's thread ll_transport_write* may send
      * on fd from C whenever it is 1. */
     int32_t fd;
-    int32_t direct;
+    int16_t direct;
+    /* Read events (LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED, LL_EOF_RECEIVED)
+     * are withheld while held is not 0: LL__HELD_STATE exactly while the
+     * core's ReadsDelivered is false (paused, closing, closed, or older
+     * reads withheld: libloop/withheld.go), kept by its read hook;
+     * LL__HELD_BATCH from the moment C withholds one of the transport's
+     * read events in a delivery until Go has taken it back, so that none of
+     * its later read events overtakes it. */
+    int16_t held;
 } ll__proto;
+
+#define LL__HELD_STATE 1
+#define LL__HELD_BATCH 2
+
+static inline int ll__is_read_event(int kind) {
+    return kind == LL_DATA_RECEIVED || kind == LL_DATAGRAM_RECEIVED || kind == LL_EOF_RECEIVED;
+}
+
+/* Withhold ev if it is a read event its transport (slot p) must not get
+ * now: its kind becomes 0, which tells Go it was not delivered. Returns 1
+ * if withheld. */
+static inline int ll__withhold(ll_event *ev, ll__proto *p) {
+    if (p == NULL || !ll__is_read_event(ev->kind) || ((volatile ll__proto *)p)->held == 0)
+        return 0;
+    ev->kind = 0;
+    ((volatile ll__proto *)p)->held |= LL__HELD_BATCH;
+    return 1;
+}
+
+/* The protocol slot of transport t of the loop whose events this thread is
+ * delivering (ll__deliver_events), or NULL: for a batch sink in the
+ * library (pyhot.c) that checks each event as it goes. */
+__attribute__((visibility("hidden"))) ll__proto *ll__delivering_slot(uint64_t t);
 
 /* The loop's transport map (tmap.c). put: 0, or -1 if memory ran out (the
  * transport then takes the Go path); del: no-op for an absent id; free:

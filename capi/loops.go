@@ -270,6 +270,7 @@ func ll__loop_new(out *C.uint64_t) C.int {
 	l.SetDispatcher(s)
 	l.SetEventSink(s)
 	l.SetDirectHook(directChanged)
+	l.SetReadHook(readChanged)
 	l.SetSpawner(posixSpawn)
 	l.SetPostSource(s)
 	l.SetHostEnv(hostEnv)

@@ -16,6 +16,7 @@ static char *ll__getenv(const char *name) { return getenv(name); }
 import "C"
 
 import (
+	"syscall"
 	"unsafe"
 
 	"github.com/libloop/libloop/libloop"
@@ -24,16 +25,23 @@ import (
 // Process ids continue the kinds of events.go.
 const kindProcess kind = 18
 
-// cStrings copies a NULL-terminated C string array (bounded, so a missing
-// terminator is an error, not a runaway read).
+// maxCStrings bounds the entries of an argv or env array, so that a
+// missing terminator ends in a refusal rather than a read running on. It
+// lies past anything execve takes: Linux counts a pointer per entry against
+// at most 6 MiB (786,432 entries; the BSDs' ARG_MAX is smaller), so an
+// array this long is refused with E2BIG, execve's own answer to it.
+const maxCStrings = 1 << 20
+
+// cStrings copies a NULL-terminated C string array; false if it has more
+// than maxCStrings entries.
 func cStrings(p **C.ll__cchar) ([]string, bool) {
 	if p == nil {
 		return nil, true
 	}
-	// One entry at a time (no slice over 65,536 entries: the array may be
+	// One entry at a time (no slice over the whole bound: the array may be
 	// much shorter, and a view past its end is an invalid conversion).
 	var out []string
-	for i := uintptr(0); i < 1<<16; i++ {
+	for i := uintptr(0); i <= maxCStrings; i++ {
 		s := *(**C.ll__cchar)(unsafe.Add(unsafe.Pointer(p), i*unsafe.Sizeof(p)))
 		if s == nil {
 			return out, true
@@ -62,8 +70,11 @@ func ll_spawn_ex(loop C.uint64_t, opts *C.ll__cprocess_options, extra *C.ll__csp
 	// env NULL inherits: the core's Env stays nil and posixSpawn hands C's
 	// environ to the child as it is (no copy into Go and back).
 	env, ok2 := cStrings((**C.ll__cchar)(unsafe.Pointer(opts.env)))
-	if !ok1 || !ok2 || len(argv) == 0 {
+	if ok1 && len(argv) == 0 {
 		return C.int(libloop.EINVAL)
+	}
+	if !ok1 || !ok2 {
+		return C.int(-int(syscall.E2BIG))
 	}
 	o := &libloop.ProcessOptions{File: goString(opts.file), Argv: argv, Env: env,
 		Dir: goString(opts.cwd), Flags: int(opts.flags)}
@@ -79,6 +90,11 @@ func ll_spawn_ex(loop C.uint64_t, opts *C.ll__cprocess_options, extra *C.ll__csp
 			return C.int(libloop.EINVAL)
 		}
 		o.Extra = x
+	}
+	if opts.cwd != nil && *opts.cwd == 0 {
+		// "" names no directory (Popen: FileNotFoundError); the core's
+		// empty Dir would mean "inherit", as NULL does here.
+		return C.int(-int(syscall.ENOENT))
 	}
 	// Ids and slots first (the process's and each pipe's): a spawn refused
 	// for want of them (LL_ENOMEM) has started no child.

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hotpath.h"
 #include "pyapi.h"
 
 #define api ll__py_api
@@ -171,6 +172,18 @@ static PyObj *taken(const ll_py_sink *s, const ll_event *ev, gil_once *gil) {
     return fast_entry(s, ev);
 }
 
+/* Whether ev's transport may not get read events now. */
+static int held_now(const ll_event *ev) {
+    const ll__proto *p = ll__delivering_slot(ev->transport);
+    return p != NULL && ((volatile const ll__proto *)p)->held != 0;
+}
+
+/* ev withheld now (kind 0) because an earlier event of this delivery
+ * paused, closed or aborted its transport (hotpath.h, ll__withhold). */
+static int withheld(ll_event *ev) {
+    return ll__is_read_event(ev->kind) && ll__withhold(ev, ll__delivering_slot(ev->transport));
+}
+
 void ll_py_sink_deliver(ll_loop loop, ll_event *events, size_t n, void *arg) {
     const ll_py_sink *s = arg;
     if (s == NULL || events == NULL)
@@ -178,6 +191,10 @@ void ll_py_sink_deliver(ll_loop loop, ll_event *events, size_t n, void *arg) {
     gil_once gil = {0, 0};
     size_t i = 0;
     while (i < n) {
+        if (withheld(&events[i])) {
+            i++;
+            continue;
+        }
         PyObj *entry = taken(s, &events[i], &gil);
         if (entry != NULL) {
             deliver_data(s, entry, &events[i]);
@@ -187,9 +204,12 @@ void ll_py_sink_deliver(ll_loop loop, ll_event *events, size_t n, void *arg) {
         }
         /* A run of events this sink does not take, to the binding's; a
          * listed transport's DATA ends it (and is looked up again then:
-         * the run's own events may change the list). */
+         * the run's own events may change the list), and so does an event
+         * withheld now. The binding's sink withholds what its own calls
+         * stop (it sets kind 0). */
         size_t j = i + 1;
-        while (j < n && (entry = taken(s, &events[j], &gil)) == NULL)
+        while (j < n && !(ll__is_read_event(events[j].kind) && held_now(&events[j])) &&
+               (entry = taken(s, &events[j], &gil)) == NULL)
             j++;
         if (entry != NULL)
             api.decref(entry);

@@ -102,6 +102,7 @@ func releaseLoop(s *loopState, tok uintptr) C.int {
 	// running); a selector close error leaves nothing to retry, so the
 	// release completes either way.
 	s.unhookSignals() // before the signal pipe closes (signals.go)
+	s.closeQueues()
 	s.loop.Close()
 	s.free()
 	ids.remove(s.id)

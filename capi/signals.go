@@ -3,8 +3,11 @@
 package main
 
 /*
+#include <errno.h>
 #include <signal.h>
 #include "hotpath.h"
+// SIGRTMIN is a call under glibc (it keeps the first realtime signals).
+static int ll__sigrtmin(void) { return SIGRTMIN; }
 #include "postq.h"
 #include "signals.h"
 */
@@ -17,13 +20,16 @@ import (
 )
 
 // refusedSignal reports the signals a host may not take: uncatchable ones,
-// and those the Go runtime of a shared library handles itself.
+// those the Go runtime of a shared library handles itself, and those the C
+// library keeps for itself between the standard signals and SIGRTMIN
+// (glibc's 32 and 33: thread cancellation and setxid; sigaction refuses
+// them), so that all are one error, LL_EINVAL.
 func refusedSignal(sig C.int) bool {
 	switch sig {
 	case C.SIGKILL, C.SIGSTOP, C.SIGSEGV, C.SIGBUS, C.SIGFPE, C.SIGILL, C.SIGTRAP, C.SIGURG, C.SIGPIPE:
 		return true
 	}
-	return sig <= 0 || sig >= 65
+	return sig <= 0 || sig >= 65 || (sig >= 32 && sig < C.ll__sigrtmin())
 }
 
 //export ll_add_signal_handler
@@ -45,6 +51,9 @@ func ll_add_signal_handler(loop C.uint64_t, sig C.int, cb C.ll_callback, arg uns
 	}
 	if rc := C.ll__signal_watch(sig, C.int(fd)); rc != 0 {
 		s.loop.RemoveSignalHandler(int(sig))
+		if rc == -C.EINVAL {
+			return C.int(libloop.EINVAL) // a signal sigaction will not take: as the refused ones
+		}
 		return rc
 	}
 	return 0
@@ -86,28 +95,39 @@ func (s *loopState) unhookSignals() {
 	}
 }
 
+// closeQueues makes the C queues refuse calls before the core's Close: its
+// sweep runs host code (the exception handler, for exceptions nobody
+// retrieved), whose ll_call_soon / ll_call_later / ll_call_at /
+// ll_call_soon_threadsafe must then take the Go path, which says
+// LL_ECLOSED as ll_future_new does, rather than queue a call that no
+// iteration will run. What they hold already is dropped with the rest of
+// the ready queue.
+func (s *loopState) closeQueues() {
+	if s.loop.IsClosed() || s.pending == nil {
+		return
+	}
+	C.ll__pending_set_open(s.pending, 0)
+	if s.pending.postq != nil {
+		C.ll__postq_close(s.pending.postq)
+	}
+}
+
 // closeLoop closes a loop for ll_loop_close and ll_release.
 func closeLoop(s *loopState) error {
 	if s.loop.IsRunning() {
 		return libloop.ERUNNING
 	}
 	s.unhookSignals()
+	s.closeQueues()
 	err := s.loop.Close()
-	// Close's sweep runs host code (the exception handler, for exceptions
-	// nobody retrieved), which may release the loop: then its C queues are
-	// already closed and retired (s.pending is nil; a retired record may
-	// serve another loop by now, so it must not be touched).
+	// The sweep may have released the loop: then its C queues are retired
+	// too (s.pending is nil; a retired record may serve another loop by
+	// now, so it must not be touched).
 	if s.pending == nil {
 		return err
 	}
-	// Idle-queued calls are dropped with the rest of the ready queue, and
-	// later ones take the Go path, which says LL_ECLOSED.
-	C.ll__pending_set_open(s.pending, 0)
 	s.pending.len = 0
 	s.pending.ntimers = 0
 	s.dropTimers() // handle timers' records lose the loop's reference
-	if s.pending.postq != nil {
-		C.ll__postq_close(s.pending.postq)
-	}
 	return err
 }

@@ -173,7 +173,8 @@ func cBytes(p unsafe.Pointer, n C.size_t) ([]byte, C.int) {
 
 // ll_transport_write is in hotpath.c (its fast path sends from C); its Go
 // side keeps SPEC's contract: 0 or an error, LL_ECLOSED once close or abort
-// was called.
+// was called; once the transport was lost otherwise (the peer, an I/O
+// error) the core drops the bytes and it is 0.
 //
 //export ll__transport_write_go
 func ll__transport_write_go(id C.uint64_t, data unsafe.Pointer, n C.size_t) C.int {
@@ -182,7 +183,7 @@ func ll__transport_write_go(id C.uint64_t, data unsafe.Pointer, n C.size_t) C.in
 		return rc
 	}
 	return withTransport(id, func(t *libloop.Transport) error {
-		if t.IsClosing() {
+		if t.IsClosing() && !t.Lost() {
 			return libloop.ECLOSED
 		}
 		return t.Write(b)
@@ -221,7 +222,10 @@ func ll__transport_write_async_size_go(id C.uint64_t, data *C.ll__cvoid, n C.siz
 }
 
 // writeAsync is asyncio's write: the result code, and the transport when
-// the call reached it (nil for LL_EINVAL and LL_EBADHANDLE).
+// the call reached it (nil for LL_EINVAL and LL_EBADHANDLE). A lost
+// transport's write is LL_ECLOSED here, not 0 as ll_transport_write's: the
+// binding drops it and counts it itself (asyncio's write warns after a few
+// and its is_closing turns true), which it can only do if told.
 func writeAsync(id C.uint64_t, data *C.ll__cvoid, n C.size_t) (C.int, *libloop.Transport) {
 	b, rc := cBytes(unsafe.Pointer(data), n)
 	if rc != 0 {
@@ -230,6 +234,9 @@ func writeAsync(id C.uint64_t, data *C.ll__cvoid, n C.size_t) (C.int, *libloop.T
 	t, _, rc := getTransport(id)
 	if rc != 0 {
 		return rc, nil
+	}
+	if t.Lost() {
+		return C.int(libloop.ECLOSED), t
 	}
 	err := t.Write(b)
 	if err != nil {

@@ -33,6 +33,8 @@ type Event struct {
 	// Result is the protocol's answer to EOFReceived: non-zero keeps the
 	// transport open for writing, zero closes it (asyncio's eof_received).
 	Result int
+	// withheld: not delivered (withheld.go); its Result means nothing.
+	withheld bool
 }
 
 // Protocol receives a Go transport's events and returns the answer that
@@ -46,6 +48,10 @@ type EventSink interface {
 	// delivered events point into it. It is called once per loop.
 	ReadBuffer() []byte
 	// Deliver calls the protocols of evs in order and sets each Result.
+	// Every event handed over may be delivered when the call starts; a
+	// read event whose transport is paused, closed or aborted by an
+	// earlier event of the call (the read hook says so: SetReadHook) must
+	// not be, and is marked with Withhold instead.
 	Deliver(l *Loop, evs []Event)
 }
 
@@ -68,7 +74,9 @@ const (
 // for delivery in batches.
 type ioState struct {
 	sink           EventSink
-	directHook     func(t *Transport, writable bool) // see direct.go
+	directHook     func(t *Transport, writable bool)  // see direct.go
+	readHook       func(t *Transport, delivered bool) // see withheld.go
+	held           map[*Transport][]heldRead          // withheld reads of paused transports
 	rbuf           []byte
 	rused          int
 	ready          []readyIO
@@ -207,7 +215,10 @@ func (l *Loop) flushEvents() {
 
 // deliverQueued hands the queued events to their protocols (runs of host
 // events to the sink in one call), applies the answers, and frees the read
-// buffer for reuse.
+// buffer for reuse. A read event is delivered only if its transport may
+// hear it at that moment (withheld.go): each is checked just before its
+// Go protocol runs or its run goes to the sink, and the sink checks the
+// rest of a run as it goes.
 func (l *Loop) deliverQueued() {
 	io := &l.io
 	evs := io.evq
@@ -217,21 +228,35 @@ func (l *Loop) deliverQueued() {
 	}
 	io.evq = io.evqSpare[:0]
 	for i := 0; i < len(evs); {
+		if evs[i].isRead() && !evs[i].T.ReadsDelivered() {
+			l.withhold(&evs[i])
+			i++
+			continue
+		}
 		if proto := evs[i].protocol(); proto != nil {
 			evs[i].Result = boolToInt(proto(&evs[i]))
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(evs) && evs[j].protocol() == nil {
+		for j < len(evs) && evs[j].protocol() == nil && !(evs[j].isRead() && !evs[j].T.ReadsDelivered()) {
 			j++
 		}
 		if io.sink != nil {
 			io.sink.Deliver(l, evs[i:j])
+			for k := i; k < j; k++ {
+				if evs[k].withheld {
+					l.withhold(&evs[k])
+				}
+			}
 		}
 		i = j
 	}
 	for i := range evs {
+		if evs[i].withheld {
+			evs[i] = Event{}
+			continue
+		}
 		if evs[i].Kind == EOFReceived {
 			evs[i].T.eofAnswered(evs[i].Result != 0)
 		}

@@ -154,6 +154,11 @@ func (l *Loop) Close() error {
 		return nil
 	}
 	l.closed.Store(true)
+	// Posts end first: dropping what follows releases futures, whose
+	// disposal may run host code (the exception handler, for an exception
+	// nobody retrieved); a post made there must be refused (ECLOSED, as
+	// every other scheduling call now), not queued for no iteration.
+	l.posted.closeAndTake()
 	for l.ready.len() > 0 {
 		if h := l.ready.pop().h; h != nil {
 			l.unref(h)
@@ -177,7 +182,6 @@ func (l *Loop) Close() error {
 	if l.executor != nil {
 		l.executor.stop() // as asyncio: shutdown(wait=False)
 	}
-	l.posted.closeAndTake()
 	if l.executor != nil {
 		l.executor.dropInflight() // their deliveries will never run
 	}

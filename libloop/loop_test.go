@@ -185,3 +185,37 @@ func TestCallSoonAllocFree(t *testing.T) {
 		t.Fatalf("%.1f allocs per call_soon+iteration", allocs)
 	}
 }
+
+// An exception handler run by Close's sweep (a never-retrieved exception
+// disposed of when Close drops the done callback holding its future) gets
+// ECLOSED from every scheduling call: nothing it schedules would run.
+func TestCloseSweepRefusesScheduling(t *testing.T) {
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []error
+	l.SetExceptionHandler(func(*ErrorContext) {
+		_, e1 := l.CallSoon(func() {})
+		_, e2 := l.CallLater(0, func() {})
+		e3 := l.CallSoonThreadsafe(func() {})
+		_, e4 := l.NewFuture()
+		got = append(got, e1, e2, e3, e4)
+	})
+	f, err := l.NewFuture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddDoneCallback(func(*Future) {})
+	f.SetException(int(ETIMEDOUT), "never retrieved", 0, nil)
+	f.Release()
+	l.Close()
+	if len(got) != 4 {
+		t.Fatalf("the handler ran %d times in the sweep", len(got)/4)
+	}
+	for i, e := range got {
+		if e != ECLOSED {
+			t.Errorf("call %d in the sweep: %v, want ECLOSED", i, e)
+		}
+	}
+}

@@ -52,9 +52,9 @@ type Transport struct {
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 104 bytes (the
-	// 112-byte size class), which a server with tens of thousands of
-	// connections notices.
+	// Flags, packed at the end: with them the struct is 112 bytes (105
+	// used), Go's 112-byte size class; past 112 it would take 128, which a
+	// server with tens of thousands of connections notices.
 	socket      bool
 	state       transportState
 	interest    uint8
@@ -68,6 +68,11 @@ type Transport struct {
 	// asyncio's resume_writing runs before the close and may still write
 	// (sslproto sends its close_notify there).
 	closeAfterResume bool
+	hasHeld          bool // withheld read events wait in loop.io.held (withheld.go)
+	// hostEnded: Close or Abort ended an open transport (the host's
+	// choice). A transport that ended without it was lost (the peer, an
+	// I/O error): writes to it are dropped, not refused (Write).
+	hostEnded bool
 	// peerWatch: a pipe's write end watched for reading, where readiness
 	// means its reader went away: a FIFO (the kernel reports an error once
 	// the read end is closed) or a socket (EOF from the peer). Not a
@@ -195,6 +200,7 @@ func (t *Transport) PauseReading() error {
 		return nil
 	}
 	t.readPaused = true
+	t.syncRead()
 	return t.updateInterest()
 }
 
@@ -207,6 +213,10 @@ func (t *Transport) ResumeReading() error {
 		return nil
 	}
 	t.readPaused = false
+	t.syncRead()
+	if t.hasHeld {
+		t.loop.queueIO(t, evReplay) // what was withheld goes before any new read
+	}
 	return t.updateInterest()
 }
 
@@ -264,6 +274,15 @@ func (t *Transport) maybeResume() {
 // Close stops reading, flushes the buffer, then closes the fd; the protocol
 // then gets ConnectionLost with code 0. Closing twice does nothing.
 func (t *Transport) Close() error {
+	if t.state == tOpen {
+		t.hostEnded = true
+	}
+	return t.close()
+}
+
+// close is Close without marking it the host's: the loop's own closes
+// (EOF on a read pipe or a TLS transport).
+func (t *Transport) close() error {
 	if t.state != tOpen {
 		return nil
 	}
@@ -273,6 +292,8 @@ func (t *Transport) Close() error {
 	}
 	t.state = tClosing
 	t.syncDirect()
+	t.dropHeld()
+	t.syncRead()
 	if t.tls != nil {
 		t.tlsClose()
 		if t.state == tClosed {
@@ -291,6 +312,7 @@ func (t *Transport) Abort() error {
 	if t.state == tClosed {
 		return nil
 	}
+	t.hostEnded = true
 	t.finish(0)
 	return nil
 }
@@ -306,6 +328,8 @@ func (t *Transport) finish(code int) {
 	}
 	t.state = tClosed
 	t.syncDirect() // before the fd is closed: a host must not send on it
+	t.dropHeld()
+	t.syncRead()
 	t.loop.unwatchOwner(t.fd, t)
 	t.interest = 0
 	unix.Close(t.fd)
@@ -342,7 +366,9 @@ func (t *Transport) loopClosing() {
 		return
 	}
 	t.state = tClosed
-	t.syncDirect() // before the fd is closed
+	t.hostEnded = true // the loop's close or the host's refusal, not a loss
+	t.syncDirect()     // before the fd is closed
+	t.dropHeld()
 	unix.Close(t.fd)
 	t.pw, t.wsize = nil, 0
 	if t.tls != nil {
@@ -354,6 +380,9 @@ func (t *Transport) loopClosing() {
 func (t *Transport) ioReady(mask uint8) {
 	if t.state == tClosed {
 		return
+	}
+	if t.hasHeld && t.state == tOpen && !t.readPaused {
+		t.replayHeld()
 	}
 	if mask&evRead != 0 {
 		switch {
@@ -411,7 +440,14 @@ func (t *Transport) readStream() {
 // it asked to keep the transport open (a pipe's read end always closes,
 // and so does TLS, as asyncio's SSL transports do).
 func (t *Transport) eofAnswered(keepOpen bool) {
-	if !keepOpen || t.kind == PipeRead || t.tls != nil {
-		t.Close()
+	switch {
+	case !keepOpen:
+		t.Close() // the protocol's answer: the host's close
+	case t.kind == PipeRead || t.tls != nil:
+		t.close()
 	}
 }
+
+// Lost reports whether the transport ended without the host's Close or
+// Abort: the peer went away or an I/O error ended it.
+func (t *Transport) Lost() bool { return t.state == tClosed && !t.hostEnded }

@@ -321,3 +321,82 @@ func TestCloseWhilePausedDeliversResumeWrites(t *testing.T) {
 	}
 	peer.Close()
 }
+
+// Writes to a transport the peer ended are dropped with nil (the first
+// one's error ends it with ConnectionLost); after the host's own Close or
+// Abort they are ECLOSED.
+func TestWriteAfterLossIsDropped(t *testing.T) {
+	l := newTestLoop(t)
+	lost := map[*Transport]int{}
+	open := func() (*Transport, int) {
+		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unix.SetNonblock(fds[0], true)
+		tr, err := l.OpenTransport(fds[0], Stream, func(ev *Event) bool {
+			if ev.Kind == ConnectionLost {
+				lost[ev.T] = ev.Code
+			}
+			return false
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, fds[1]
+	}
+	tr, peer := open()
+	unix.Close(peer)
+	for i := range 5 {
+		if err := tr.Write([]byte("x")); err != nil {
+			t.Fatalf("write %d after the peer went: %v", i, err)
+		}
+	}
+	if !tr.IsClosing() {
+		t.Fatal("not closing after the failed write")
+	}
+	if err := tr.Writev([][]byte{[]byte("a"), []byte("b")}); err != nil {
+		t.Fatal(err)
+	}
+	runUntil(t, l, 5*time.Second, func() bool { _, ok := lost[tr]; return ok })
+	if c := lost[tr]; c != -int(unix.EPIPE) && c != -int(unix.ECONNRESET) {
+		t.Fatalf("lost with %d", c)
+	}
+	if err := tr.Write([]byte("x")); err != nil {
+		t.Fatalf("after ConnectionLost: %v", err)
+	}
+	for _, end := range []func(*Transport) error{(*Transport).Close, (*Transport).Abort} {
+		tr, peer := open()
+		end(tr)
+		unix.Close(peer)
+		if err := tr.Write([]byte("x")); err != ECLOSED {
+			t.Fatalf("after the host's end: %v, want ECLOSED", err)
+		}
+	}
+}
+
+// ListenTCP on every interface is all or nothing: with the port taken on
+// 127.0.0.1 the IPv6 wildcard alone would bind, but the call fails with
+// EADDRINUSE and leaves no socket open (asyncio's create_server).
+func TestListenAllInterfacesAllOrNothing(t *testing.T) {
+	l := newTestLoop(t)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	unix.Listen(fd, 1)
+	sa, _ := unix.Getsockname(fd)
+	port := sa.(*unix.SockaddrInet4).Port
+	before := openFDs(t)
+	s, err := l.ListenTCP("", port, 0, 0, echoProto)
+	if err != unix.EADDRINUSE || s != nil {
+		t.Fatalf("ListenTCP: %v, %v; want EADDRINUSE", s, err)
+	}
+	if n := openFDs(t); n != before {
+		t.Fatalf("%d fds open after the failure, %d before", n, before)
+	}
+}

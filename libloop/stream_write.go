@@ -14,11 +14,16 @@ const minChunk = 4096
 // Write sends p now if nothing is queued, and copies what the kernel did
 // not take into the transport's buffer; it never blocks. A write error ends
 // the transport (ConnectionLost with the code) and is not returned, as in
-// asyncio. Writing after Abort, or after Close once the buffer is flushed,
-// is ECLOSED; while Close flushes, writes join the buffer (asyncio's
-// transports take them too). After WriteEOF: ESTATE.
+// asyncio; nor is a later write's: once the transport is lost (Lost: ended
+// by the peer or an error, not by Close or Abort) writes are dropped and
+// return nil (asyncio counts them, to log a warning). Writing after Abort,
+// or after Close once the buffer is flushed, is ECLOSED; while Close
+// flushes, writes join the buffer (asyncio's transports take them too).
+// After WriteEOF: ESTATE.
 func (t *Transport) Write(p []byte) error {
 	switch {
+	case t.Lost() && t.kind != PipeRead && !t.eofWritten:
+		return nil
 	case t.state == tClosed, t.state == tClosing && t.kind == Datagram:
 		return ECLOSED
 	case t.kind == Datagram:

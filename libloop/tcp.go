@@ -15,7 +15,11 @@ const ReusePort = 1
 // IPv4 and IPv6 (both on the same port, also when port is 0); a name is
 // resolved in place, so pass an address where blocking matters. Each
 // accepted connection is a stream transport with TCP_NODELAY whose events
-// go to proto (nil: to the loop's sink).
+// go to proto (nil: to the loop's sink). All or nothing, as asyncio's
+// create_server: if any address fails to bind or listen (EADDRINUSE when
+// the port is taken on one family) the sockets made so far are closed and
+// that error returned; only an address family the system cannot make a
+// socket for is skipped.
 func (l *Loop) ListenTCP(host string, port, backlog, flags int, proto Protocol) (*Server, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
@@ -35,20 +39,38 @@ func (l *Loop) ListenTCP(host string, port, backlog, flags int, proto Protocol) 
 			return nil, err
 		}
 	}
+	for attempt := 0; ; attempt++ {
+		s, shared, err := l.listenTCP(ips, port, backlog, flags, host == "", proto)
+		// Port 0: the port the first socket got may be taken on another
+		// family; another free port is tried a few times.
+		if err == unix.EADDRINUSE && shared && attempt < 8 {
+			continue
+		}
+		return s, err
+	}
+}
+
+// listenTCP binds and listens on every address, or on none: on an error
+// it closes what it opened. shared reports that the error came from a
+// later socket binding the port the first one picked for port 0.
+func (l *Loop) listenTCP(ips []netip.Addr, port, backlog, flags int, wildcard bool, proto Protocol) (*Server, bool, error) {
 	s := l.newServer(proto)
-	var firstErr error
+	var skipped error
 	for _, ip := range ips {
-		fd, err := bindTCP(ip, port, flags, host == "")
+		fd, made, err := bindTCP(ip, port, flags, wildcard)
+		if err != nil && !made {
+			skipped = err // no socket of this family here (asyncio skips it too)
+			continue
+		}
 		if err == nil {
 			if err = s.listenOn(fd, backlog, true); err != nil {
 				unix.Close(fd)
 			}
 		}
 		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
+			shared := len(s.sockets) > 0 && port != 0
+			s.Close()
+			return nil, shared, err
 		}
 		if port == 0 {
 			// Every address of the server shares the port the first one got.
@@ -56,22 +78,24 @@ func (l *Loop) ListenTCP(host string, port, backlog, flags int, proto Protocol) 
 		}
 	}
 	if len(s.sockets) == 0 {
-		return nil, firstErr
+		return nil, false, skipped
 	}
-	return s, nil
+	return s, false, nil
 }
 
-func bindTCP(ip netip.Addr, port, flags int, wildcard bool) (int, error) {
+// bindTCP makes a TCP socket bound to ip:port; made is false when the
+// socket itself could not be made (its family is missing here).
+func bindTCP(ip netip.Addr, port, flags int, wildcard bool) (fd int, made bool, err error) {
 	sa, family := addrSockaddr(ip, port)
-	fd, err := newSocket(family, unix.SOCK_STREAM)
+	fd, err = newSocket(family, unix.SOCK_STREAM)
 	if err != nil {
-		return -1, err
+		return -1, false, err
 	}
 	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
 	if flags&ReusePort != 0 {
 		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEPORT, 1); err != nil {
 			unix.Close(fd)
-			return -1, err
+			return -1, true, err
 		}
 	}
 	if family == unix.AF_INET6 && wildcard {
@@ -79,7 +103,7 @@ func bindTCP(ip netip.Addr, port, flags int, wildcard bool) (int, error) {
 	}
 	if err := unix.Bind(fd, sa); err != nil {
 		unix.Close(fd)
-		return -1, err
+		return -1, true, err
 	}
-	return fd, nil
+	return fd, true, nil
 }

@@ -87,6 +87,15 @@ func (t *Transport) startTLS(cfg *TLSConfig, server bool, serverName string, sil
 		t.syncDirect()
 		return err
 	}
+	// Bytes read before the handshake and withheld from the protocol (it
+	// paused reading, as asyncio's start_tls does) are the peer's first
+	// flight: the handshake reads them first.
+	for _, h := range t.takeHeld() {
+		if len(h.data) > 0 {
+			st.pipe.feed(h.data)
+		}
+	}
+	t.syncRead()
 	go func() {
 		err := st.conn.Handshake()
 		// A closed loop refuses this; the transport is gone with it.

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -282,5 +283,39 @@ func (c *TLSConfig) connConfig(st *tlsState, serverName string) (*tls.Config, ti
 	cc.VerifyConnection = func(cs tls.ConnectionState) error {
 		return st.verifyPeer(cs, b.RootCAs, serverName, verify, auth)
 	}
+	if st.server && len(cc.NextProtos) > 0 {
+		cc.GetConfigForClient = strictALPN(cc)
+	}
 	return cc, hs, sd
+}
+
+// strictALPN makes a server with an ALPN list refuse every client that
+// offers only other protocols (tls.h's promise, LL_ETLSNEGOTIATE).
+// crypto/tls refuses them with no_application_protocol, except an
+// http/1.1-only client of a server that lists h2, which it serves as if it
+// had offered no ALPN. For that client the handshake gets a list without
+// h2 that matches none of its offers, so crypto/tls's own refusal (the
+// same alert, which the client reads as LL_ETLSNEGOTIATE) applies. The
+// list is never sent: the handshake fails on it.
+func strictALPN(cc *tls.Config) func(*tls.ClientHelloInfo) (*tls.Config, error) {
+	ours := cc.NextProtos
+	return func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		offered := hello.SupportedProtos
+		if len(offered) == 0 || !slices.Contains(ours, "h2") || !slices.Contains(offered, "http/1.1") {
+			return nil, nil // crypto/tls decides as tls.h says
+		}
+		for _, p := range ours {
+			if slices.Contains(offered, p) {
+				return nil, nil
+			}
+		}
+		refuse := "\x00"
+		for slices.Contains(offered, refuse) {
+			refuse += "\x00"
+		}
+		x := cc.Clone()
+		x.GetConfigForClient = nil
+		x.NextProtos = []string{refuse}
+		return x, nil
+	}
 }

@@ -288,3 +288,55 @@ func TestTLSShutdownTimeout(t *testing.T) {
 		t.Fatalf("code %d after %v", code, time.Since(closedAt))
 	}
 }
+
+// A server with an ALPN list refuses a crypto/tls client that offers only
+// other protocols, http/1.1 to an h2 server included (crypto/tls alone
+// would serve that one without ALPN): the server's connection ends with
+// ETLSNEGOTIATE and no ConnectionMade.
+func TestTLSServerALPNRefusesOthers(t *testing.T) {
+	l := newTestLoop(t)
+	p := newTestPKI(t)
+	cfg := p.serverConfig(t)
+	cfg.SetALPN([]string{"h2"})
+	var made int
+	var codes []int
+	srv, err := l.ListenTLS("127.0.0.1", 0, 0, 0, cfg, func(ev *Event) bool {
+		switch ev.Kind {
+		case ConnectionMade:
+			made++
+		case ConnectionLost:
+			codes = append(codes, ev.Code)
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	port, _ := srv.Port()
+	res := make(chan error, 1)
+	go func() {
+		cc := goClientConfig(p)
+		cc.NextProtos = []string{"http/1.1"}
+		c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port), cc)
+		if err == nil {
+			c.Close()
+		}
+		res <- err
+	}()
+	var out error
+	runUntil(t, l, 30*time.Second, func() bool {
+		select {
+		case out = <-res:
+			return len(codes) == 1
+		default:
+			return false
+		}
+	})
+	if out == nil || !strings.Contains(out.Error(), "no application protocol") {
+		t.Fatalf("client: %v", out)
+	}
+	if made != 0 || codes[0] != int(ETLSNEGOTIATE) {
+		t.Fatalf("made %d, lost %v", made, codes)
+	}
+}

@@ -109,8 +109,13 @@ func setupUDP(fd int, local, remote unix.Sockaddr, flags int) error {
 // SendTo sends one datagram to addr, a raw struct sockaddr (nil: the
 // connected peer). What the kernel refuses for now is queued; an error is
 // reported as ErrorReceived, as asyncio's error_received, not returned.
+// Once the transport is lost (not closed by the host) a send is dropped
+// and returns nil, as Write's.
 func (t *Transport) SendTo(p, addr []byte) error {
 	if t.state != tOpen {
+		if t.Lost() && addr == nil || t.Lost() && t.kind == Datagram {
+			return t.Write(p) // dropped (a read pipe's is EINVAL, after WriteEOF ESTATE)
+		}
 		return ECLOSED
 	}
 	if t.kind != Datagram {

@@ -121,3 +121,46 @@ func TestTransportSendfile(t *testing.T) {
 		t.Fatalf("received %d bytes, want %d (head + file from offset 10)", len(recv.data), len(want))
 	}
 }
+
+// Writes after the peer went away are dropped (nil): the first one's error
+// ends the transport with ConnectionLost, as asyncio's write, and none is
+// returned; after the host's own Close they are ECLOSED.
+func TestTransportWriteAfterPeerGone(t *testing.T) {
+	l := newLoop(t)
+	p, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	tr, err := l.OpenTransport(p[0], ll.KindStream, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(p[1])
+	for i := 0; i < 5; i++ {
+		if err := tr.Write([]byte("x")); err != nil {
+			t.Fatalf("write %d after the peer went: %v", i, err)
+		}
+	}
+	for i := 0; i < 50 && !c.lost; i++ {
+		l.RunOnce(true)
+	}
+	if !c.lost || !errors.Is(c.err, syscall.EPIPE) && !errors.Is(c.err, syscall.ECONNRESET) {
+		t.Fatalf("lost %v with %v", c.lost, c.err)
+	}
+	q, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(q[1])
+	d := &collector{}
+	tr2, err := l.OpenTransport(q[0], ll.KindStream, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr2.Close()
+	expectErr(t, "write after Close", tr2.Write([]byte("x")), cECLOSED)
+	for i := 0; i < 50 && !d.lost; i++ {
+		l.RunOnce(true)
+	}
+}

@@ -127,6 +127,18 @@ func (e Event) Arg() uintptr { return *(*uintptr)(unsafe.Add(e.p, evArg)) }
 // Result returns the answer written with SetResult.
 func (e Event) Result() int { return int(*(*int32)(unsafe.Add(e.p, evResult))) }
 
+// isRead reports whether k carries what a read found (the kinds the
+// library withholds from a transport paused, closed or aborted after the
+// read).
+func (k EventKind) isRead() bool {
+	return k == DataReceived || k == DatagramReceived || k == EOFReceived
+}
+
+// withhold hands a read event back to the library undelivered (kind 0,
+// ll_loop_set_event_batch's contract): a paused transport gets it after
+// ResumeReading.
+func (e Event) withhold() { *(*int32)(unsafe.Add(e.p, evKind)) = 0 }
+
 // SetResult writes a batch sink's answer to LL_EOF_RECEIVED (1: keep the
 // transport open for writing, 0: close it).
 func (e Event) SetResult(r int) { *(*int32)(unsafe.Add(e.p, evResult)) = int32(r) }

@@ -11,7 +11,7 @@ import (
 // FutureState is a future's state (ll_future_state).
 type FutureState int
 
-// The states of include/libloop.h.
+// The states of include/libloop/future.h.
 const (
 	Pending   FutureState = 0 // LL_PENDING
 	Cancelled FutureState = 1 // LL_CANCELLED

@@ -129,15 +129,6 @@ func (lib *Lib) StrError(code int) string { return goString(lib.Raw.StrError(int
 // ErrName returns ll_err_name(code).
 func (lib *Lib) ErrName(code int) string { return goString(lib.Raw.ErrName(int32(code))) }
 
-// The header's version (LL_VERSION_* in include/libloop.h) this binding was
-// written against.
-const (
-	HeaderVersionMajor = 0 // LL_VERSION_MAJOR
-	HeaderVersionMinor = 1 // LL_VERSION_MINOR
-	HeaderVersionPatch = 0 // LL_VERSION_PATCH
-	HeaderVersion      = HeaderVersionMajor*10000 + HeaderVersionMinor*100 + HeaderVersionPatch
-)
-
 // Version returns the loaded library's ll_version(); it panics if the
 // library cannot be loaded (see Open).
 func Version() int { return MustOpen().Version() }

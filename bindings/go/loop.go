@@ -21,6 +21,10 @@ type Loop struct {
 	excFn   func(ErrorContext)
 	hostKey uintptr
 	net     *netState // transports (protocol.go); nil until the first one
+
+	// delivery numbers the batch sink's calls (loop thread only; 0: none
+	// yet): Transport.heldIn compares with it.
+	delivery uint64
 }
 
 // loops maps live loop ids to their Loop, for panic reports.

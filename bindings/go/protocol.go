@@ -200,6 +200,7 @@ func (l *Loop) addTransport(id uint64, p Protocol) *Transport {
 
 // deliverBatch is the loop's batch sink.
 func (l *Loop) deliverBatch(_ uint64, evs EventBatch) {
+	l.delivery++
 	for i := 0; i < evs.Len(); i++ {
 		ev := evs.At(i)
 		if r := l.dispatch(ev, nil); ev.Kind() == EOFReceived {
@@ -222,6 +223,16 @@ func (l *Loop) dispatch(ev Event, made func(id uint64) *Transport) int32 {
 		t = made(id)
 	}
 	kind := ev.Kind()
+	if kind.isRead() {
+		// Stopped by an earlier event of this delivery, or one of its reads
+		// was withheld earlier in it (none may overtake that one, even if
+		// ResumeReading came in between).
+		if t.stopped || (t.heldIn != 0 && t.heldIn == l.delivery) {
+			t.heldIn = l.delivery
+			ev.withhold()
+			return 0
+		}
+	}
 	var r int32
 	if p := t.proto; p != nil {
 		guard(l.id, func() {

@@ -27,6 +27,20 @@ type Transport struct {
 	id    uint64
 	proto Protocol
 	lost  bool
+	// stopped: PauseReading, Close or Abort was called (and not undone by
+	// ResumeReading): the batch sink hands its later read events of the
+	// same delivery back to the library (Event.withhold).
+	stopped, paused, closing bool
+	heldIn                   uint64 // the batch delivery in which a read was withheld
+}
+
+// setStopped keeps stopped after a call that succeeded.
+func (t *Transport) setStopped(rc int32, paused, closing bool) int32 {
+	if rc == 0 {
+		t.paused, t.closing = paused, t.closing || closing
+		t.stopped = t.paused || t.closing
+	}
+	return rc
 }
 
 // ID returns the ll_transport id.
@@ -80,8 +94,10 @@ func cPtr(c []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(c)) 
 // Write sends p: what the kernel takes now is sent at once, the rest is
 // buffered by the library and sent as the socket drains; Write never
 // blocks and p may be reused at once. Write errors (a reset, EPIPE) end
-// the transport with ConnectionLost instead of being returned here. ECLOSED
-// after Close or Abort, ESTATE after WriteEOF, EINVAL on a read pipe.
+// the transport with ConnectionLost instead of being returned here, and
+// writes after such a loss return nil with their bytes dropped (asyncio's
+// write counts them). ECLOSED after Close or Abort, ESTATE after WriteEOF,
+// EINVAL on a read pipe.
 func (t *Transport) Write(p []byte) error {
 	if len(p) == 0 {
 		return check(t.raw().TransportWrite(t.id, nil, 0))
@@ -109,16 +125,24 @@ func (t *Transport) CanWriteEOF() (bool, error) { return boolRC(t.raw().Transpor
 
 // Close stops reading, flushes the buffer, then closes; ConnectionLost
 // follows with a nil error. Closing twice does nothing.
-func (t *Transport) Close() error { return check(t.raw().TransportClose(t.id)) }
+func (t *Transport) Close() error {
+	return check(t.setStopped(t.raw().TransportClose(t.id), t.paused, true))
+}
 
 // Abort drops the buffer and closes now; ConnectionLost follows.
-func (t *Transport) Abort() error { return check(t.raw().TransportAbort(t.id)) }
+func (t *Transport) Abort() error {
+	return check(t.setStopped(t.raw().TransportAbort(t.id), t.paused, true))
+}
 
 // PauseReading stops reading until ResumeReading.
-func (t *Transport) PauseReading() error { return check(t.raw().TransportPauseReading(t.id)) }
+func (t *Transport) PauseReading() error {
+	return check(t.setStopped(t.raw().TransportPauseReading(t.id), true, false))
+}
 
 // ResumeReading resumes reading.
-func (t *Transport) ResumeReading() error { return check(t.raw().TransportResumeReading(t.id)) }
+func (t *Transport) ResumeReading() error {
+	return check(t.setStopped(t.raw().TransportResumeReading(t.id), false, false))
+}
 
 // IsReading reports whether the transport reads (false if paused, closing
 // or past EOF).

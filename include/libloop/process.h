@@ -30,9 +30,9 @@ extern "C" {
 /** What to run and how. Strings and arrays are copied by ll_spawn. */
 typedef struct ll_process_options {
     const char *file;          /**< the program; searched in PATH (the env's PATH when env sets one) when it has no '/' */
-    const char *const *argv;   /**< NULL-terminated, argv[0] included */
-    const char *const *env;    /**< NULL-terminated "NAME=value"; NULL = inherit the parent's */
-    const char *cwd;           /**< NULL = inherit */
+    const char *const *argv;   /**< NULL-terminated, argv[0] included; any length execve takes */
+    const char *const *env;    /**< NULL-terminated "NAME=value"; NULL = inherit the parent's; any length execve takes */
+    const char *cwd;           /**< NULL = inherit; "" names no directory (-ENOENT, as Popen) */
     int stdio[3];              /**< child fds 0..2: LL_STDIO_*, or an fd >= 0 the child gets as is */
     int flags;                 /**< LL_PROCESS_NEW_SESSION, LL_PROCESS_NEW_GROUP */
 } ll_process_options;
@@ -57,7 +57,11 @@ typedef struct ll_process_options {
  * child is always reaped: no zombie is left, also when
  * the loop closes first.
  * @return 0; -ENOENT, -EACCES, -ENOTDIR for a program (or cwd) that cannot
- *         be run — an error here, never a child that exits 127; LL_EINVAL
+ *         be run — an error here, never a child that exits 127 (cwd ""
+ *         is -ENOENT); -E2BIG when argv and env are more than execve takes
+ *         (ARG_MAX; the library sets no count of its own, but refuses an
+ *         array of over 2^20 entries, past what any execve takes, so that
+ *         a missing NULL is not read on without end); LL_EINVAL
  *         (NULL opts/file/argv/out, empty argv, a bad stdio value, unknown
  *         flags); -EBADF (a stdio fd that is not open: nothing was made);
  *         LL_EBADHANDLE; LL_ECLOSED; LL_ENOMEM (no id left for the
@@ -166,8 +170,12 @@ int ll_process_wait(ll_process p, ll_future *out);
  * a shared library (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP: turned into Go
  * panics; SIGURG: goroutine preemption; SIGPIPE: Go drops the ones its
  * writes raise) are refused, so the runtime's handlers are never replaced.
- * @return 0, LL_EINVAL (SIGKILL, SIGSTOP, a signal above, out of range,
- *         NULL cb), LL_EBADHANDLE, LL_ECLOSED.
+ * The signals the C library keeps for itself (glibc's 32 and 33, below
+ * SIGRTMIN: thread cancellation and setxid) are refused too. Every signal
+ * number that cannot be taken is the same error, LL_EINVAL.
+ * @return 0, LL_EINVAL (SIGKILL, SIGSTOP, a signal above, one of the C
+ *         library's, out of range, NULL cb), -ENOSPC (more loops than the
+ *         library's table holds watch signum), LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_add_signal_handler(ll_loop loop, int signum, ll_callback cb, void *arg);
 

@@ -17,7 +17,7 @@
  *    peer that does not take the bytes within the config's shutdown
  *    timeout ends the transport with LL_ETIMEDOUT;
  *  - a handshake that fails or passes its timeout ends the connection with
- *    a code that says why (LL_ETLS* in libloop.h, or LL_ETIMEDOUT, or
+ *    a code that says why (LL_ETLS* in libloop/errno.h, or LL_ETIMEDOUT, or
  *    -errno), never the loop; the handshake runs on a goroutine, so a slow
  *    peer never blocks the loop thread; afterwards the loop thread encrypts
  *    and decrypts itself, without a thread switch per record.
@@ -84,7 +84,12 @@ int ll_tls_config_set_server_name(ll_tls_config c, const char *name);
 int ll_tls_config_set_client_auth(ll_tls_config c, int mode);
 /**
  * ALPN protocols, in order of preference (n 0: none). A server with a list
- * refuses a client that offers only others (LL_ETLSNEGOTIATE).
+ * refuses a client that offers only others: the connection ends with
+ * LL_ETLSNEGOTIATE and the client is sent no_application_protocol (a
+ * libloop client's handshake fails with LL_ETLSNEGOTIATE). That includes
+ * an http/1.1-only client of a server listing h2 (crypto/tls alone would
+ * serve it without ALPN; Python's ssl serves every such client so). A
+ * client that offers no ALPN is served without it.
  * @return 0, LL_EINVAL (NULL entry, empty or longer than 255, n > 64), LL_EBADHANDLE.
  */
 int ll_tls_config_set_alpn(ll_tls_config c, const char *const *protos, size_t n);
@@ -128,7 +133,9 @@ int ll_tls_listen(ll_loop loop, const char *host, int port, int backlog, int fla
  * keeps its id and protocol; from now on its bytes are TLS. Data events
  * stop until the handshake completes; writes made meanwhile are sent after
  * it. Bytes the peer sent before are whatever was already delivered: the
- * protocol above must make the peer wait (as STARTTLS does).
+ * protocol above must make the peer wait (as STARTTLS does). Bytes read
+ * but withheld while reading was paused (transport.h, "Read events") are
+ * the handshake's: it reads them first.
  * @param out  a future whose value is the transport once the handshake
  *             completed; on failure it fails with the code, and the
  *             transport ends with LL_CONNECTION_LOST and that code.

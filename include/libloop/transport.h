@@ -31,6 +31,15 @@
  * crossing, however many transports they concern. A language binding that
  * cannot afford one foreign call per event passes a NULL protocol fn and
  * receives arrays of events through ll_loop_set_event_batch.
+ *
+ * Read events and the calls that stop reading: since every read of an
+ * iteration is made before its events are delivered, a callback may pause,
+ * close or abort another transport whose bytes were read already. From the
+ * call on, that transport gets no LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED or
+ * LL_EOF_RECEIVED (as asyncio, whose pause_reading, close and abort cancel
+ * the read callback already queued). What was read for it is dropped after
+ * close or abort; after pause it is kept and delivered once
+ * ll_transport_resume_reading is called, before anything read later.
  */
 #ifndef LIBLOOP_TRANSPORT_H
 #define LIBLOOP_TRANSPORT_H
@@ -76,6 +85,12 @@ typedef int (*ll_protocol_fn)(ll_loop loop, const ll_event *ev, void *arg);
  * A batch sink: receives n consecutive events of transports whose protocol
  * fn is NULL, in one call. For each LL_EOF_RECEIVED it sets ev->result (1:
  * keep open, 0: close). Events and their bytes are valid during the call.
+ * The array holds no read event of a transport that was paused, closed or
+ * aborted before the call; one that the sink's own handling of an earlier
+ * event of the array pauses, closes or aborts must not be delivered: the
+ * sink sets its kind to 0 instead, and the library then treats it as it
+ * treats those it withholds itself (kept for resume_reading, or dropped).
+ * Kind 0 means nothing on any other event.
  */
 typedef void (*ll_event_batch_fn)(ll_loop loop, ll_event *events, size_t n, void *arg);
 
@@ -113,7 +128,11 @@ int ll_tcp_connect(ll_loop loop, const char *host, int port, ll_protocol_fn fn, 
 /**
  * Listen on host:port. host NULL or "" listens on every interface, IPv4 and
  * IPv6, on one port; port 0 picks a free one (ll_server_port tells which).
- * A name is resolved in place (it may block: pass an address). backlog 0
+ * A name is resolved in place (it may block: pass an address); each of its
+ * addresses gets a socket. All or nothing, as asyncio's create_server: if
+ * any socket cannot bind or listen (the port is taken on one family:
+ * -EADDRINUSE) the call fails with that error and leaves no socket open;
+ * only a family the system cannot make a socket of is left out. backlog 0
  * means 100. flags: 0 or LL_REUSE_PORT. Each accepted connection is a new
  * transport (TCP_NODELAY on) whose events go to fn with arg; a host keeps
  * per-connection state by calling ll_transport_set_protocol in its
@@ -179,14 +198,18 @@ int ll_transport_set_protocol(ll_transport t, ll_protocol_fn fn, void *arg);
  * Write len bytes: what the kernel takes now is sent at once, the rest is
  * copied into the transport's buffer and sent as the socket drains. Never
  * blocks. A write error (reset, EPIPE) ends the transport with
- * LL_CONNECTION_LOST and its code; it is not returned here. On a datagram
+ * LL_CONNECTION_LOST and its code; it is not returned here, nor by the
+ * writes after it: once the connection is lost other than by the host's
+ * own close or abort (the peer reset or went away, an I/O error), writes
+ * return 0 and their bytes are dropped (asyncio's write counts them and
+ * logs a warning from the fifth on; libloop logs nothing). On a datagram
  * transport, the same as ll_transport_sendto with no address. Called on
  * the loop's thread (from any of its callbacks) for an open stream socket
  * with nothing buffered, it sends without entering the Go runtime (an
  * echo's write is one send()).
- * @return 0, LL_ECLOSED (after close or abort), LL_ESTATE (after
- *         write_eof), LL_EINVAL (NULL data with len > 0; a read pipe),
- *         LL_EBADHANDLE.
+ * @return 0, LL_ECLOSED (after the host's close or abort), LL_ESTATE
+ *         (after write_eof), LL_EINVAL (NULL data with len > 0; a read
+ *         pipe), LL_EBADHANDLE.
  */
 int ll_transport_write(ll_transport t, const void *data, size_t len);
 
@@ -198,9 +221,12 @@ int ll_transport_write(ll_transport t, const void *data, size_t len);
  * callback returns), and the result says whether the buffer is now above
  * the high-water mark, so a binding can call pause_writing inside write()
  * as asyncio does (LL_PAUSE_WRITING, the event, only comes after the call).
- * @return 0; 1 when paused for writing; LL_ECLOSED (after abort, or after
- *         close once the buffer is flushed), LL_ESTATE, LL_EINVAL,
- *         LL_EBADHANDLE.
+ * Unlike ll_transport_write, a write after the connection was lost (not by
+ * the host) is LL_ECLOSED here, so that the binding can drop and count it
+ * itself as asyncio does (and report is_closing()).
+ * @return 0; 1 when paused for writing; LL_ECLOSED (after abort, after
+ *         close once the buffer is flushed, or once the connection was
+ *         lost), LL_ESTATE, LL_EINVAL, LL_EBADHANDLE.
  */
 int ll_transport_write_async(ll_transport t, const void *data, size_t len);
 
@@ -240,17 +266,28 @@ int ll_transport_write_eof(ll_transport t);
 int ll_transport_can_write_eof(ll_transport t);
 
 /**
- * Stop reading, flush the buffer, then close; LL_CONNECTION_LOST follows
- * with code 0. Calling it again does nothing. @return 0, LL_EBADHANDLE.
+ * Stop reading (no read event is delivered from the call on; what was read
+ * and not delivered is dropped), flush the buffer, then close;
+ * LL_CONNECTION_LOST follows with code 0. Calling it again does nothing.
+ * @return 0, LL_EBADHANDLE.
  */
 int ll_transport_close(ll_transport t);
 
 /** Drop the buffer and close now; LL_CONNECTION_LOST follows with code 0. @return 0, LL_EBADHANDLE. */
 int ll_transport_abort(ll_transport t);
 
-/** Stop reading until ll_transport_resume_reading. @return 0, LL_ECLOSED, LL_EBADHANDLE. */
+/**
+ * Stop reading until ll_transport_resume_reading: no LL_DATA_RECEIVED,
+ * LL_DATAGRAM_RECEIVED or LL_EOF_RECEIVED is delivered from the call on,
+ * even for bytes read in this iteration before it (they wait, see
+ * "Read events" above). @return 0, LL_ECLOSED, LL_EBADHANDLE.
+ */
 int ll_transport_pause_reading(ll_transport t);
-/** Resume reading. @return 0, LL_ECLOSED, LL_EBADHANDLE. */
+/**
+ * Resume reading: what was read but withheld while paused is delivered
+ * first, in a later callback, then newer data. @return 0, LL_ECLOSED,
+ * LL_EBADHANDLE.
+ */
 int ll_transport_resume_reading(ll_transport t);
 /** 1 if the transport is reading, 0 if paused, closing or past EOF, or LL_EBADHANDLE. */
 int ll_transport_is_reading(ll_transport t);
@@ -330,10 +367,13 @@ int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char
 /**
  * Send one datagram to addr (a struct sockaddr of addrlen bytes; NULL: the
  * connected peer). What the kernel refuses for now is queued; a failure is
- * reported as LL_ERROR_RECEIVED. On a stream transport with addr NULL, the
- * same as ll_transport_write.
+ * reported as LL_ERROR_RECEIVED. Once the transport was lost other than by
+ * the host's close or abort, a send returns 0 and is dropped (as
+ * ll_transport_write). On a stream transport with addr NULL, the same as
+ * ll_transport_write.
  * @return 0, LL_EINVAL (NULL data with len > 0, addrlen too large, an
- *         address on a stream), LL_ECLOSED, LL_EBADHANDLE.
+ *         address on a stream), LL_ECLOSED (after the host's close or
+ *         abort), LL_EBADHANDLE.
  */
 int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void *addr, uint32_t addrlen);
 

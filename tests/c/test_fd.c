@@ -422,6 +422,55 @@ static void test_close_drops_watchers(void) {
     close(p[1]);
 }
 
+static int data_seen(ll_loop loop, const ll_event *ev, void *arg) {
+    (void)loop;
+    if (ev->kind == LL_DATA_RECEIVED)
+        *(size_t *)arg += ev->len;
+    return 0;
+}
+
+static void io_cb(ll_loop loop, int fd, void *arg) {
+    (void)loop;
+    (void)fd;
+    (void)arg;
+}
+
+/* An fd a transport or a server owns cannot be watched by hand: -EBUSY
+ * (asyncio: "File descriptor ... is used by transport"), the owner keeps
+ * its registration, and remove finds no reader or writer to remove. */
+static void test_owned_fd_is_busy(void) {
+    ll_loop loop = new_loop();
+    int sv[2];
+    CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    size_t got = 0;
+    ll_transport t = 0;
+    CHECK_EQ_INT(ll_transport_open(loop, sv[0], LL_STREAM, data_seen, &got, &t), 0);
+    CHECK_EQ_INT(ll_add_reader(loop, sv[0], io_cb, NULL), -EBUSY);
+    CHECK_EQ_INT(ll_add_writer(loop, sv[0], io_cb, NULL), -EBUSY);
+    CHECK_EQ_INT(ll_remove_reader(loop, sv[0]), 0);
+    CHECK_EQ_INT(ll_remove_writer(loop, sv[0]), 0);
+    CHECK_EQ_INT(write(sv[1], "abc", 3), 3);
+    for (int i = 0; i < 100 && got < 3; i++)
+        ll_loop_run_once(loop, LL_RUN_NOWAIT);
+    CHECK_EQ_INT(got, 3);
+
+    int ls = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr sa = {.sa_family = AF_UNIX};
+    CHECK_EQ_INT(bind(ls, &sa, sizeof(sa_family_t)), 0); /* autobind: an abstract name */
+    CHECK_EQ_INT(listen(ls, 1), 0);
+    ll_server srv = 0;
+    CHECK_EQ_INT(ll_server_open(loop, ls, data_seen, &got, &srv), 0);
+    CHECK_EQ_INT(ll_add_reader(loop, ls, io_cb, NULL), -EBUSY);
+    CHECK_EQ_INT(ll_add_writer(loop, ls, io_cb, NULL), -EBUSY);
+    ll_release(srv);
+    ll_transport_abort(t);
+    for (int i = 0; i < 5; i++)
+        ll_loop_run_once(loop, LL_RUN_NOWAIT);
+    close(sv[1]);
+    check_still_runs(loop);
+    ll_release(loop);
+}
+
 int main(void) {
     RUN_TEST(test_pipe_reader);
     RUN_TEST(test_io_after_ready);
@@ -432,5 +481,6 @@ int main(void) {
     RUN_TEST(test_bad_fds);
     RUN_TEST(test_closed_while_registered);
     RUN_TEST(test_close_drops_watchers);
+    RUN_TEST(test_owned_fd_is_busy);
     return CHECK_REPORT();
 }

@@ -93,6 +93,70 @@ static void test_peer_reset(void) {
     ll_release(loop);
 }
 
+/* Writes after the peer's reset, before the loop runs again: the first one
+ * meets the reset (the transport ends), the later ones find it lost. None
+ * is an error of the call: a write error ends the transport with
+ * LL_CONNECTION_LOST, and writes after a loss the host did not cause are
+ * dropped with 0 (asyncio's write counts them and returns); LL_ECLOSED is
+ * for after the host's own close or abort. The binding API
+ * (ll_transport_write_async*) tells a binding LL_ECLOSED, so it can count
+ * them as asyncio does. */
+static void test_write_after_reset(void) {
+    ll_loop loop = new_loop();
+    int fds0 = count_fds();
+    int port, lfd = raw_listener(&port);
+    struct conn c;
+    conn_init(&c);
+    CHECK_EQ_INT(connect_tcp(loop, "127.0.0.1", port, &c), 0);
+    int peer = accept(lfd, NULL, NULL);
+    struct linger lg = {1, 0};
+    CHECK_EQ_INT(setsockopt(peer, SOL_SOCKET, SO_LINGER, &lg, sizeof lg), 0);
+    close(peer); /* RST */
+    usleep(2000);
+    for (int i = 0; i < 10; i++)
+        CHECK_EQ_INT(ll_transport_write(c.t, "data", 4), 0);
+    CHECK_EQ_INT(ll_transport_sendto(c.t, "data", 4, NULL, 0), 0);
+    CHECK_EQ_INT(ll_transport_is_closing(c.t), 1);
+    CHECK_EQ_INT(ll_transport_write_async(c.t, "data", 4), LL_ECLOSED);
+    CHECK_EQ_INT(ll_transport_write_async_packed(c.t, "data", 4), LL_ECLOSED);
+    /* Refusals that are not about the loss stay. */
+    CHECK_EQ_INT(ll_transport_write(c.t, NULL, 4), LL_EINVAL);
+    RUN_UNTIL(loop, c.nlost == 1, 5.0);
+    CHECK(c.lost_code == -ECONNRESET || c.lost_code == -EPIPE);
+    CHECK_EQ_INT(c.bad_order, 0);
+    CHECK_EQ_INT(c.nlost, 1);
+    CHECK_EQ_INT(ll_transport_write(c.t, "x", 1), LL_EBADHANDLE);
+    close(lfd);
+    spin(loop, 2);
+    CHECK_EQ_INT(count_fds(), fds0);
+    STILL_RUNS(loop);
+    ll_release(loop);
+}
+
+/* The host's own close or abort: later writes are LL_ECLOSED (the header's
+ * contract), also once the peer has reset meanwhile. */
+static void test_write_after_host_close(void) {
+    ll_loop loop = new_loop();
+    int port, lfd = raw_listener(&port);
+    struct conn c, d;
+    conn_init(&c);
+    conn_init(&d);
+    CHECK_EQ_INT(connect_tcp(loop, "127.0.0.1", port, &c), 0);
+    CHECK_EQ_INT(connect_tcp(loop, "127.0.0.1", port, &d), 0);
+    int p1 = accept(lfd, NULL, NULL), p2 = accept(lfd, NULL, NULL);
+    CHECK_EQ_INT(ll_transport_abort(c.t), 0);
+    CHECK_EQ_INT(ll_transport_write(c.t, "x", 1), LL_ECLOSED);
+    CHECK_EQ_INT(ll_transport_close(d.t), 0);
+    CHECK_EQ_INT(ll_transport_write(d.t, "x", 1), LL_ECLOSED);
+    RUN_UNTIL(loop, c.nlost == 1 && d.nlost == 1, 5.0);
+    CHECK_EQ_INT(c.lost_code, 0);
+    CHECK_EQ_INT(d.lost_code, 0);
+    close(p1);
+    close(p2);
+    close(lfd);
+    ll_release(loop);
+}
+
 /* The peer closes; we keep our side open (EOF answered 1) and write until
  * the kernel says the peer is gone: EPIPE or ECONNRESET ends the
  * transport, never the process (SIGPIPE stays at its default). */
@@ -322,6 +386,8 @@ int main(int argc, char **argv) {
         return unreach_child();
     RUN_TEST(test_refused_and_noname);
     RUN_TEST(test_peer_reset);
+    RUN_TEST(test_write_after_reset);
+    RUN_TEST(test_write_after_host_close);
     RUN_TEST(test_write_to_vanished_peer);
     RUN_TEST(test_release_from_callback);
     RUN_TEST(test_emfile_on_accept);

@@ -491,6 +491,55 @@ static void test_bad_input(void) {
     ll_release(loop);
 }
 
+/* A server with an ALPN list refuses a client that offers only others
+ * (LL_ETLSNEGOTIATE on both sides: the client hears no_application_protocol),
+ * also http/1.1 to an h2 server, which crypto/tls would let through without
+ * ALPN; a client that offers none is served without ALPN. */
+static void alpn_case(ll_loop loop, const char *const *srv, size_t nsrv, const char *const *cli, size_t ncli,
+                      int want_rc, const char *want_alpn) {
+    ll_tls_config scfg = tls_conf(NULL, pki.cert, pki.key);
+    ll_tls_config ccfg = tls_conf(pki.ca, NULL, NULL);
+    CHECK_EQ_INT(ll_tls_config_set_alpn(scfg, srv, nsrv), 0);
+    CHECK_EQ_INT(ll_tls_config_set_alpn(ccfg, cli, ncli), 0);
+    struct tls_server ts;
+    tls_server_start(&ts, loop, scfg, 2);
+    struct conn c;
+    conn_init(&c);
+    int rc = connect_tls(loop, "127.0.0.1", ts.s.port, ccfg, "localhost", &c);
+    CHECK_EQ_INT(rc, want_rc);
+    if (want_rc != 0) {
+        RUN_UNTIL(loop, ts.nfail == 1, 20);
+        CHECK_EQ_INT(ts.fail_code, want_rc);
+        CHECK_EQ_INT(ts.s.n, 0);
+    } else {
+        char name[64];
+        CHECK_EQ_INT(ll_tls_alpn(c.t, name, sizeof name), (long long)strlen(want_alpn));
+        CHECK_EQ_STR(name, want_alpn);
+        RUN_UNTIL(loop, ts.s.n == 1, 20);
+        ll_transport_close(c.t);
+        RUN_UNTIL(loop, c.nlost == 1, 20);
+    }
+    server_free(&ts.s, loop);
+    ll_release(scfg);
+    ll_release(ccfg);
+}
+
+static void test_alpn_refusal(void) {
+    ll_loop loop = new_loop();
+    int fds = count_fds();
+    const char *h2[] = {"h2"}, *h11[] = {"http/1.1"}, *ab[] = {"a", "b"}, *c[] = {"c"}, *xb[] = {"x", "b"};
+    const char *h2h11[] = {"h2", "http/1.1"};
+    alpn_case(loop, h2, 1, h11, 1, LL_ETLSNEGOTIATE, NULL);
+    alpn_case(loop, ab, 2, c, 1, LL_ETLSNEGOTIATE, NULL);
+    alpn_case(loop, ab, 2, xb, 2, 0, "b");
+    alpn_case(loop, h2h11, 2, h11, 1, 0, "http/1.1");
+    alpn_case(loop, h2, 1, NULL, 0, 0, "");
+    spin(loop, 3);
+    CHECK_EQ_INT(count_fds(), fds);
+    STILL_RUNS(loop);
+    ll_release(loop);
+}
+
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     if (pki_make(&pki) != 0) {
@@ -504,6 +553,7 @@ int main(void) {
     RUN_TEST(test_200_concurrent);
     RUN_TEST(test_start_tls);
     RUN_TEST(test_bad_input);
+    RUN_TEST(test_alpn_refusal);
     pki_free(&pki);
     return CHECK_REPORT();
 }

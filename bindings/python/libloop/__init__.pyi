@@ -95,7 +95,8 @@ class Task(asyncio.Task[_T]):
 
     def __init__(self, coro: Generator[Any, None, _T] | Coroutine[Any, Any, _T], *,
                  loop: asyncio.AbstractEventLoop | None = ..., name: str | None = ...,
-                 context: contextvars.Context | None = ...) -> None: ...
+                 context: contextvars.Context | None = ...,
+                 eager_start: bool = ...) -> None: ...
     def get_context(self) -> contextvars.Context: ...
 
 

@@ -32,31 +32,13 @@ _fn = _loader.declare   # _fn(LIB or PYLIB, name, restype, argtypes)
 
 # ---- errors -----------------------------------------------------------------
 
-LL_EINVAL = -10000
-LL_EBADHANDLE = -10001
-LL_ECLOSED = -10002
-LL_ERUNNING = -10003
-LL_ESTATE = -10004
-LL_ECANCELLED = -10005
-LL_EWRONGTHREAD = -10006
-LL_ESTOPPED = -10007
-LL_ETIMEDOUT = -10008
-LL_ENOMEM = -10009
-LL_ENONAME = -10010
-# TLS failures of libloop's own TLS transports (include/libloop/tls.h); the
-# asyncio loop does TLS with the ssl module instead, so Python sees these
-# only from C code it calls.
-LL_ETLS = -10011
-LL_ETLSCERT = -10012
-LL_ETLSHOST = -10013
-LL_ETLSNOCERT = -10014
-LL_ETLSALERT = -10015
-LL_ETLSNEGOTIATE = -10016
-LL_ETLSPROTO = -10017
-LL_ETLSEOF = -10018
-# This process is a fork() child of the one that loaded libloop (libloop.h:
-# Forking): the library's runtime did not survive the fork.
-LL_EFORKED = -10019
+# LL_EINVAL ... LL_EFORKED and ERRORS (code -> name, message) are generated
+# from include/libloop/errno.h's LL_ERRNO_MAP (tools/errtab.py). The TLS codes are
+# those of libloop's own TLS transports; the asyncio loop does TLS with the
+# ssl module instead, so Python sees them only from C code it calls.
+# LL_EFORKED: this process is a fork() child of the one that loaded libloop
+# (libloop.h: Forking).
+from ._errcodes import *  # noqa: E402,F401,F403
 
 ll_strerror = _fn(LIB, "ll_strerror", c_char_p, [c_int])
 

@@ -29,6 +29,8 @@ import ctypes
 import os
 import sys
 import threading
+from collections.abc import Callable, Iterator
+from typing import IO, Any, Literal, Optional
 
 # The C ABI this package was written for: a library of another major
 # version, or an older minor one, lacks what it calls.
@@ -39,7 +41,7 @@ _ABI_SECTION = b'.libloop_abi'
 _ABI_PREFIX = b'libloop ABI '
 
 
-def _candidates():
+def _candidates() -> Iterator[str]:
     # A generator: ctypes.util (which imports tempfile, shutil, bz2, lzma,
     # random: ~0.8 MiB of RSS) is imported only when no earlier path exists.
     here = os.path.dirname(os.path.abspath(__file__))
@@ -55,14 +57,17 @@ def _candidates():
         yield found
 
 
-def _elf_header(f):
+_Header = tuple[bool, Literal['little', 'big'], int, int, int, int, int]
+
+
+def _elf_header(f: IO[bytes]) -> Optional[_Header]:
     """(64-bit?, little-endian?, machine, section-header fields) of an ELF
     file, or None for a file that is not ELF."""
     ident = f.read(64)
     if len(ident) < 64 or ident[:4] != b'\x7fELF':
         return None
     is64, little = ident[4] == 2, ident[5] == 1
-    end = 'little' if little else 'big'
+    end: Literal['little', 'big'] = 'little' if little else 'big'
     machine = int.from_bytes(ident[18:20], end)
     if is64:
         shoff = int.from_bytes(ident[40:48], end)
@@ -73,13 +78,13 @@ def _elf_header(f):
     return is64, end, machine, shoff, shentsize, shnum, shstrndx
 
 
-def _elf_section(f, header, name):
+def _elf_section(f: IO[bytes], header: _Header, name: bytes) -> Optional[bytes]:
     """The bytes of the named section of an ELF file, or None."""
     is64, end, _machine, shoff, shentsize, shnum, shstrndx = header
     if not shoff or not shnum or shstrndx >= shnum:
         return None
 
-    def section(i):
+    def section(i: int) -> tuple[int, int, int]:
         f.seek(shoff + i * shentsize)
         raw = f.read(shentsize)
         if is64:   # sh_name, sh_offset, sh_size
@@ -99,7 +104,7 @@ def _elf_section(f, header, name):
     return None
 
 
-def _own_machine():
+def _own_machine() -> Optional[int]:
     """The ELF machine of this interpreter (what a library must be built for)."""
     try:
         with open(sys.executable, 'rb') as f:
@@ -109,7 +114,7 @@ def _own_machine():
     return None if header is None else header[2]
 
 
-def _read_version(path):
+def _read_version(path: str) -> Optional[tuple[int, int, int]]:
     """The library's (major, minor, patch) read from the file; None when it
     cannot be read without loading (not an ELF file: macOS, BSD's a.out).
     Raises ImportError for a library this package cannot use."""
@@ -137,7 +142,7 @@ def _read_version(path):
     return major, minor, patch
 
 
-def _check_version(path, major, minor, patch):
+def _check_version(path: str, major: int, minor: int, patch: int) -> None:
     if major != ABI_MAJOR or minor < ABI_MINOR:
         raise ImportError(
             f"libloop: {path} is version {major}.{minor}.{patch}, this package "
@@ -145,7 +150,7 @@ def _check_version(path, major, minor, patch):
             f"with `make lib` or point LIBLOOP_LIBRARY at a matching one")
 
 
-def _find():
+def _find() -> tuple[str, Optional[tuple[int, int, int]]]:
     """The library this process will load, and its version if known."""
     tried = []
     for path in _candidates():
@@ -174,10 +179,10 @@ class _Kind:
     """Which handle a function is called through (see _lib.py): CDLL
     releases the GIL during the call, PyDLL keeps it."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f'<libloop {self.name} handle>'
 
 
@@ -185,10 +190,10 @@ CDLL = _Kind('CDLL')
 PYDLL = _Kind('PyDLL')
 
 _lock = threading.RLock()
-_handles = None       # {CDLL: ctypes.CDLL, PYDLL: ctypes.PyDLL} once loaded
-_loaded_pid = None    # the process that opened the library
-_declared = []        # every _Unbound, in declaration order
-_hooks = []           # functions run once the library is open
+_handles: Optional[dict[_Kind, ctypes.CDLL]] = None  # {CDLL: ctypes.CDLL, PYDLL: ctypes.PyDLL} once loaded
+_loaded_pid: Optional[int] = None  # the process that opened the library
+_declared: list['_Unbound'] = []  # every _Unbound, in declaration order
+_hooks: list[Callable[[], None]] = []  # functions run once the library is open
 
 
 class _Unbound:
@@ -196,22 +201,23 @@ class _Unbound:
 
     __slots__ = ('kind', 'name', 'restype', 'argtypes', 'bound', '__weakref__')
 
-    def __init__(self, kind, name, restype, argtypes):
+    def __init__(self, kind: _Kind, name: str, restype: Any, argtypes: list[Any]) -> None:
         self.kind, self.name = kind, name
         self.restype, self.argtypes = restype, argtypes
-        self.bound = None
+        self.bound: Any = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = 'bound' if self.bound is not None else 'not loaded yet'
         return f'<libloop C function {self.name} ({state})>'
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         if self.bound is None:
             load()
-        return self.bound(*args)
+        fn: Any = self.bound   # (load() bound it: the narrowing above is stale)
+        return fn(*args)
 
 
-def declare(kind, name, restype, argtypes):
+def declare(kind: _Kind, name: str, restype: Any, argtypes: list[Any]) -> Any:
     """Declare one C function: its prototype stands beside its name. Bound
     when the library is opened; until then an _Unbound placeholder."""
     fn = _Unbound(kind, name, restype, argtypes)
@@ -224,14 +230,15 @@ def declare(kind, name, restype, argtypes):
     return fn
 
 
-def _bind(fn):
+def _bind(fn: _Unbound) -> None:
+    assert _handles is not None
     f = getattr(_handles[fn.kind], fn.name)
     f.restype = fn.restype
     f.argtypes = fn.argtypes
     fn.bound = f
 
 
-def on_load(hook):
+def on_load(hook: Callable[[], None]) -> None:
     """Run hook() once the library is open (now, if it already is)."""
     with _lock:
         if _handles is None:
@@ -240,12 +247,12 @@ def on_load(hook):
     hook()
 
 
-def loaded():
+def loaded() -> bool:
     """True once this process has opened the library."""
     return _handles is not None
 
 
-def load():
+def load() -> None:
     """Open the library (once per process) and bind every declared
     function; RuntimeError in a fork() child of a process that had opened
     it."""
@@ -275,7 +282,7 @@ def load():
         hook()
 
 
-def _rebind(replacement):
+def _rebind(replacement: Callable[[Any], Any]) -> None:
     """Replace, in every module of this package, each global for which
     replacement(value) gives something other than None."""
     for name, module in list(sys.modules.items()):
@@ -288,7 +295,7 @@ def _rebind(replacement):
                 namespace[key] = new
 
 
-def replace_in_package(old, new):
+def replace_in_package(old: Any, new: Any) -> None:
     """Every global of this package's modules that is old becomes new: for
     values chosen when the library opens that modules copied at import."""
     _rebind(lambda v: new if v is old else None)
@@ -296,7 +303,7 @@ def replace_in_package(old, new):
 
 # ---- fork ------------------------------------------------------------------------
 
-def forked_error():
+def forked_error() -> RuntimeError:
     """The error a fork() child gets for using an inherited libloop."""
     return RuntimeError(
         f"libloop: this process (pid {os.getpid()}) is a fork() child of pid "
@@ -306,7 +313,7 @@ def forked_error():
         f"use multiprocessing's 'spawn' or 'forkserver', or exec.")
 
 
-def forked():
+def forked() -> bool:
     """True in a fork() child of a process that had opened the library."""
     return _handles is not None and _loaded_pid != os.getpid()
 
@@ -316,14 +323,14 @@ class _Forked:
 
     __slots__ = ('name',)
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         raise forked_error()
 
 
-def _after_fork_in_child():
+def _after_fork_in_child() -> None:
     if _handles is None:
         return
     # Every way into the dead runtime now raises: the module globals that

@@ -11,7 +11,7 @@ documentation and asyncio source (no 3.14 interpreter was at hand to test).
 """
 
 import sys
-from asyncio import base_events
+from asyncio import base_events, events, unix_events
 
 VERSION = sys.version_info[:2]
 
@@ -60,6 +60,26 @@ EAGER_TASKS = VERSION >= (3, 12)
 # 3.12 (base_subprocess._process_exited) wakes wait() at the child's exit,
 # even while a grandchild keeps the pipes open; 3.11 waits for the pipes.
 WAIT_WAKES_AT_EXIT = VERSION >= (3, 12)
+
+# ---- the policy ----------------------------------------------------------------
+# 3.14 deprecates the policy system (removal planned for 3.16) and renames
+# events.BaseDefaultEventLoopPolicy to _BaseDefaultEventLoopPolicy.
+BASE_POLICY = getattr(events, 'BaseDefaultEventLoopPolicy', None) or \
+    getattr(events, '_BaseDefaultEventLoopPolicy')
+
+# ---- the child-watcher API ---------------------------------------------------
+# asyncio's Unix policy has get_child_watcher/set_child_watcher until 3.14
+# (deprecated from 3.12, warning on each call, a PidfdChildWatcher by
+# default where pidfds work; 3.11: a ThreadedChildWatcher). libloop's loops
+# watch their children with pidfds and never ask; its policy serves the API
+# with asyncio's own methods (they use only _watcher and _local), or has
+# none where asyncio has none.
+_UNIX_POLICY = getattr(unix_events, '_UnixDefaultEventLoopPolicy', object)
+HAS_CHILD_WATCHERS = hasattr(_UNIX_POLICY, 'get_child_watcher')
+if HAS_CHILD_WATCHERS:
+    get_child_watcher = _UNIX_POLICY.get_child_watcher
+    set_child_watcher = _UNIX_POLICY.set_child_watcher
+    init_watcher = _UNIX_POLICY._init_watcher
 
 # ---- the run loop's hooks -------------------------------------------------------
 # 3.13 split BaseEventLoop.run_forever into _run_forever_setup and

@@ -71,6 +71,12 @@ def run_debug(loop, handle):
         if dt >= loop.slow_callback_duration:
             logger.warning('Executing %s took %.3f seconds',
                            _format_handle(handle), dt)
+        # A frame that outlives its call keeps its locals (a traceback's
+        # frame links to its callers' frames): drop the handle, or a task
+        # whose exception was never retrieved is kept in a cycle and
+        # reported only by the garbage collector (asyncio's _run_once and
+        # Handle._run clear theirs alike).
+        handle = None
 
 
 def _format_handle(handle):

@@ -87,7 +87,7 @@ class NetworkMixin:
                 kind, tid, data, length = _head(mem, at)
                 if kind == _DATA:
                     t = get(tid)
-                    if t is not None and t._fast_data:
+                    if t is not None and t._fast_data and not (t._paused or t._closing):
                         # What _data_bytes does, one Python frame less
                         # per event: data_received straight under the
                         # transport's context (a try costs nothing

@@ -5,9 +5,9 @@ import asyncio
 import functools
 import threading
 import warnings
-from asyncio import events, unix_events
+from asyncio import events
 
-from . import _loader
+from . import _loader, _versions
 from .loop import EventLoop
 
 
@@ -26,7 +26,7 @@ def run(main, *, debug=None, task_machine=False):
         return runner.run(main)
 
 
-class EventLoopPolicy(events.BaseDefaultEventLoopPolicy):
+class EventLoopPolicy(_versions.BASE_POLICY):
     """An asyncio policy whose new loops are libloop.EventLoop.
 
     In a fork() child of a process that had opened libloop (where libloop
@@ -52,61 +52,21 @@ class EventLoopPolicy(events.BaseDefaultEventLoopPolicy):
     def __repr__(self):
         return f'<{self.__class__.__name__}>'
 
-    # ---- the child-watcher API (Python < 3.14) ------------------------------
-    # libloop loops watch their children themselves (a pidfd per child) and
-    # never ask for a watcher. The API is kept so that code written for
-    # asyncio's Unix policy (CPython's tests, older libraries) runs: the
-    # watcher set is kept and attached as asyncio's policy does, and the
-    # default is asyncio's ThreadedChildWatcher, which serves asyncio's own
-    # loops if a program mixes them in.
-
-    def get_child_watcher(self):
-        """The child watcher (libloop loops do not use it)."""
-        if self._watcher is None:
-            self._watcher = _default_watcher()
-        return self._watcher
-
-    def set_child_watcher(self, watcher):
-        """Replace the child watcher (closing the previous one)."""
-        if self._watcher is not None:
-            self._watcher.close()
-        self._watcher = watcher
+    # The child-watcher API, where asyncio has it (_versions.py): libloop
+    # loops watch their children themselves (a pidfd each) and never ask
+    # for a watcher; code written for asyncio's Unix policy (CPython's
+    # tests, older libraries) gets asyncio's own behaviour, and the watcher
+    # serves asyncio's own loops if a program mixes them in.
+    if _versions.HAS_CHILD_WATCHERS:
+        get_child_watcher = _versions.get_child_watcher
+        set_child_watcher = _versions.set_child_watcher
+        _init_watcher = _versions.init_watcher
 
     def set_event_loop(self, loop):
         super().set_event_loop(loop)
         if (self._watcher is not None and
                 threading.current_thread() is threading.main_thread()):
             self._watcher.attach_loop(loop)
-
-
-class _NoopChildWatcher:
-    """A watcher for Pythons whose asyncio has none left: libloop reaps."""
-
-    def add_child_handler(self, pid, callback, *args):
-        raise RuntimeError('libloop watches its own children; this watcher serves no loop')
-
-    def remove_child_handler(self, pid):
-        return False
-
-    def attach_loop(self, loop):
-        pass
-
-    def close(self):
-        pass
-
-    def is_active(self):
-        return True
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        pass
-
-
-def _default_watcher():
-    cls = getattr(unix_events, 'ThreadedChildWatcher', None)
-    return cls() if cls is not None else _NoopChildWatcher()
 
 
 def install():

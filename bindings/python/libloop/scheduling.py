@@ -155,6 +155,10 @@ class SchedulingMixin:
                     if not h._cancelled:
                         self._n_callbacks += 1
                         run_debug(self, h)
+                    # Dropped now, as asyncio's _run_once does: a frame
+                    # that outlives this call keeps its locals (see
+                    # handles.run_debug).
+                    h = None
             else:
                 self._run_ready(ready)
         except BaseException as exc:
@@ -218,6 +222,7 @@ class SchedulingMixin:
                         raise
                     except BaseException as exc:
                         report_callback_error(self, h, exc)
+                h = None   # (the last one too: see _host_run)
             budget -= 1
             if (not ready or not budget or self._stopping or self._ts_posted
                     or self._sig_on or self._debug

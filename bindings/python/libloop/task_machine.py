@@ -174,6 +174,12 @@ class TaskMachine:
                 _resume(task, tid, self)
         except BaseException as exc:      # KeyboardInterrupt, SystemExit
             self.loop._stash(exc)
+        # The coroutine's exception keeps this frame (its traceback passed
+        # through here) and a frame that outlives its call keeps its
+        # locals: drop the task, or a failed task stays in a cycle and
+        # its never-retrieved exception waits for the garbage collector
+        # (asyncio's Task.__step clears `self` alike).
+        task = None
 
 
 def _resume(task, tid, machine):
@@ -217,6 +223,7 @@ def _resume(task, tid, machine):
             _yielded(task, tid, machine, result)
     finally:
         _leave_task(loop, task)
+    task = None   # (see TaskMachine._step)
 
 
 def _ended(task, tid, machine, exc):

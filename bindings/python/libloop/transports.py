@@ -261,9 +261,21 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
                 'exception': exc, 'transport': self, 'protocol': self._protocol})
 
 
+_READS = (_net.DATA_RECEIVED, _net.EOF_RECEIVED, _net.DATAGRAM_RECEIVED)
+
+
 def event_dispatch(transport, ev):
-    """Route one event to its transport's handler; returns the EOF answer."""
+    """Route one event to its transport's handler; returns the EOF answer.
+
+    A read event of a transport that an earlier event of the same batch
+    paused, closed or aborted is not delivered (asyncio's remove_reader
+    cancels the read callback already queued): kind 0 hands it back to
+    libloop, which keeps a paused transport's bytes for resume_reading
+    (ll_loop_set_event_batch's contract)."""
     kind = ev.kind
+    if kind in _READS and (transport._paused or transport._closing):
+        ev.kind = 0
+        return 0
     if kind == _net.DATA_RECEIVED:
         transport._data(ev)
     elif kind == _net.CONNECTION_MADE:

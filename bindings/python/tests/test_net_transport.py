@@ -6,6 +6,7 @@ import asyncio
 import contextvars
 import gc
 import socket
+import time
 import warnings
 
 from .base import LoopCase, twin
@@ -237,6 +238,25 @@ class TransportTests(ClosesOpened, LoopCase):
         exc = self.run_coro(p.lost)
         self.assertIsInstance(exc, ConnectionResetError)
         self.assertTrue(t.is_closing())
+        self.assertEqual(p.calls, ['made', 'lost'])
+
+    def test_write_after_peer_reset_does_not_raise(self):
+        # asyncio: a send that fails ends the transport (connection_lost
+        # with the error); later writes are counted and dropped, with a
+        # warning from the fifth on, never an exception.
+        t, p, peer = self.pair()
+        peer.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b'\1\0\0\0\0\0\0\0')
+        peer.close()
+        time.sleep(0.01)  # the reset is in before the writes
+        with self.assertLogs('asyncio', 'WARNING') as logs:
+            for _ in range(10):
+                t.write(b'after the reset')
+            exc = self.run_coro(p.lost)
+            for _ in range(3):
+                t.write(b'after connection_lost')
+        self.assertIsInstance(exc, (ConnectionResetError, BrokenPipeError))
+        self.assertTrue(t.is_closing())
+        self.assertIn('socket.send() raised exception.', logs.output[-1])
         self.assertEqual(p.calls, ['made', 'lost'])
 
     def test_data_received_error_goes_to_handler(self):

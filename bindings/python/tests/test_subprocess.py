@@ -105,6 +105,24 @@ class SubprocessTests(LoopCase):
                 await asyncio.create_subprocess_exec('no-such-program-xyz', stdout=PIPE)
         self.run_coro(main())
 
+    def test_empty_cwd_is_no_directory(self):
+        # Popen: cwd='' names no directory (FileNotFoundError, the cwd as
+        # its filename), not the inherited one.
+        async def main():
+            with self.assertRaises(FileNotFoundError) as cm:
+                await asyncio.create_subprocess_exec('true', cwd='')
+            self.assertEqual(cm.exception.filename, '')
+        self.run_coro(main())
+
+    def test_seventy_thousand_arguments(self):
+        # Any argument list execve takes runs (no count limit of the loop's).
+        async def main():
+            p = await asyncio.create_subprocess_exec(
+                'sh', '-c', 'echo $#', 'sh', *(['a'] * 70000), stdout=PIPE)
+            out, _ = await p.communicate()
+            self.assertEqual((out, p.returncode), (b'70000\n', 0))
+        self.run_coro(main(), timeout=30)
+
     def test_protocol_order(self):
         async def main():
             t, p = await self.loop.subprocess_exec(

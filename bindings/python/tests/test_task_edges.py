@@ -3,6 +3,8 @@
 three flavours: libloop.Task must give exactly asyncio.Task's outcomes."""
 
 import asyncio
+import sys
+import gc
 import contextvars
 import unittest
 
@@ -238,6 +240,37 @@ class TaskEdgesTests(LoopCase):
                 await asyncio.wait_for(inner, 0.01)
             return inner.cancelled(), asyncio.current_task().cancelling()
         self.assertEqual(self.run_coro(main()), (True, 0))
+
+
+    def test_a_never_retrieved_exception_is_reported_at_once(self):
+        # The task is freed when its last step's handle goes, and its
+        # exception reported then, without waiting for the garbage
+        # collector (3.12 runs the handler in the task's context); in
+        # debug mode too, where more frames hold on to the handle.
+        name = contextvars.ContextVar('name', default='outside')
+
+        async def failing():
+            name.set('inside')
+            1 / 0
+
+        async def main():
+            loop = asyncio.get_running_loop()
+            seen = []
+            loop.set_exception_handler(
+                lambda loop, ctx: seen.append((type(ctx.get('exception')).__name__, name.get())))
+            gc.disable()
+            try:
+                for debug in (False, True):
+                    loop.set_debug(debug)
+                    asyncio.ensure_future(failing())
+                    await asyncio.sleep(0)
+                    await asyncio.sleep(0)
+            finally:
+                gc.enable()
+                loop.set_debug(False)
+            return seen
+        want_ctx = 'inside' if sys.version_info >= (3, 12) else 'outside'
+        self.assertEqual(self.run_coro(main()), [('ZeroDivisionError', want_ctx)] * 2)
 
 
 twin(TaskEdgesTests, globals(), task_machine=True)
