@@ -12,6 +12,32 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// sendfileSetup writes data to a file and opens it, and opens a stream
+// transport on one end of a socketpair (sv[1] is the peer's); both close
+// when the test ends.
+func sendfileSetup(t *testing.T, l *Loop, data []byte) (*os.File, *Transport, [2]int) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(sv[1]) })
+	tr, err := l.OpenTransport(sv[0], Stream, func(*Event) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, tr, sv
+}
+
 // Bytes written while a sendfile runs go out after the file, and a Close
 // issued meanwhile still flushes them: the peer reads header, file,
 // trailer, in that order, then EOF.
@@ -21,24 +47,7 @@ func TestSendfileKeepsWriteOrder(t *testing.T) {
 	for i := range file {
 		file[i] = byte(i*131 ^ i>>9)
 	}
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, file, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(sv[1])
-	tr, err := l.OpenTransport(sv[0], Stream, func(*Event) bool { return false })
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, tr, sv := sendfileSetup(t, l, file)
 	tr.Write([]byte("HDR"))
 	var sent int64 = -1
 	if err := tr.Sendfile(int(f.Fd()), 0, 0, func(n int64, err error) {
@@ -84,24 +93,7 @@ func TestSendfileKeepsWriteOrder(t *testing.T) {
 // a connection error, as asyncio's sendfile does.
 func TestSendfileGetsTheTransportsError(t *testing.T) {
 	l := newTestLoop(t)
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, make([]byte, 8<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sv, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(sv[1])
-	tr, err := l.OpenTransport(sv[0], Stream, func(*Event) bool { return false })
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, tr, _ := sendfileSetup(t, l, make([]byte, 8<<20))
 	var sent int64 = -1
 	var got error
 	if err := tr.Sendfile(int(f.Fd()), 0, 0, func(n int64, err error) {

@@ -129,6 +129,14 @@ def recv_exactly(case, peer, n):
     return case.run_coro(main())
 
 
+async def wait_until(cond, tries=200, pause=0.005):
+    """Await until cond() is true, or tries pauses have passed."""
+    for _ in range(tries):
+        if cond():
+            return
+        await asyncio.sleep(pause)
+
+
 def free_port():
     """A port nothing listens on (bound then closed)."""
     with socket.socket() as s:

@@ -9,7 +9,7 @@ import unittest
 
 from .base import LoopCase, twin
 from .netbase import (Echo, Recorder, free_port, has_ipv6, listening_socket,
-                      tempdir)
+                      tempdir, wait_until)
 
 
 class ConnectTests(LoopCase):
@@ -244,10 +244,7 @@ class ConnectTests(LoopCase):
         async def main():
             t, _ = await connect(Proto, ours)
             returned.append(t)
-            for _ in range(200):
-                if seen:
-                    break
-                await asyncio.sleep(0.005)
+            await wait_until(lambda: seen)
             t.close()
         self.run_coro(main())
         peer.close()

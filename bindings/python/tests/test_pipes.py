@@ -11,6 +11,7 @@ import tty
 import warnings
 
 from .base import LoopCase, twin
+from .netbase import wait_until
 
 
 class Reader(asyncio.Protocol):
@@ -245,10 +246,7 @@ class PipeTests(LoopCase):
         async def main():
             t, _ = await self.loop.connect_read_pipe(Proto, open(r, 'rb', 0))
             returned.append(t)
-            for _ in range(200):
-                if seen:
-                    break
-                await asyncio.sleep(0.005)
+            await wait_until(lambda: seen)
             t.close()
         self.run_coro(main())
         os.close(w)
