@@ -168,16 +168,19 @@ class SubprocessTransport(transports.SubprocessTransport):
         if self._closed:
             return
         self._closed = True
-        for proto in self._pipes.values():
-            if proto.pipe is not None:
-                proto.pipe.close()
         # As asyncio: kill through the Popen (view) unless the child has
-        # exited, even if the loop has not heard of it yet.
+        # exited, even if the loop has not heard of it yet. Before the
+        # pipes close: libloop closes their fds at once, where asyncio's
+        # close them a round later, so its child is killed before it can
+        # read EOF on stdin and exit on its own.
         popen = self._extra.get('subprocess')
         if self._returncode is None and self._pid_id is not None and popen.poll() is None:
             if self._loop.get_debug():
                 logger.warning('Close running child process: kill %r', self)
             popen.kill()
+        for proto in self._pipes.values():
+            if proto.pipe is not None:
+                proto.pipe.close()
 
     async def _wait(self):
         """The return code, once the child has exited (asyncio's name:

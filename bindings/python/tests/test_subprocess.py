@@ -150,6 +150,32 @@ class SubprocessTests(LoopCase):
             self.assertEqual(t.get_returncode(), -signal.SIGKILL)
         self.run_coro(main())
 
+    def test_close_kills_a_child_that_would_end_at_eof(self):
+        # close() kills a running child before its stdin closes: asyncio
+        # closes a pipe's fd a round later, so the child never reads EOF
+        # first and exits on its own (this echo would, with status 0).
+        echo = ('import os\n'
+                'while True:\n'
+                '    b = os.read(0, 1024)\n'
+                '    if not b:\n'
+                '        break\n'
+                '    os.write(1, b)\n')
+
+        async def once():
+            t, p = await self.loop.subprocess_exec(
+                lambda: Proto(self.loop), sys.executable, '-c', echo,
+                stdin=PIPE, stdout=PIPE, stderr=PIPE)
+            t.get_pipe_transport(0).write(b'ping')
+            while p.out[1] != b'ping':
+                await asyncio.sleep(0.001)
+            t.close()
+            await p.done
+            return t.get_returncode()
+
+        async def main():
+            return [await once() for _ in range(50)]
+        self.assertEqual(self.run_coro(main(), timeout=60), [-signal.SIGKILL] * 50)
+
     def test_start_new_session(self):
         async def main():
             p = await asyncio.create_subprocess_exec(
