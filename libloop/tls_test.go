@@ -324,14 +324,19 @@ func TestTLSServerALPNRefusesOthers(t *testing.T) {
 		}
 		res <- err
 	}()
+	// The client's result and the server's ConnectionLost arrive in either
+	// order: keep the result once read and wait for both.
 	var out error
+	var gotOut bool
 	runUntil(t, l, 30*time.Second, func() bool {
-		select {
-		case out = <-res:
-			return len(codes) == 1
-		default:
-			return false
+		if !gotOut {
+			select {
+			case out = <-res:
+				gotOut = true
+			default:
+			}
 		}
+		return gotOut && len(codes) == 1
 	})
 	if out == nil || !strings.Contains(out.Error(), "no application protocol") {
 		t.Fatalf("client: %v", out)
