@@ -7,11 +7,14 @@
 package main
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -O2
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/cloop -O2
 #cgo LDFLAGS: -lm
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
+
+// The C side of the runtime (cloop.h is its contract with this package).
+import _ "github.com/libloop/libloop/capi/cloop"
 
 func main() {}
 

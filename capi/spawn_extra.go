@@ -5,7 +5,7 @@ package main
 /*
 #include <stdlib.h>
 #include <string.h>
-#include "hotpath.h"
+#include "capi.h"
 #include "procspawn.h"
 */
 import "C"

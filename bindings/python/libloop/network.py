@@ -71,7 +71,7 @@ class NetworkMixin:
 
         Writes made here are not gathered: they go at once, as asyncio's
         do, and C sends them without entering Go (the write fast path in
-        capi/hotpath.c, as it does the trampoline's flush). Gathering them cost ~195 ns more per echoed event
+        capi/cloop/send.c, as it does the trampoline's flush). Gathering them cost ~195 ns more per echoed event
         (the flush) than it saved; a protocol that writes twice per
         data_received makes two sends here, as on asyncio. Writes from
         tasks and call_soon callbacks (the host-queue trampoline: aiohttp's

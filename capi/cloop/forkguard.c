@@ -34,9 +34,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "libloop.h"
-#include "forkguard.h"
-#include "_cgo_export.h"
+#include "cloop.h"
 
 int ll__forked;
 static pid_t load_pid;
