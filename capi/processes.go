@@ -5,7 +5,7 @@ package main
 /*
 #include <stdlib.h>
 #include "capi.h"
-#include "procspawn.h"
+#include "spawn.h"
 
 extern char **environ;
 // The host's environment as it is now (setenv included): the Go runtime's

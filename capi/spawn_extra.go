@@ -6,7 +6,7 @@ package main
 #include <stdlib.h>
 #include <string.h>
 #include "capi.h"
-#include "procspawn.h"
+#include "spawn.h"
 */
 import "C"
 

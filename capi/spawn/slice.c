@@ -26,7 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "spawn_slice.h"
+#include "slice.h"
 
 #ifndef SYS_sched_setattr
 #define SYS_sched_setattr 314
