@@ -11,7 +11,7 @@ import "github.com/libloop/libloop/libloop"
 
 // timerSlab orders a loop's handle timers, whose records live in C
 // (cloop/timerslab.c): a FIFO run of slots for timers scheduled in deadline order
-// (W3c's pattern: a push and a pop in memory order) beside a heap for the
+// (a million timers with handles: a push and a pop in memory order) beside a heap for the
 // rest, the earlier front first, as the core's own timer queues. It is the
 // core's TimerSource while it holds timers (so an idle loop pays nothing
 // for it). Loop thread only.

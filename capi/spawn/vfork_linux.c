@@ -2,7 +2,7 @@
 /* Spawning on Linux without posix_spawn's per-call setup: one
  * clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD | CLONE_CLEAR_SIGHAND) onto a
  * stack kept per thread (clone3.c), whose child sets up its stdio and
- * execs. What posix_spawn also does, minus what W8's profile showed it
+ * execs. What posix_spawn also does, minus what a profile of 500 spawns showed it
  * costs here: a stack mmap and munmap per call, four getrlimit calls (from
  * its file-action checks), a separate pidfd_open (CLONE_PIDFD returns the
  * pidfd with the pid), blocking every signal around the clone and, in the
