@@ -6,34 +6,28 @@
 
 /* The run entry points refuse to nest: asyncio forbids running a loop while
  * another runs on the same thread, and so do we. A fork child is refused
- * first: forked by a callback, it still has this thread's marker set. */
-static int run_guarded(ll_loop loop, int mode) {
+ * first: forked by a callback, it still has this thread's marker set.
+ * until != 0: run until the future fut is done (mode unused). */
+static int run_guarded(ll_loop loop, int mode, int until, ll_future fut) {
     LL__FORK_GUARD();
     if (ll__thread_loop != 0)
         return LL_ERUNNING;
     ll__thread_loop = loop;
-    int rc = ll__loop_run_go(loop, mode, ll__thread_token());
+    int rc = until ? ll__run_until_complete_go(loop, fut, ll__thread_token())
+                   : ll__loop_run_go(loop, mode, ll__thread_token());
     ll__thread_loop = 0;
     return rc;
 }
 
-int ll_loop_run_forever(ll_loop loop) { return run_guarded(loop, -1); }
+int ll_loop_run_forever(ll_loop loop) { return run_guarded(loop, -1, 0, 0); }
 
 int ll_loop_run_once(ll_loop loop, int mode) {
     if (mode != LL_RUN_ONCE && mode != LL_RUN_NOWAIT)
         return LL_EINVAL;
-    return run_guarded(loop, mode);
+    return run_guarded(loop, mode, 0, 0);
 }
 
-int ll_loop_run_until_complete(ll_loop loop, ll_future fut) {
-    LL__FORK_GUARD();
-    if (ll__thread_loop != 0)
-        return LL_ERUNNING;
-    ll__thread_loop = loop;
-    int rc = ll__run_until_complete_go(loop, fut, ll__thread_token());
-    ll__thread_loop = 0;
-    return rc;
-}
+int ll_loop_run_until_complete(ll_loop loop, ll_future fut) { return run_guarded(loop, 0, 1, fut); }
 
 int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {
     /* It makes a loop: the same check as ll_loop_new's (forkguard.c). */
