@@ -86,19 +86,20 @@ test-vet:
 	GOOS=freebsd $(GO) vet ./libloop/...
 
 # Static checks, failing on any finding: go vet (test-vet above), then
-# gofmt and staticcheck, cppcheck and pyflakes (tests/lint.sh says what each covers;
-# tests/cppcheck-suppressions.txt which C checks are off, and why).
-# staticcheck runs pinned from the Go module proxy; cppcheck and
+# tests/lint.sh: gofmt and staticcheck, cppcheck, pyflakes (it says what each
+# covers; tests/cppcheck-suppressions.txt which C checks are off, and why).
+# The script runs even when vet fails, so one run shows every finding.
+# staticcheck is built pinned from the Go module proxy; cppcheck and
 # python3-pyflakes are installed with apt-get when missing and root.
 # lint-go, lint-c and lint-python run one language's part.
 STATICCHECK_VERSION ?= v0.8.2
 LINT_ENV := GO="$(GO)" BUILD="$(BUILD)" STATICCHECK_VERSION=$(STATICCHECK_VERSION)
 
-lint: test-vet
-	@$(LINT_ENV) bash tests/lint.sh
+lint:
+	@rc=0; $(MAKE) --no-print-directory test-vet || rc=1; $(LINT_ENV) bash tests/lint.sh || rc=1; exit $$rc
 
-lint-go: test-vet
-	@$(LINT_ENV) bash tests/lint.sh go
+lint-go:
+	@rc=0; $(MAKE) --no-print-directory test-vet || rc=1; $(LINT_ENV) bash tests/lint.sh go || rc=1; exit $$rc
 
 lint-c:
 	@$(LINT_ENV) bash tests/lint.sh c
