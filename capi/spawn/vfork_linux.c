@@ -233,6 +233,7 @@ static __thread char *tls_stack;
 int ll__posix_spawn(const char *path, char *const argv[], char *const envp[], const char *dir, int fd0, int fd1,
                     int fd2, int flags, const struct ll__spawn_x *x, int *pid_out, int *pidfd_out) {
     if (tls_stack == NULL) {
+        /* cppcheck-suppress invalidFunctionArg ; MAP_ANONYMOUS takes fd -1 (mmap(2)); cppcheck's POSIX rules want >= 0 */
         void *s = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
         if (s == MAP_FAILED)
             return -errno;

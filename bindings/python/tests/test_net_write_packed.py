@@ -8,7 +8,7 @@ import asyncio
 import ctypes
 import unittest
 
-from libloop import _hotpath, _lib, _netlib, network, stream_transport
+from libloop import _hotpath, _lib, _netlib, network
 
 from .base import LibloopLoop, LoopCase
 from .netbase import connected_pair, recv_exactly
