@@ -24,17 +24,19 @@ const (
 // delivered.
 type Event struct {
 	Kind EventKind
-	Code int // ConnectionLost, ErrorReceived: 0 or a negative error code
-	FD   int // process pipes: the child's fd; else -1
-	T    *Transport
-	P    *Process // ProcessExited: the process (T is nil)
-	Data []byte
-	Addr []byte // a raw struct sockaddr (datagrams)
+	// withheld: not delivered (withheld.go); its Result means nothing.
+	// Beside Kind, in what would be padding: the event stays 96 bytes,
+	// and each one is copied into the queue and cleared after delivery.
+	withheld bool
+	Code     int // ConnectionLost, ErrorReceived: 0 or a negative error code
+	FD       int // process pipes: the child's fd; else -1
+	T        *Transport
+	P        *Process // ProcessExited: the process (T is nil)
+	Data     []byte
+	Addr     []byte // a raw struct sockaddr (datagrams)
 	// Result is the protocol's answer to EOFReceived: non-zero keeps the
 	// transport open for writing, zero closes it (asyncio's eof_received).
 	Result int
-	// withheld: not delivered (withheld.go); its Result means nothing.
-	withheld bool
 }
 
 // Protocol receives a Go transport's events and returns the answer that
