@@ -229,9 +229,11 @@ ll__call *ll__alloc_calls(int n);
 /* Run n due handle timers (timerslab.h) in order, as a batch of loop. */
 void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pending *pending);
 /* Deliver n events: each to its protocol, runs of protocol-less events to
- * the batch sink (batch_fn may be 0). One crossing for all of them. */
-void ll__deliver_events(uint64_t loop, uintptr_t events, uintptr_t protos, int n, uintptr_t pending,
-                        uintptr_t batch_fn, uintptr_t batch_arg);
+ * the batch sink (batch_fn may be 0). One crossing for all of them.
+ * Returns how many events were withheld (left with kind 0, by
+ * ll__withhold or the sink): Go reads the kinds back only if any was. */
+int ll__deliver_events(uint64_t loop, uintptr_t events, uintptr_t protos, int n, uintptr_t pending,
+                       uintptr_t batch_fn, uintptr_t batch_arg);
 
 /* ---- Host function pointers Go calls (hostcall.c) ---- */
 
@@ -251,7 +253,8 @@ static inline int ll__is_read_event(int kind) {
  * now: its kind becomes 0, which tells Go it was not delivered. Returns 1
  * if withheld. */
 static inline int ll__withhold(ll_event *ev, ll__proto *p) {
-    if (p == NULL || !ll__is_read_event(ev->kind) || ((volatile ll__proto *)p)->held == 0)
+    /* held first: it is almost always 0, so the usual cost is one load. */
+    if (p == NULL || ((volatile ll__proto *)p)->held == 0 || !ll__is_read_event(ev->kind))
         return 0;
     ev->kind = 0;
     ((volatile ll__proto *)p)->held |= LL__HELD_BATCH;

@@ -4,16 +4,17 @@
  * paused, closed or aborted (ll__withhold, cloop.h). */
 #include "cloop.h"
 
-void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
-                        uintptr_t batch_fn, uintptr_t batch_arg) {
+int ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
+                       uintptr_t batch_fn, uintptr_t batch_arg) {
     ll_event *evs = (ll_event *)events_addr;
     ll__proto *const *protos = (ll__proto *const *)protos_addr;
     ll__batch_ctx saved = ll__batch_enter(loop, (ll__pending *)pending_addr);
-    int i = 0;
+    int i = 0, withheld = 0;
     while (i < n) {
         /* An earlier event may have paused, closed or aborted this one's
          * transport: then it gets no read event (ll__withhold). */
         if (ll__withhold(&evs[i], protos[i])) {
+            withheld++;
             i++;
             continue;
         }
@@ -39,11 +40,15 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
         if (batch_fn != 0)
             ((ll_event_batch_fn)batch_fn)(loop, &evs[i], (size_t)(j - i), (void *)batch_arg);
         for (int k = i; k < j; k++)
-            if (evs[k].kind == 0 && protos[k] != NULL)
-                ((volatile ll__proto *)protos[k])->held |= LL__HELD_BATCH;
+            if (evs[k].kind == 0) {
+                withheld++;
+                if (protos[k] != NULL)
+                    ((volatile ll__proto *)protos[k])->held |= LL__HELD_BATCH;
+            }
         i = j;
     }
     ll__batch_leave(saved);
+    return withheld;
 }
 
 ll__proto *ll__delivering_slot(uint64_t t) {
