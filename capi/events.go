@@ -101,9 +101,10 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			kinds |= 1 << (uint32(evs[i].Kind) & 31)
 			k++
 		}
-		held := C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
+		C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
 			C.uintptr_t(uintptr(unsafe.Pointer(n.protos))), C.int(k),
 			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), C.uintptr_t(n.batchFn), C.uintptr_t(n.batchArg))
+		held := s.pending.withheld
 		// Only an EOF's answer, an end (an id to retire) or a withheld
 		// event needs reading back; a run of data events has nothing to
 		// read (the core ignores other kinds' Result), and skipping the

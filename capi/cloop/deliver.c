@@ -4,8 +4,8 @@
  * paused, closed or aborted (ll__withhold, cloop.h). */
 #include "cloop.h"
 
-int ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
-                       uintptr_t batch_fn, uintptr_t batch_arg) {
+void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
+                        uintptr_t batch_fn, uintptr_t batch_arg) {
     ll_event *evs = (ll_event *)events_addr;
     ll__proto *const *protos = (ll__proto *const *)protos_addr;
     ll__batch_ctx saved = ll__batch_enter(loop, (ll__pending *)pending_addr);
@@ -47,8 +47,8 @@ int ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_ad
             }
         i = j;
     }
+    ((ll__pending *)pending_addr)->withheld = withheld;
     ll__batch_leave(saved);
-    return withheld;
 }
 
 ll__proto *ll__delivering_slot(uint64_t t) {
