@@ -49,7 +49,8 @@ type EventSink interface {
 	// ReadBuffer returns the memory the loop reads into; Data and Addr of
 	// delivered events point into it. It is called once per loop.
 	ReadBuffer() []byte
-	// Deliver calls the protocols of evs in order and sets each Result.
+	// Deliver calls the protocols of evs in order and sets each
+	// EOFReceived's Result (no other kind's is read).
 	// Every event handed over may be delivered when the call starts; a
 	// read event whose transport is paused, closed or aborted by an
 	// earlier event of the call (the read hook says so: SetReadHook) must
