@@ -127,7 +127,16 @@ func TestWithheldBytesGoToStartTLS(t *testing.T) {
 	for range 3 {
 		l.RunOnce(true)
 	}
-	peerConn, err := net.FileConn(os.NewFile(uintptr(peers[1]), "peer"))
+	// FileConn on a dup, and that file closed now: a file left to its
+	// finalizer would close peers[1]'s number again after the test's
+	// cleanup closed it, maybe another test's fd by then.
+	dup, err := unix.Dup(peers[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(dup), "peer")
+	peerConn, err := net.FileConn(f)
+	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
