@@ -172,16 +172,11 @@ static PyObj *taken(const ll_py_sink *s, const ll_event *ev, gil_once *gil) {
     return fast_entry(s, ev);
 }
 
-/* Whether ev's transport may not get read events now. */
-static int held_now(const ll_event *ev) {
-    const ll__proto *p = ll__delivering_slot(ev->transport);
-    return p != NULL && ((volatile const ll__proto *)p)->held != 0;
-}
-
-/* ev withheld now (kind 0) because an earlier event of this delivery
- * paused, closed or aborted its transport (cloop.h, ll__withhold). */
+/* ev withheld (kind 0): an earlier event of this delivery paused, closed
+ * or aborted its transport (ll_event_withhold). The kind is tested here
+ * first, so only read events pay the call. */
 static int withheld(ll_event *ev) {
-    return ll__is_read_event(ev->kind) && ll__withhold(ev, ll__delivering_slot(ev->transport));
+    return ev->kind == 0 || (ll__is_read_event(ev->kind) && ll_event_withhold(ev) == 1);
 }
 
 void ll_py_sink_deliver(ll_loop loop, ll_event *events, size_t n, void *arg) {
@@ -208,8 +203,7 @@ void ll_py_sink_deliver(ll_loop loop, ll_event *events, size_t n, void *arg) {
          * withheld now. The binding's sink withholds what its own calls
          * stop (it sets kind 0). */
         size_t j = i + 1;
-        while (j < n && !(ll__is_read_event(events[j].kind) && held_now(&events[j])) &&
-               (entry = taken(s, &events[j], &gil)) == NULL)
+        while (j < n && !withheld(&events[j]) && (entry = taken(s, &events[j], &gil)) == NULL)
             j++;
         if (entry != NULL)
             api.decref(entry);
