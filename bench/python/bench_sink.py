@@ -82,7 +82,7 @@ async def _main(loop, mode):
     c_sink = getattr(loop, '_c_sink', None)
     if c_sink is not None:
         from libloop import _hotpath
-        fn, arg = ctypes.cast(_hotpath._deliver, ctypes.c_void_p).value, c_sink
+        fn, arg = ctypes.cast(_hotpath.DELIVER, ctypes.c_void_p).value, c_sink
     else:
         fn, arg = ctypes.cast(loop._c_events, ctypes.c_void_p).value, None
     sink = _CALL(fn)

@@ -45,7 +45,7 @@ fi
 tests=${VALGRIND_TESTS:-"test_close_race test_executor test_queue_work test_release_race test_threads test_futures
  test_callbacks test_contracts test_spawn_extra test_process test_process_exit test_process_io test_process_env test_process_faults
  test_process_cycles test_timer_handles test_postq test_postq_race test_chain test_direct_write test_direct_write_lost
- test_event_withhold test_sink test_soon"}
+ test_tcp_peer_calls test_sink test_soon"}
 # RSS under valgrind is valgrind's as much as ours: tests print RSS bounds
 # instead of asserting them when this is set (test_contracts.c).
 export LIBLOOP_VALGRIND=1

@@ -16,6 +16,7 @@
 #include "libloop.h"
 #include "llpy.h"
 #include "check.h"
+#include "net_util.h" /* tick() */
 
 /* ---- fake objects ------------------------------------------------------ */
 
@@ -318,18 +319,6 @@ static void test_errors(void) {
     ctx[2].entered = 0;
     check_balanced();
     llpy_sink_free(s);
-}
-
-/* One iteration that returns within 20 ms even when nothing happens. */
-static void nop(ll_loop loop, void *arg) { (void)loop; (void)arg; }
-static void tick(ll_loop loop) {
-    ll_handle h = 0;
-    ll_call_later(loop, 0.02, nop, NULL, &h);
-    ll_loop_run_once(loop, LL_RUN_ONCE);
-    if (h) {
-        ll_handle_cancel(h);
-        ll_release(h);
-    }
 }
 
 /* The sink on a real loop: both transports' bytes are read in one
