@@ -323,21 +323,37 @@ static void sink(ll_loop loop, ll_event *evs, size_t n, void *arg) {
     }
 }
 
-static void batch_sink_pause(int ask) {
-    ll_loop loop = new_loop();
-    memset(&B, 0, sizeof B);
-    B.ask = ask;
-    B.action = ACT_PAUSE;
+/* A listener whose connections go to the sink, and two clients accepted. */
+static ll_server sink_pair(ll_loop loop, int cl[2]) {
     CHECK_EQ_INT(ll_loop_set_event_batch(loop, sink, NULL), 0);
     ll_server s = 0;
     CHECK_EQ_INT(ll_tcp_listen(loop, "127.0.0.1", 0, 0, 0, NULL, NULL, &s), 0);
     int port = 0;
     ll_server_port(s, &port);
-    int cl[2];
     for (int i = 0; i < 2; i++) {
         cl[i] = raw_client(port);
         RUN_UNTIL(loop, B.nmade == i + 1, 5.0);
     }
+    return s;
+}
+
+static void sink_pair_end(ll_loop loop, ll_server s, int cl[2]) {
+    for (int i = 0; i < 2; i++) {
+        ll_transport_abort(B.t[i]);
+        close(cl[i]);
+    }
+    spin(loop, 3);
+    ll_release(s);
+    ll_release(loop);
+}
+
+static void batch_sink_pause(int ask) {
+    ll_loop loop = new_loop();
+    memset(&B, 0, sizeof B);
+    B.ask = ask;
+    B.action = ACT_PAUSE;
+    int cl[2];
+    ll_server s = sink_pair(loop, cl);
     char want[2][256] = {"", ""};
     for (int round = 0; round < ROUNDS; round++) {
         B.armed = 1;
@@ -369,13 +385,7 @@ static void batch_sink_pause(int ask) {
     /* Both reads came in one iteration, so one array: the sink withheld. */
     CHECK_EQ_INT(B.own, ROUNDS);
     CHECK(ask ? B.einval > 0 && B.einval % 3 == 0 : B.einval == 0);
-    for (int i = 0; i < 2; i++) {
-        ll_transport_abort(B.t[i]);
-        close(cl[i]);
-    }
-    spin(loop, 3);
-    ll_release(s);
-    ll_release(loop);
+    sink_pair_end(loop, s, cl);
 }
 
 static void test_batch_sink_pause(void) { batch_sink_pause(0); }
@@ -391,16 +401,8 @@ static void test_batch_sink_close_withhold_call(void) {
     memset(&B, 0, sizeof B);
     B.ask = 1;
     B.action = ACT_CLOSE;
-    CHECK_EQ_INT(ll_loop_set_event_batch(loop, sink, NULL), 0);
-    ll_server s = 0;
-    CHECK_EQ_INT(ll_tcp_listen(loop, "127.0.0.1", 0, 0, 0, NULL, NULL, &s), 0);
-    int port = 0;
-    ll_server_port(s, &port);
     int cl[2];
-    for (int i = 0; i < 2; i++) {
-        cl[i] = raw_client(port);
-        RUN_UNTIL(loop, B.nmade == i + 1, 5.0);
-    }
+    ll_server s = sink_pair(loop, cl);
     B.armed = 1;
     send_both(cl, "a.", "b.");
     RUN_UNTIL(loop, B.target != 0, 5.0);
@@ -413,13 +415,7 @@ static void test_batch_sink_close_withhold_call(void) {
         CHECK_EQ_INT(B.ngot[ti], 0);
         CHECK_EQ_INT(B.lost[ti], 1);
     }
-    for (int i = 0; i < 2; i++) {
-        ll_transport_abort(B.t[i]);
-        close(cl[i]);
-    }
-    spin(loop, 3);
-    ll_release(s);
-    ll_release(loop);
+    sink_pair_end(loop, s, cl);
 }
 
 /* Outside a batch sink's call there is no array: LL_EINVAL, the kind
