@@ -258,11 +258,6 @@ static inline int ll__withhold(ll_event *ev, ll__proto *p) {
     return 1;
 }
 
-/* The protocol slot of transport t of the loop whose events this thread is
- * delivering (ll__deliver_events), or NULL: for a batch sink in the
- * library (pyhot.c) that checks each event as it goes. */
-LL__HIDDEN ll__proto *ll__delivering_slot(uint64_t t);
-
 /* The loop's transport map. put: 0, or -1 if memory ran out (the
  * transport then takes the Go path); del: no-op for an absent id; free:
  * drops the map (the loop's end). */
