@@ -15,7 +15,7 @@ func (d *nopDispatcher) Buffer(n int) []ForeignCall {
 	return d.buf[:n]
 }
 
-func (d *nopDispatcher) Run(l *Loop, n int)            {}
+func (d *nopDispatcher) Run(l *Loop, n int)           {}
 func (d *nopDispatcher) Call(l *Loop, fc ForeignCall) {}
 
 // nopBatch is a HostBatch that calls nothing; one record is queued again
