@@ -256,7 +256,7 @@ func ll_future_add_done_callback(id C.uint64_t, cb C.ll_done_callback, arg unsaf
 	if cb == nil {
 		return C.int(libloop.EINVAL)
 	}
-	fs.f.AddDoneCallbackForeign(uintptr(unsafe.Pointer(cb)), uintptr(arg))
+	fs.f.AddDoneCallbackHost(uintptr(unsafe.Pointer(cb)), uintptr(arg))
 	return 0
 }
 
@@ -266,7 +266,7 @@ func ll_future_remove_done_callback(id C.uint64_t, cb C.ll_done_callback, arg un
 	if rc != 0 {
 		return rc
 	}
-	return C.int(fs.f.RemoveDoneCallbackForeign(uintptr(unsafe.Pointer(cb)), uintptr(arg)))
+	return C.int(fs.f.RemoveDoneCallbackHost(uintptr(unsafe.Pointer(cb)), uintptr(arg)))
 }
 
 //export ll_sleep

@@ -42,8 +42,8 @@ type loopState struct {
 
 // Buffer implements libloop.Dispatcher: the batch lives in C memory so C can
 // read it without a copy.
-func (s *loopState) Buffer(n int) []libloop.ForeignCall {
-	return unsafe.Slice((*libloop.ForeignCall)(unsafe.Pointer(s.calls)), n)
+func (s *loopState) Buffer(n int) []libloop.HostCall {
+	return unsafe.Slice((*libloop.HostCall)(unsafe.Pointer(s.calls)), n)
 }
 
 // Run implements libloop.Dispatcher: one crossing for the whole batch.
@@ -71,8 +71,8 @@ func (s *loopState) RunChain(l *libloop.Loop, n int, c *libloop.Chain) {
 
 // Call implements libloop.Dispatcher: one host call (a task step) through
 // its own one-slot buffer, so it never disturbs a batch.
-func (s *loopState) Call(l *libloop.Loop, fc libloop.ForeignCall) {
-	one := unsafe.Slice((*libloop.ForeignCall)(unsafe.Pointer(s.one)), 1)
+func (s *loopState) Call(l *libloop.Loop, fc libloop.HostCall) {
+	one := unsafe.Slice((*libloop.HostCall)(unsafe.Pointer(s.one)), 1)
 	one[0] = fc
 	p := s.pending
 	outer, outerDecided := p.step_task, p.step_decided

@@ -35,8 +35,8 @@ func giveHandle(s *loopState, h *libloop.Handle, out *C.uint64_t) C.int {
 	return 0
 }
 
-func foreign(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.ForeignCall {
-	return libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
+func foreign(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.HostCall {
+	return libloop.HostCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
 }
 
 // ll__call_soon_go is ll_call_soon's slow path (hotpath.c); caller: see
@@ -51,7 +51,7 @@ func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, ou
 	if out == nil { // no handle wanted: queued by value
 		return errCode(s.loop.CallSoonHost(uintptr(cb), uintptr(arg)))
 	}
-	h, err := s.loop.CallSoonForeign(libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id})
+	h, err := s.loop.CallSoonForeign(libloop.HostCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id})
 	if err != nil {
 		return errCode(err)
 	}

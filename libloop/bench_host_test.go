@@ -6,17 +6,17 @@ import "testing"
 
 // nopDispatcher runs host calls by doing nothing: the benchmarks below
 // measure the loop's share of a host callback, not the host's.
-type nopDispatcher struct{ buf []ForeignCall }
+type nopDispatcher struct{ buf []HostCall }
 
-func (d *nopDispatcher) Buffer(n int) []ForeignCall {
+func (d *nopDispatcher) Buffer(n int) []HostCall {
 	if cap(d.buf) < n {
-		d.buf = make([]ForeignCall, n)
+		d.buf = make([]HostCall, n)
 	}
 	return d.buf[:n]
 }
 
-func (d *nopDispatcher) Run(l *Loop, n int)           {}
-func (d *nopDispatcher) Call(l *Loop, fc ForeignCall) {}
+func (d *nopDispatcher) Run(l *Loop, n int)        {}
+func (d *nopDispatcher) Call(l *Loop, fc HostCall) {}
 
 // nopBatch is a HostBatch that calls nothing; one record is queued again
 // and again, as capi reuses none but allocates one per flushed C queue.

@@ -11,9 +11,9 @@ import (
 // code that fails the future.
 type WorkFunc func() (value uintptr, code int)
 
-// ForeignWork calls a host work function (fn, arg) on a worker thread; a host
-// passes one static ForeignWork for all its jobs, so a job costs no closure.
-type ForeignWork func(fn, arg uintptr) (value uintptr, code int)
+// HostWork calls a host work function (fn, arg) on a worker thread; a host
+// passes one static HostWork for all its jobs, so a job costs no closure.
+type HostWork func(fn, arg uintptr) (value uintptr, code int)
 
 // executor is the loop's default thread pool: a FIFO of jobs served by at
 // most max worker goroutines, started on demand. Outcomes come back to the
@@ -37,10 +37,10 @@ type executor struct {
 
 type execJob struct {
 	fn       WorkFunc
-	call     ForeignWork
+	call     HostWork
 	cfn, arg uintptr
-	fut      *Future     // resolved with the outcome, or
-	after    ForeignCall // posted back when there is no future (QueueWorkForeign)
+	fut      *Future  // resolved with the outcome, or
+	after    HostCall // posted back when there is no future (QueueWorkHost)
 }
 
 // DefaultExecutorWorkers is asyncio's default: min(32, ncpu+4).
@@ -84,19 +84,19 @@ func (l *Loop) RunInExecutor(fn WorkFunc) (*Future, error) {
 	return l.submit(execJob{fn: fn})
 }
 
-// RunInExecutorForeign is RunInExecutor for a host function: call(fn, arg)
+// RunInExecutorHost is RunInExecutor for a host function: call(fn, arg)
 // runs on the worker.
-func (l *Loop) RunInExecutorForeign(call ForeignWork, fn, arg uintptr) (*Future, error) {
+func (l *Loop) RunInExecutorHost(call HostWork, fn, arg uintptr) (*Future, error) {
 	if call == nil || fn == 0 {
 		return nil, EINVAL
 	}
 	return l.submit(execJob{call: call, cfn: fn, arg: arg})
 }
 
-// QueueWorkForeign is libuv's uv_queue_work: call(fn, arg) runs on a
+// QueueWorkHost is libuv's uv_queue_work: call(fn, arg) runs on a
 // worker, then after is called on the loop thread (dropped if the loop is
 // closed first). No future: the host keeps the outcome in its own memory.
-func (l *Loop) QueueWorkForeign(call ForeignWork, fn, arg uintptr, after ForeignCall) error {
+func (l *Loop) QueueWorkHost(call HostWork, fn, arg uintptr, after HostCall) error {
 	if call == nil || fn == 0 || after.Fn == 0 {
 		return EINVAL
 	}
@@ -165,7 +165,7 @@ func (e *executor) work(l *Loop) {
 		if j.fut != nil {
 			l.post(postedCall{done: j.fut, value: v, code: code})
 		} else {
-			l.post(postedCall{foreign: j.after})
+			l.post(postedCall{call: j.after})
 		}
 		e.mu.Lock()
 	}

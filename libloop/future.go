@@ -53,7 +53,7 @@ type Future struct {
 	stagedCode  int
 	execSlot    int32
 
-	// Tag is the host's id for this future, passed to foreign done callbacks.
+	// Tag is the host's id for this future, passed to host done callbacks.
 	Tag uint64
 	// OnDispose, if set, runs when the last reference is dropped.
 	OnDispose func()
@@ -62,9 +62,9 @@ type Future struct {
 }
 
 type doneCallback struct {
-	gofn    func(*Future)
-	foreign ForeignCall
-	token   uint64
+	gofn  func(*Future)
+	call  HostCall
+	token uint64
 }
 
 // NewFuture creates a pending future holding one reference for the caller.
@@ -241,10 +241,10 @@ func (f *Future) AddDoneCallback(fn func(*Future)) uint64 {
 	return f.addCallback(doneCallback{gofn: fn})
 }
 
-// AddDoneCallbackForeign is AddDoneCallback for a host callback, called as
+// AddDoneCallbackHost is AddDoneCallback for a host callback, called as
 // fn(f.Tag, arg).
-func (f *Future) AddDoneCallbackForeign(fn, arg uintptr) uint64 {
-	return f.addCallback(doneCallback{foreign: ForeignCall{Fn: fn, Arg: arg, ID: f.Tag}})
+func (f *Future) AddDoneCallbackHost(fn, arg uintptr) uint64 {
+	return f.addCallback(doneCallback{call: HostCall{Fn: fn, Arg: arg, ID: f.Tag}})
 }
 
 func (f *Future) addCallback(cb doneCallback) uint64 {
@@ -258,11 +258,11 @@ func (f *Future) addCallback(cb doneCallback) uint64 {
 	return cb.token
 }
 
-// RemoveDoneCallbackForeign removes every registration of (fn, arg) not yet
+// RemoveDoneCallbackHost removes every registration of (fn, arg) not yet
 // scheduled and returns how many it removed.
-func (f *Future) RemoveDoneCallbackForeign(fn, arg uintptr) int {
+func (f *Future) RemoveDoneCallbackHost(fn, arg uintptr) int {
 	return f.removeIf(func(cb *doneCallback) bool {
-		return cb.gofn == nil && cb.foreign.Fn == fn && cb.foreign.Arg == arg
+		return cb.gofn == nil && cb.call.Fn == fn && cb.call.Arg == arg
 	})
 }
 
@@ -307,8 +307,8 @@ func (f *Future) schedule(cb doneCallback) {
 	if cb.gofn != nil {
 		h.futfn = cb.gofn
 	} else {
-		cb.foreign.ID = f.Tag
-		h.foreign = cb.foreign
+		cb.call.ID = f.Tag
+		h.call = cb.call
 	}
 	l.ready.push(h)
 }

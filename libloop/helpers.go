@@ -47,7 +47,7 @@ func (l *Loop) Sleep(delay float64) (*Future, error) {
 		return f, nil
 	}
 	d, _ := deadline(delay)
-	h := l.scheduleNs(monoNow()+d, nil, ForeignCall{})
+	h := l.scheduleNs(monoNow()+d, nil, HostCall{})
 	h.futfn, h.fut = sleepFired, f
 	f.hold() // the timer's: dropped when the handle is recycled
 	h.refs++ // f.sleepTimer's: dropped when it fires or f is cancelled

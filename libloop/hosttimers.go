@@ -107,7 +107,7 @@ func (t *hostTimerHeap) pop() hostTimer {
 
 // CallLaterHost schedules a host callback after delay seconds with no
 // Handle: it cannot be cancelled, and it is called with the loop's Tag as
-// its id (ForeignPlain). The cheapest timer, for hosts that do not keep one.
+// its id (HostPlain). The cheapest timer, for hosts that do not keep one.
 func (l *Loop) CallLaterHost(delay float64, fn, arg uintptr) error {
 	d, err := deadline(delay)
 	if err == nil && delay >= -maxDelay { // as scheduleAfter: a deadline, or now + delay

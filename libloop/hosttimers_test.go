@@ -12,14 +12,14 @@ import (
 
 // recordingDispatcher runs host calls by recording their Arg, in order.
 type recordingDispatcher struct {
-	buf []ForeignCall
+	buf []HostCall
 	got []uintptr
 	ids []uint64
 }
 
-func (d *recordingDispatcher) Buffer(n int) []ForeignCall {
+func (d *recordingDispatcher) Buffer(n int) []HostCall {
 	if cap(d.buf) < n {
-		d.buf = make([]ForeignCall, n)
+		d.buf = make([]HostCall, n)
 	}
 	return d.buf[:n]
 }
@@ -33,7 +33,7 @@ func (d *recordingDispatcher) Run(l *Loop, n int) {
 	}
 }
 
-func (d *recordingDispatcher) Call(l *Loop, fc ForeignCall) { d.got = append(d.got, fc.Arg) }
+func (d *recordingDispatcher) Call(l *Loop, fc HostCall) { d.got = append(d.got, fc.Arg) }
 
 // Timers with and without handles, at a few shared deadlines, run in
 // deadline order and, for equal deadlines, in the order they were
@@ -59,11 +59,11 @@ func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 		case 1:
-			if _, err := l.CallAtForeign(when, ForeignCall{Fn: 1, Arg: arg, ID: 77}); err != nil {
+			if _, err := l.CallAtForeign(when, HostCall{Fn: 1, Arg: arg, ID: 77}); err != nil {
 				t.Fatal(err)
 			}
 		default:
-			h, err := l.CallAtForeign(when, ForeignCall{Fn: 1, Arg: arg, ID: 77})
+			h, err := l.CallAtForeign(when, HostCall{Fn: 1, Arg: arg, ID: 77})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,11 +14,11 @@ import (
 // loop clears during the batch (its handle was cancelled) must be skipped.
 type Dispatcher interface {
 	// Buffer returns storage for up to n calls, valid until the next call.
-	Buffer(n int) []ForeignCall
+	Buffer(n int) []HostCall
 	// Run calls calls[0:n] in order, re-reading each slot just before calling it.
 	Run(l *Loop, n int)
 	// Call runs one host call now (a task step), outside any batch.
-	Call(l *Loop, fc ForeignCall)
+	Call(l *Loop, fc HostCall)
 }
 
 // Loop is an asyncio-style event loop: a ready queue, a timer heap and a
@@ -65,7 +65,7 @@ type Loop struct {
 
 	dispatcher   Dispatcher
 	chain        chainState // iterations run in a host batch (chain.go)
-	dispatchBuf  []ForeignCall
+	dispatchBuf  []HostCall
 	batchHandles []*Handle
 
 	tasks       map[*Task]struct{}
@@ -89,7 +89,7 @@ type Loop struct {
 	slowDuration time.Duration
 	excHandler   func(*ErrorContext)
 
-	// Tag is the host's id for this loop, passed to foreign callbacks.
+	// Tag is the host's id for this loop, passed to host callbacks.
 	Tag uint64
 	// Data is free for the embedding host.
 	Data any
@@ -282,8 +282,8 @@ type postQueue struct {
 }
 
 type postedCall struct {
-	gofn    func()
-	foreign ForeignCall
+	gofn func()
+	call HostCall
 	// done, when set, is an executor future whose outcome (value, code) is
 	// delivered by a ready callback: a record, so a job needs no closure.
 	done  *Future

@@ -227,10 +227,10 @@ func (l *Loop) runSome(max int) int {
 	for {
 		switch {
 		case h == nil: // a host call by value: nothing to mark or release
-			buf[len(batch)] = ForeignCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
+			buf[len(batch)] = HostCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
 			batch = append(batch, nil)
 		case !h.cancelled:
-			buf[len(batch)] = h.foreign
+			buf[len(batch)] = h.call
 			h.inBatch = true
 			h.pos = int32(len(batch))
 			batch = append(batch, h)
@@ -275,7 +275,7 @@ func (l *Loop) runSome(max int) int {
 // where each call is timed and reported with its handle).
 func (l *Loop) hostHandle(it readyItem) *Handle {
 	h := l.newHandle()
-	h.foreign = ForeignCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
+	h.call = HostCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
 	return h
 }
 

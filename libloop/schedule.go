@@ -21,7 +21,7 @@ func (l *Loop) CallSoon(fn func()) (*Handle, error) {
 }
 
 // CallSoonForeign schedules a host callback; see CallSoon.
-func (l *Loop) CallSoonForeign(fc ForeignCall) (*Handle, error) {
+func (l *Loop) CallSoonForeign(fc HostCall) (*Handle, error) {
 	if fc.Fn == 0 {
 		return nil, EINVAL
 	}
@@ -29,13 +29,13 @@ func (l *Loop) CallSoonForeign(fc ForeignCall) (*Handle, error) {
 		return nil, ECLOSED
 	}
 	h := l.newHandle()
-	h.foreign = fc
+	h.call = fc
 	l.ready.push(h)
 	return h, nil
 }
 
 // CallSoonHost queues a host callback with no Handle: it cannot be
-// cancelled, and it is called with the loop's Tag as its id (ForeignPlain),
+// cancelled, and it is called with the loop's Tag as its id (HostPlain),
 // in FIFO order with every other callback. The cheapest call_soon.
 func (l *Loop) CallSoonHost(fn, arg uintptr) error {
 	if fn == 0 {
@@ -73,11 +73,11 @@ func (l *Loop) CallAt(when float64, fn func()) (*Handle, error) {
 	if fn == nil {
 		return nil, EINVAL
 	}
-	return l.schedule(when, fn, ForeignCall{})
+	return l.schedule(when, fn, HostCall{})
 }
 
 // CallAtForeign is CallAt for a host callback.
-func (l *Loop) CallAtForeign(when float64, fc ForeignCall) (*Handle, error) {
+func (l *Loop) CallAtForeign(when float64, fc HostCall) (*Handle, error) {
 	if fc.Fn == 0 {
 		return nil, EINVAL
 	}
@@ -90,18 +90,18 @@ func (l *Loop) CallLater(delay float64, fn func()) (*Handle, error) {
 	if fn == nil {
 		return nil, EINVAL
 	}
-	return l.scheduleAfter(delay, fn, ForeignCall{})
+	return l.scheduleAfter(delay, fn, HostCall{})
 }
 
 // CallLaterForeign is CallLater for a host callback.
-func (l *Loop) CallLaterForeign(delay float64, fc ForeignCall) (*Handle, error) {
+func (l *Loop) CallLaterForeign(delay float64, fc HostCall) (*Handle, error) {
 	if fc.Fn == 0 {
 		return nil, EINVAL
 	}
 	return l.scheduleAfter(delay, nil, fc)
 }
 
-func (l *Loop) scheduleAfter(delay float64, fn func(), fc ForeignCall) (*Handle, error) {
+func (l *Loop) scheduleAfter(delay float64, fn func(), fc HostCall) (*Handle, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
@@ -132,7 +132,7 @@ func (l *Loop) Deadline(t float64, relative bool) (int64, error) {
 	return ns, err
 }
 
-func (l *Loop) schedule(when float64, fn func(), fc ForeignCall) (*Handle, error) {
+func (l *Loop) schedule(when float64, fn func(), fc HostCall) (*Handle, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
@@ -143,9 +143,9 @@ func (l *Loop) schedule(when float64, fn func(), fc ForeignCall) (*Handle, error
 	return l.scheduleNs(ns, fn, fc), nil
 }
 
-func (l *Loop) scheduleNs(ns int64, fn func(), fc ForeignCall) *Handle {
+func (l *Loop) scheduleNs(ns int64, fn func(), fc HostCall) *Handle {
 	h := l.newHandle()
-	h.gofn, h.foreign = fn, fc
+	h.gofn, h.call = fn, fc
 	h.timer = true
 	h.when = ns
 	l.timers.push(h)

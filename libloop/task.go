@@ -23,8 +23,8 @@ const (
 // exactly one of Await, Yield, Return or Raise. A task is a Future.
 type Task struct {
 	Future
-	goStep      func(*Task)
-	foreignStep ForeignCall
+	goStep   func(*Task)
+	hostStep HostCall
 
 	waiter      *Future // the future being awaited (asyncio's _fut_waiter)
 	wokenBy     *Future // the future whose completion started this step
@@ -48,23 +48,23 @@ func (l *Loop) NewTask(step func(*Task)) (*Task, error) {
 	if step == nil {
 		return nil, EINVAL
 	}
-	return l.newTask(step, ForeignCall{})
+	return l.newTask(step, HostCall{})
 }
 
-// NewTaskForeign creates a task whose step is a host function, called as
+// NewTaskHost creates a task whose step is a host function, called as
 // fn(t.Tag, arg). Set Tag before the loop runs.
-func (l *Loop) NewTaskForeign(fn, arg uintptr) (*Task, error) {
+func (l *Loop) NewTaskHost(fn, arg uintptr) (*Task, error) {
 	if fn == 0 {
 		return nil, EINVAL
 	}
-	return l.newTask(nil, ForeignCall{Fn: fn, Arg: arg})
+	return l.newTask(nil, HostCall{Fn: fn, Arg: arg})
 }
 
-func (l *Loop) newTask(step func(*Task), fc ForeignCall) (*Task, error) {
+func (l *Loop) newTask(step func(*Task), fc HostCall) (*Task, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
-	t := &Task{goStep: step, foreignStep: fc}
+	t := &Task{goStep: step, hostStep: fc}
 	t.Future = Future{loop: l, refs: 1, holds: 1, task: t, execSlot: -1}
 	t.callbacks = t.cbInline[:0]
 	l.addLive(&t.Future)
@@ -125,7 +125,7 @@ func (t *Task) step(woken *Future) {
 		if t.goStep != nil {
 			t.goStep(t)
 		} else if l.dispatcher != nil {
-			fc := t.foreignStep
+			fc := t.hostStep
 			fc.ID = t.Tag
 			l.dispatcher.Call(l, fc)
 		}

@@ -13,11 +13,11 @@ func (l *Loop) CallSoonThreadsafe(fn func()) error {
 }
 
 // CallSoonThreadsafeForeign is CallSoonThreadsafe for a host callback.
-func (l *Loop) CallSoonThreadsafeForeign(fc ForeignCall) error {
+func (l *Loop) CallSoonThreadsafeForeign(fc HostCall) error {
 	if fc.Fn == 0 {
 		return EINVAL
 	}
-	return l.post(postedCall{foreign: fc})
+	return l.post(postedCall{call: fc})
 }
 
 func (l *Loop) post(c postedCall) error {
@@ -69,7 +69,7 @@ func (l *Loop) takePosted() {
 	q.n.Store(0)
 	q.mu.Unlock()
 	for i := range items {
-		if fc := items[i].foreign; fc.Fn != 0 && fc.ID == l.Tag && fc.Kind == ForeignPlain {
+		if fc := items[i].call; fc.Fn != 0 && fc.ID == l.Tag && fc.Kind == HostPlain {
 			l.ready.pushHost(fc.Fn, fc.Arg) // no handle: nobody holds one
 			items[i] = postedCall{}
 			continue
@@ -83,7 +83,7 @@ func (l *Loop) takePosted() {
 			h.futfn, h.fut = execDelivered, f
 		} else {
 			h.gofn = items[i].gofn
-			h.foreign = items[i].foreign
+			h.call = items[i].call
 		}
 		l.ready.push(h)
 		items[i] = postedCall{}
