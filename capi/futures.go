@@ -47,8 +47,8 @@ func registerFuture(s *loopState, f *libloop.Future, t *libloop.Task, out *C.uin
 	return 0
 }
 
-// futureDisposed is each loop's dispose hook: the future is gone, so is its id.
-func (s *loopState) futureDisposed(f *libloop.Future) {
+// FutureDisposed implements libloop.Host: the future is gone, so is its id.
+func (s *loopState) FutureDisposed(f *libloop.Future) {
 	ids.remove(f.Tag)
 	if m, ok := s.messages[f.Tag]; ok {
 		C.free(unsafe.Pointer(m))

@@ -4,19 +4,20 @@ package libloop
 
 import "testing"
 
-// nopDispatcher runs host calls by doing nothing: the benchmarks below
+// nopHost runs host calls by doing nothing: the benchmarks below
 // measure the loop's share of a host callback, not the host's.
-type nopDispatcher struct{ buf []HostCall }
+type nopHost struct{ buf []HostCall }
 
-func (d *nopDispatcher) Buffer(n int) []HostCall {
+func (d *nopHost) Buffer(n int) []HostCall {
 	if cap(d.buf) < n {
 		d.buf = make([]HostCall, n)
 	}
 	return d.buf[:n]
 }
 
-func (d *nopDispatcher) Run(l *Loop, n int)        {}
-func (d *nopDispatcher) Call(l *Loop, fc HostCall) {}
+func (d *nopHost) Run(l *Loop, n int)        {}
+func (d *nopHost) Call(l *Loop, fc HostCall) {}
+func (d *nopHost) FutureDisposed(*Future)    {}
 
 // nopBatch is a HostBatch that calls nothing; one record is queued again
 // and again, as capi reuses none but allocates one per flushed C queue.
@@ -31,7 +32,7 @@ func (b *nopBatch) Len() int { return b.n }
 func BenchmarkCallSoonHostRun(b *testing.B) {
 	l, _ := New()
 	defer l.Close()
-	l.SetDispatcher(&nopDispatcher{})
+	l.SetHost(&nopHost{})
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		l.CallSoonHost(1, uintptr(i))
@@ -47,7 +48,7 @@ func BenchmarkCallSoonHostRun(b *testing.B) {
 func BenchmarkCallSoonHostBatchRun(b *testing.B) {
 	l, _ := New()
 	defer l.Close()
-	l.SetDispatcher(&nopDispatcher{})
+	l.SetHost(&nopHost{})
 	batch := &nopBatch{n: 64}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -363,8 +363,8 @@ func (f *Future) maybeDispose() {
 	if f.OnDispose != nil {
 		f.OnDispose()
 	}
-	if h := f.loop.disposeHook; h != nil {
-		h(f)
+	if h := f.loop.host; h != nil {
+		h.FutureDisposed(f)
 	}
 }
 
@@ -380,7 +380,3 @@ func (f *Future) SetFreeFunc(free FreeFunc) {
 // DetachFree hands ownership of the result or payload to the caller: the
 // future will no longer free it.
 func (f *Future) DetachFree() { f.free = nil }
-
-// SetDisposeHook installs fn to run for every future of this loop when it is
-// disposed (after its own OnDispose); a host uses it to drop its id.
-func (l *Loop) SetDisposeHook(fn func(*Future)) { l.disposeHook = fn }

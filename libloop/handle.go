@@ -4,28 +4,6 @@ package libloop
 
 import "math"
 
-// HostCallKind says which C signature a HostCall has.
-type HostCallKind int32
-
-const (
-	// HostPlain is fn(uint64 id, void *arg): ll_callback, ll_done_callback, ll_step_fn.
-	HostPlain HostCallKind = 0
-	// HostIO is fn(uint64 id, int fd, void *arg): ll_io_callback.
-	HostIO HostCallKind = 1
-)
-
-// HostCall is a callback owned by a host outside Go: a function address,
-// the id it is called with, and an argument the loop never dereferences. The
-// loop hands these to its Dispatcher in batches so that a host pays one
-// boundary crossing per batch instead of one per callback.
-type HostCall struct {
-	Fn   uintptr
-	Arg  uintptr
-	ID   uint64
-	FD   int32
-	Kind HostCallKind
-}
-
 // Handle is one scheduled callback: a call_soon entry, a timer, or an fd
 // watcher's callback. Records are pooled per loop; a Handle is recycled when
 // its last reference (the loop's while it is queued, the host's until

@@ -10,21 +10,21 @@ import (
 	"testing"
 )
 
-// recordingDispatcher runs host calls by recording their Arg, in order.
-type recordingDispatcher struct {
+// recordingHost runs host calls by recording their Arg, in order.
+type recordingHost struct {
 	buf []HostCall
 	got []uintptr
 	ids []uint64
 }
 
-func (d *recordingDispatcher) Buffer(n int) []HostCall {
+func (d *recordingHost) Buffer(n int) []HostCall {
 	if cap(d.buf) < n {
 		d.buf = make([]HostCall, n)
 	}
 	return d.buf[:n]
 }
 
-func (d *recordingDispatcher) Run(l *Loop, n int) {
+func (d *recordingHost) Run(l *Loop, n int) {
 	for _, fc := range d.buf[:n] {
 		if fc.Fn != 0 {
 			d.got = append(d.got, fc.Arg)
@@ -33,15 +33,17 @@ func (d *recordingDispatcher) Run(l *Loop, n int) {
 	}
 }
 
-func (d *recordingDispatcher) Call(l *Loop, fc HostCall) { d.got = append(d.got, fc.Arg) }
+func (d *recordingHost) Call(l *Loop, fc HostCall) { d.got = append(d.got, fc.Arg) }
+
+func (d *recordingHost) FutureDisposed(*Future) {}
 
 // Timers with and without handles, at a few shared deadlines, run in
 // deadline order and, for equal deadlines, in the order they were
 // scheduled, whichever heap holds them; cancelled handle timers do not run.
 func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 	l := newTestLoop(t)
-	d := &recordingDispatcher{}
-	l.SetDispatcher(d)
+	d := &recordingHost{}
+	l.SetHost(d)
 	l.Tag = 77
 	base := l.Time() + 0.02
 	type sched struct {
@@ -128,8 +130,8 @@ func TestHostTimerHeapOrderAndChunks(t *testing.T) {
 // on a closed loop and without a function, and a closed loop drops it.
 func TestHostTimerEdges(t *testing.T) {
 	l := newTestLoop(t)
-	d := &recordingDispatcher{}
-	l.SetDispatcher(d)
+	d := &recordingHost{}
+	l.SetHost(d)
 	if err := l.CallLaterHost(0, 0, 1); err != EINVAL {
 		t.Fatalf("fn 0: %v", err)
 	}

@@ -9,18 +9,6 @@ import (
 	"time"
 )
 
-// Dispatcher runs a batch of host (foreign) callbacks in order. The loop
-// fills a slice from Buffer and calls Run once per batch; a slot whose Fn the
-// loop clears during the batch (its handle was cancelled) must be skipped.
-type Dispatcher interface {
-	// Buffer returns storage for up to n calls, valid until the next call.
-	Buffer(n int) []HostCall
-	// Run calls calls[0:n] in order, re-reading each slot just before calling it.
-	Run(l *Loop, n int)
-	// Call runs one host call now (a task step), outside any batch.
-	Call(l *Loop, fc HostCall)
-}
-
 // Loop is an asyncio-style event loop: a ready queue, a timer heap and a
 // selector, advanced by RunOnce. Except where a method says otherwise, it is
 // used from one thread at a time.
@@ -63,7 +51,7 @@ type Loop struct {
 	posted      postQueue
 	wakePending atomic.Uint32
 
-	dispatcher   Dispatcher
+	host         Host       // runs host calls; nil: a Go-only loop (host.go)
 	chain        chainState // iterations run in a host batch (chain.go)
 	dispatchBuf  []HostCall
 	batchHandles []*Handle
@@ -79,7 +67,6 @@ type Loop struct {
 	droppedWaits map[*Future]map[uint64]struct{}
 	executor     *executor
 
-	disposeHook func(*Future)
 	hostRun     func() bool
 	hostPending bool
 
@@ -106,12 +93,6 @@ func New() (*Loop, error) {
 		pollFirst:    sel.triesFirst(),
 		slowDuration: 100 * time.Millisecond,
 	}, nil
-}
-
-// SetDispatcher installs the runner of foreign callbacks.
-func (l *Loop) SetDispatcher(d Dispatcher) {
-	l.dispatcher = d
-	l.setChainRunner(d)
 }
 
 // BackendFD is the loop's selector fd (epoll on Linux, kqueue elsewhere),

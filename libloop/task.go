@@ -124,10 +124,10 @@ func (t *Task) step(woken *Future) {
 		}()
 		if t.goStep != nil {
 			t.goStep(t)
-		} else if l.dispatcher != nil {
+		} else if l.host != nil {
 			fc := t.hostStep
 			fc.ID = t.Tag
-			l.dispatcher.Call(l, fc)
+			l.host.Call(l, fc)
 		}
 	}()
 	t.stepping = false
