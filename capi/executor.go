@@ -42,7 +42,7 @@ func ll_queue_work(loop C.uint64_t, work C.ll_queue_work_fn, after C.ll_callback
 		return C.int(libloop.EINVAL)
 	}
 	return errCode(s.loop.QueueWorkHost(callQueuedWork, uintptr(unsafe.Pointer(work)), uintptr(arg),
-		foreign(s, unsafe.Pointer(after), arg)))
+		hostCall(s, unsafe.Pointer(after), arg)))
 }
 
 // callQueuedWork runs a host ll_queue_work_fn on an executor worker.

@@ -111,7 +111,7 @@ func (s *loopState) flushPending() {
 				s.slab.push(uint32(t.arg))
 				continue
 			}
-			s.loop.CallAtHostNs(int64(t.when), uintptr(t.fn), uintptr(t.arg))
+			s.loop.CallAtHost(int64(t.when), libloop.HostCall{Fn: uintptr(t.fn), Arg: uintptr(t.arg)}, false)
 		}
 		p.ntimers = 0
 	}
@@ -135,7 +135,7 @@ func (s *loopState) flushPending() {
 			}
 			continue
 		}
-		s.loop.CallSoonHost(uintptr(items[i].fn), uintptr(items[i].arg)) // called with the loop's Tag, s.id
+		s.loop.CallSoonHost(libloop.HostCall{Fn: uintptr(items[i].fn), Arg: uintptr(items[i].arg)}, false) // ID 0: the loop's Tag, s.id
 	}
 	p.len = 0
 }

@@ -35,7 +35,7 @@ func BenchmarkCallSoonHostRun(b *testing.B) {
 	l.SetHost(&nopHost{})
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		l.CallSoonHost(1, uintptr(i))
+		l.CallSoonHost(HostCall{Fn: 1, Arg: uintptr(i)}, false)
 		if i&255 == 255 {
 			l.RunOnce(true)
 		}

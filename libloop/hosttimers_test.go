@@ -57,15 +57,15 @@ func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 		arg := uintptr(i)
 		switch rng.Intn(3) {
 		case 0:
-			if err := l.CallAtHost(when, 1, arg); err != nil {
+			if _, err := l.CallAtHost(atNs(t, l, when), HostCall{Fn: 1, Arg: arg}, false); err != nil {
 				t.Fatal(err)
 			}
 		case 1:
-			if _, err := l.CallAtForeign(when, HostCall{Fn: 1, Arg: arg, ID: 77}); err != nil {
+			if _, err := l.CallAtHost(atNs(t, l, when), HostCall{Fn: 1, Arg: arg, ID: 77}, true); err != nil {
 				t.Fatal(err)
 			}
 		default:
-			h, err := l.CallAtForeign(when, HostCall{Fn: 1, Arg: arg, ID: 77})
+			h, err := l.CallAtHost(atNs(t, l, when), HostCall{Fn: 1, Arg: arg, ID: 77}, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,6 +100,26 @@ func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 	}
 }
 
+// atNs is when's deadline in loop nanoseconds, as CallAt takes it.
+func atNs(t *testing.T, l *Loop, when float64) int64 {
+	t.Helper()
+	ns, err := l.Deadline(when, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// laterHost schedules a handle-less host timer as ll_call_later(out NULL).
+func laterHost(l *Loop, delay float64, fn, arg uintptr) error {
+	ns, err := l.Deadline(delay, true)
+	if err != nil {
+		return err
+	}
+	_, err = l.CallAtHost(ns, HostCall{Fn: fn, Arg: arg}, false)
+	return err
+}
+
 // The heap itself: a million entries pushed in random order come out
 // sorted by (deadline, seq), across chunk boundaries, and shrinking frees
 // chunks.
@@ -132,16 +152,16 @@ func TestHostTimerEdges(t *testing.T) {
 	l := newTestLoop(t)
 	d := &recordingHost{}
 	l.SetHost(d)
-	if err := l.CallLaterHost(0, 0, 1); err != EINVAL {
+	if err := laterHost(l, 0, 0, 1); err != EINVAL {
 		t.Fatalf("fn 0: %v", err)
 	}
-	if err := l.CallLaterHost(math.NaN(), 1, 1); err == nil {
+	if err := laterHost(l, math.NaN(), 1, 1); err == nil {
 		t.Fatal("NaN delay accepted")
 	}
-	if err := l.CallLaterHost(math.Inf(-1), 1, 1); err != nil {
+	if err := laterHost(l, math.Inf(-1), 1, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.CallAtHost(-1e300, 1, 2); err != nil {
+	if _, err := l.CallAtHost(atNs(t, l, -1e300), HostCall{Fn: 1, Arg: 2}, false); err != nil {
 		t.Fatal(err)
 	}
 	l.CallSoon(func() { l.Stop() })
@@ -149,9 +169,9 @@ func TestHostTimerEdges(t *testing.T) {
 	if !slices.Equal(d.got, []uintptr{1, 2}) {
 		t.Fatalf("ran %v, want [1 2]", d.got)
 	}
-	l.CallLaterHost(3600, 1, 3)
+	laterHost(l, 3600, 1, 3)
 	l.Close()
-	if err := l.CallLaterHost(1, 1, 4); err != ECLOSED {
+	if err := laterHost(l, 1, 1, 4); err != ECLOSED {
 		t.Fatalf("closed loop: %v", err)
 	}
 	if l.hostTimers.len() != 0 {
@@ -216,5 +236,43 @@ func TestHostTimerQueueInOrderUsesRun(t *testing.T) {
 	q.push(hostTimer{when: 5, seq: 1 << 40}) // earlier than the run's last: the heap
 	if q.heap.len() != 1 {
 		t.Fatalf("heap %d after an earlier deadline", q.heap.len())
+	}
+}
+
+// CallSoonHost without a handle keeps the loop's own plain calls by value
+// and runs the others (another id, an fd call) with their own id; with a
+// handle the call can be cancelled. All run in FIFO order.
+func TestCallSoonHostHandleAndID(t *testing.T) {
+	l := newTestLoop(t)
+	d := &recordingHost{}
+	l.SetHost(d)
+	l.Tag = 5
+	if _, err := l.CallSoonHost(HostCall{Arg: 1}, false); err != EINVAL {
+		t.Fatalf("fn 0: %v", err)
+	}
+	mustNil := func(h *Handle, err error) {
+		t.Helper()
+		if err != nil || h != nil {
+			t.Fatalf("no handle asked: %v, %v", h, err)
+		}
+	}
+	mustNil(l.CallSoonHost(HostCall{Fn: 1, Arg: 1}, false))
+	mustNil(l.CallSoonHost(HostCall{Fn: 1, Arg: 2, ID: 9}, false))
+	h, err := l.CallSoonHost(HostCall{Fn: 1, Arg: 3}, true)
+	if err != nil || h == nil {
+		t.Fatalf("handle asked: %v, %v", h, err)
+	}
+	h.Cancel()
+	mustNil(l.CallSoonHost(HostCall{Fn: 1, Arg: 4, ID: 5}, false))
+	if l.ready.len() != 4 || l.ready.buf[l.ready.head].h != nil || l.ready.buf[l.ready.head+1].h == nil {
+		t.Fatal("the loop's own call is not by value, or another id's is")
+	}
+	l.RunOnce(true)
+	if !slices.Equal(d.got, []uintptr{1, 2, 4}) || !slices.Equal(d.ids, []uint64{5, 9, 5}) {
+		t.Fatalf("ran %v with ids %v", d.got, d.ids)
+	}
+	l.Close()
+	if _, err := l.CallSoonHost(HostCall{Fn: 1}, false); err != ECLOSED {
+		t.Fatalf("closed loop: %v", err)
 	}
 }

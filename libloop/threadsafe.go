@@ -12,12 +12,13 @@ func (l *Loop) CallSoonThreadsafe(fn func()) error {
 	return l.post(postedCall{gofn: fn})
 }
 
-// CallSoonThreadsafeForeign is CallSoonThreadsafe for a host callback.
-func (l *Loop) CallSoonThreadsafeForeign(fc HostCall) error {
-	if fc.Fn == 0 {
+// CallSoonThreadsafeHost is CallSoonThreadsafe for a host callback (c.ID
+// 0: the loop's Tag); it cannot be cancelled.
+func (l *Loop) CallSoonThreadsafeHost(c HostCall) error {
+	if c.Fn == 0 {
 		return EINVAL
 	}
-	return l.post(postedCall{call: fc})
+	return l.post(postedCall{call: c})
 }
 
 func (l *Loop) post(c postedCall) error {
@@ -69,8 +70,8 @@ func (l *Loop) takePosted() {
 	q.n.Store(0)
 	q.mu.Unlock()
 	for i := range items {
-		if fc := items[i].call; fc.Fn != 0 && fc.ID == l.Tag && fc.Kind == HostPlain {
-			l.ready.pushHost(fc.Fn, fc.Arg) // no handle: nobody holds one
+		if c := &items[i].call; c.Fn != 0 && l.byValue(c) {
+			l.ready.pushHost(c.Fn, c.Arg) // no handle: nobody holds one
 			items[i] = postedCall{}
 			continue
 		}
@@ -83,7 +84,7 @@ func (l *Loop) takePosted() {
 			h.futfn, h.fut = execDelivered, f
 		} else {
 			h.gofn = items[i].gofn
-			h.call = items[i].call
+			h.call = l.withID(items[i].call)
 		}
 		l.ready.push(h)
 		items[i] = postedCall{}
