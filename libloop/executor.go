@@ -31,9 +31,24 @@ type executor struct {
 	// inflight holds, on the loop thread only, the futures whose outcome is
 	// not delivered yet, each with the reference its job took; Close drops
 	// those references, as a delivery posted to a closed loop never runs.
-	// A future's execSlot is its index here.
-	inflight []*Future
+	inflight []*execFlight
+	spare    []*execFlight // records to reuse: a job allocates none
 }
+
+// execFlight is an executor future's role while its job is in flight: its
+// index in the executor's inflight list and, once a worker posted it, the
+// job's outcome, kept until the delivery callback runs.
+type execFlight struct {
+	fut   *Future
+	value uintptr
+	code  int
+	slot  int
+}
+
+// cancel: a future cancelled in flight ignores the outcome when it comes.
+func (r *execFlight) cancel(f *Future, msg string) bool { return f.cancelSelf(msg) }
+
+func (r *execFlight) disposed(*Future) {}
 
 type execJob struct {
 	fn       WorkFunc
@@ -184,19 +199,31 @@ func runJob(j *execJob) (v uintptr, code int) {
 	return j.fn()
 }
 
-// execDelivered runs on the loop thread, as a ready callback, with a job's
-// outcome staged in the future.
-func execDelivered(f *Future) {
-	if e := f.loop.executor; e != nil {
-		e.untrack(f)
+// stageOutcome keeps a job's outcome in its future's record until
+// delivery (takePosted, on the loop thread).
+func stageOutcome(f *Future, value uintptr, code int) {
+	if r, ok := f.role.(*execFlight); ok {
+		r.value, r.code = value, code
 	}
+}
+
+// execDelivered runs on the loop thread, as a ready callback, with a job's
+// outcome staged in the future's record.
+func execDelivered(f *Future) {
+	r, ok := f.role.(*execFlight)
+	if !ok {
+		f.unhold()
+		return
+	}
+	value, code := r.value, r.code
+	f.loop.executor.untrack(r)
 	if !f.Done() {
-		if f.stagedCode != 0 {
+		if code != 0 {
 			// fail, not SetException: a job may fail with any non-zero
 			// code, ECANCELLED included.
-			f.fail(f.stagedCode, "executor job failed", 0, nil)
+			f.fail(code, "executor job failed", 0, nil)
 		} else {
-			f.SetResult(f.stagedValue, f.free) // a free set by SetFreeFunc
+			f.SetResult(value, f.free) // a free set by SetFreeFunc
 		}
 	}
 	f.unhold() // the job's hold
@@ -236,32 +263,38 @@ func (e *executor) stop() {
 
 // track records fut as awaiting delivery (loop thread).
 func (e *executor) track(fut *Future) {
-	fut.execSlot = int32(len(e.inflight))
-	e.inflight = append(e.inflight, fut)
+	var r *execFlight
+	if n := len(e.spare); n > 0 {
+		r = e.spare[n-1]
+		e.spare = e.spare[:n-1]
+	} else {
+		r = &execFlight{}
+	}
+	r.fut, r.slot = fut, len(e.inflight)
+	e.inflight = append(e.inflight, r)
+	fut.role = r
 }
 
-// untrack removes fut once its outcome is delivered (loop thread).
-func (e *executor) untrack(fut *Future) {
-	i := fut.execSlot
-	if i < 0 || int(i) >= len(e.inflight) || e.inflight[i] != fut {
-		return
-	}
+// untrack removes r once its outcome is delivered (loop thread).
+func (e *executor) untrack(r *execFlight) {
 	last := len(e.inflight) - 1
-	e.inflight[i] = e.inflight[last]
-	e.inflight[i].execSlot = i
+	e.inflight[r.slot] = e.inflight[last]
+	e.inflight[r.slot].slot = r.slot
 	e.inflight[last] = nil
 	e.inflight = e.inflight[:last]
-	fut.execSlot = -1
+	r.fut.role = nil
+	*r = execFlight{}
+	e.spare = append(e.spare, r)
 }
 
 // dropInflight releases the references of undelivered outcomes. Close calls
 // it once no delivery can run any more (the post queue is closed and the
 // ready queue dropped); workers still running never touch the futures.
 func (e *executor) dropInflight() {
-	futs := e.inflight
-	e.inflight = nil
-	for _, f := range futs {
-		f.execSlot = -1
-		f.unhold()
+	rs := e.inflight
+	e.inflight, e.spare = nil, nil
+	for _, r := range rs {
+		r.fut.role = nil
+		r.fut.unhold()
 	}
 }

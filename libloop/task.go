@@ -65,7 +65,8 @@ func (l *Loop) newTask(step func(*Task), fc HostCall) (*Task, error) {
 		return nil, ECLOSED
 	}
 	t := &Task{goStep: step, hostStep: fc}
-	t.Future = Future{loop: l, refs: 1, holds: 1, task: t, execSlot: -1}
+	t.Future = Future{loop: l, refs: 1, holds: 1}
+	t.role = t
 	t.callbacks = t.cbInline[:0]
 	l.addLive(&t.Future)
 	t.wakeupFn = t.wakeup
@@ -260,6 +261,12 @@ func (t *Task) Cancel(msg string) bool {
 	t.cancelMsg = msg
 	return true
 }
+
+// cancel makes Task the role of its own Future: Future.Cancel of a task
+// is Task.Cancel.
+func (t *Task) cancel(_ *Future, msg string) bool { return t.Cancel(msg) }
+
+func (t *Task) disposed(*Future) {}
 
 // Cancelling returns the number of pending cancellation requests.
 func (t *Task) Cancelling() int { return t.numCancels }

@@ -79,7 +79,7 @@ func (l *Loop) takePosted() {
 		if f := items[i].done; f != nil {
 			// The handle carries the future; unref releases it, so it holds
 			// one more reference (the job's is dropped by execDelivered).
-			f.stagedValue, f.stagedCode = items[i].value, items[i].code
+			stageOutcome(f, items[i].value, items[i].code)
 			f.hold()
 			h.futfn, h.fut = execDelivered, f
 		} else {
