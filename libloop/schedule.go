@@ -31,13 +31,25 @@ func (l *Loop) CallSoon(fn func()) (*Handle, error) {
 // CallSoonHost is CallSoon for a host callback (c.ID 0: the loop's Tag).
 // With handle false it returns no Handle and the call cannot be cancelled.
 func (l *Loop) CallSoonHost(c HostCall, handle bool) (*Handle, error) {
+	// The by-value case is the hot path (one per C call_soon that capi
+	// flushes): kept small enough to inline, the rest out of line.
+	if handle || !l.byValue(c.ID, c.Kind) || c.Fn == 0 || l.closed.Load() {
+		return l.callSoonHandle(c, handle)
+	}
+	l.ready.pushHost(c.Fn, c.Arg)
+	return nil, nil
+}
+
+// callSoonHandle is CallSoonHost with a record: a handle was asked for,
+// or the call is not the loop's own plain call (or is refused).
+func (l *Loop) callSoonHandle(c HostCall, handle bool) (*Handle, error) {
 	if c.Fn == 0 {
 		return nil, EINVAL
 	}
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
-	if !handle && l.byValue(&c) {
+	if !handle && l.byValue(c.ID, c.Kind) {
 		l.ready.pushHost(c.Fn, c.Arg)
 		return nil, nil
 	}
@@ -50,11 +62,12 @@ func (l *Loop) CallSoonHost(c HostCall, handle bool) (*Handle, error) {
 	return h, nil
 }
 
-// byValue reports whether c can be queued as its function and argument
-// alone: a plain call with the loop's id, which the ready queue and the
-// handle-less timers give back as HostCall{Fn, Arg, ID: l.Tag}.
-func (l *Loop) byValue(c *HostCall) bool {
-	return c.Kind == HostPlain && (c.ID == 0 || c.ID == l.Tag)
+// byValue reports whether a call with this id and kind can be queued as
+// its function and argument alone: a plain call with the loop's id, which
+// the ready queue and the handle-less timers give back as
+// HostCall{Fn, Arg, ID: l.Tag}.
+func (l *Loop) byValue(id uint64, kind HostCallKind) bool {
+	return kind == HostPlain && (id == 0 || id == l.Tag)
 }
 
 // withID gives a call with ID 0 the loop's Tag.
@@ -120,7 +133,7 @@ func (l *Loop) CallAtHost(when int64, c HostCall, handle bool) (*Handle, error) 
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
-	if !handle && l.byValue(&c) {
+	if !handle && l.byValue(c.ID, c.Kind) {
 		l.pushHostTimer(when, c.Fn, c.Arg)
 		return nil, nil
 	}

@@ -70,7 +70,7 @@ func (l *Loop) takePosted() {
 	q.n.Store(0)
 	q.mu.Unlock()
 	for i := range items {
-		if c := &items[i].call; c.Fn != 0 && l.byValue(c) {
+		if c := &items[i].call; c.Fn != 0 && l.byValue(c.ID, c.Kind) {
 			l.ready.pushHost(c.Fn, c.Arg) // no handle: nobody holds one
 			items[i] = postedCall{}
 			continue
