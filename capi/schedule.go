@@ -3,7 +3,7 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -40,7 +40,7 @@ func hostCall(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.HostC
 	return libloop.HostCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
 }
 
-// ll__call_soon_go is ll_call_soon's slow path (hotpath.c); caller: see
+// ll__call_soon_go is ll_call_soon's slow path (cloop/soon.c); caller: see
 // loopthread.go. With out NULL the call is queued by value, no handle.
 //
 //export ll__call_soon_go
@@ -112,7 +112,7 @@ func slabTimerGo(s *loopState, t float64, relative bool, cb C.ll_callback, arg u
 }
 
 // ll__call_soon_threadsafe_go is ll_call_soon_threadsafe's Go path
-// (softqueue.c queues in C first): a loop left out of the C registry, a
+// (cloop/timers.c queues in C first): a loop left out of the C registry, a
 // closed or stale one (refused here), or memory running out in C.
 //
 //export ll__call_soon_threadsafe_go

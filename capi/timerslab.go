@@ -3,15 +3,15 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
 import "github.com/libloop/libloop/libloop"
 
 // timerSlab orders a loop's handle timers, whose records live in C
-// (timerslab.c): a FIFO run of slots for timers scheduled in deadline order
-// (W3c's pattern: a push and a pop in memory order) beside a heap for the
+// (cloop/timerslab.c): a FIFO run of slots for timers scheduled in deadline order
+// (a million timers with handles: a push and a pop in memory order) beside a heap for the
 // rest, the earlier front first, as the core's own timer queues. It is the
 // core's TimerSource while it holds timers (so an idle loop pays nothing
 // for it). Loop thread only.
@@ -30,7 +30,7 @@ type timerSlab struct {
 
 var tsChunks = &C.ll__ts_chunks
 
-// A record tag's generation field (timerslab.h).
+// A record tag's generation field (cloop/timerslab.h).
 const (
 	tsGenShift = C.LL__TS_GEN_SHIFT
 	tsGenMask  = C.LL__TS_GEN_MASK

@@ -6,7 +6,7 @@ package libloop
 // scheduled in deadline order, a heap for the rest.
 //
 // Timers scheduled with one delay, one after the other (a timeout per
-// request, a retry per peer, W3's i µs), arrive with non-decreasing
+// request, a retry per peer, a benchmark's i-th timer at i µs), arrive with non-decreasing
 // deadlines. Such a timer goes to the back of the run, a chunked FIFO: the
 // push is one store and the pop one load, in memory order, where a heap of
 // a million entries pays a sift-down of ten levels and a cache miss or two
