@@ -105,44 +105,11 @@ func (t *hostTimerHeap) pop() hostTimer {
 	return top
 }
 
-// CallLaterHost schedules a host callback after delay seconds with no
-// Handle: it cannot be cancelled, and it is called with the loop's Tag as
-// its id (ForeignPlain). The cheapest timer, for hosts that do not keep one.
-func (l *Loop) CallLaterHost(delay float64, fn, arg uintptr) error {
-	d, err := deadline(delay)
-	if err == nil && delay >= -maxDelay { // as scheduleAfter: a deadline, or now + delay
-		d += monoNow()
-	}
-	return l.pushHostTimer(d, err, fn, arg)
-}
-
-// CallAtHost is CallLaterHost at a loop time.
-func (l *Loop) CallAtHost(when float64, fn, arg uintptr) error {
-	ns, err := deadline(when)
-	return l.pushHostTimer(ns, err, fn, arg)
-}
-
-// CallAtHostNs is CallAtHost with the deadline in loop nanoseconds, as a
-// host computed it (capi: C-side timers flushed in batches).
-func (l *Loop) CallAtHostNs(when int64, fn, arg uintptr) error {
-	return l.pushHostTimer(when, nil, fn, arg)
-}
-
-// pushHostTimer queues a host timer at when (loop ns), unless the loop is
-// closed, fn is missing or the deadline was refused (whenErr).
-func (l *Loop) pushHostTimer(when int64, whenErr error, fn, arg uintptr) error {
-	switch {
-	case l.closed.Load():
-		return ECLOSED
-	case fn == 0:
-		return EINVAL
-	case whenErr != nil:
-		return whenErr
-	}
+// pushHostTimer queues a handle-less host timer at when (loop ns).
+func (l *Loop) pushHostTimer(when int64, fn, arg uintptr) {
 	l.changed()
 	l.seq++ // the same order as handles: equal deadlines run as scheduled
 	l.hostTimers.push(hostTimer{when: when, seq: l.seq, fn: fn, arg: arg})
-	return nil
 }
 
 // nextDeadline returns the earliest deadline of every timer queue.

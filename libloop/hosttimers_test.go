@@ -10,38 +10,13 @@ import (
 	"testing"
 )
 
-// recordingDispatcher runs host calls by recording their Arg, in order.
-type recordingDispatcher struct {
-	buf []ForeignCall
-	got []uintptr
-	ids []uint64
-}
-
-func (d *recordingDispatcher) Buffer(n int) []ForeignCall {
-	if cap(d.buf) < n {
-		d.buf = make([]ForeignCall, n)
-	}
-	return d.buf[:n]
-}
-
-func (d *recordingDispatcher) Run(l *Loop, n int) {
-	for _, fc := range d.buf[:n] {
-		if fc.Fn != 0 {
-			d.got = append(d.got, fc.Arg)
-			d.ids = append(d.ids, fc.ID)
-		}
-	}
-}
-
-func (d *recordingDispatcher) Call(l *Loop, fc ForeignCall) { d.got = append(d.got, fc.Arg) }
-
 // Timers with and without handles, at a few shared deadlines, run in
 // deadline order and, for equal deadlines, in the order they were
 // scheduled, whichever heap holds them; cancelled handle timers do not run.
 func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 	l := newTestLoop(t)
-	d := &recordingDispatcher{}
-	l.SetDispatcher(d)
+	d := &recordingHost{}
+	l.SetHost(d)
 	l.Tag = 77
 	base := l.Time() + 0.02
 	type sched struct {
@@ -55,15 +30,15 @@ func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 		arg := uintptr(i)
 		switch rng.Intn(3) {
 		case 0:
-			if err := l.CallAtHost(when, 1, arg); err != nil {
+			if _, err := l.CallAtHost(atNs(t, l, when), HostCall{Fn: 1, Arg: arg}, false); err != nil {
 				t.Fatal(err)
 			}
 		case 1:
-			if _, err := l.CallAtForeign(when, ForeignCall{Fn: 1, Arg: arg, ID: 77}); err != nil {
+			if _, err := l.CallAtHost(atNs(t, l, when), HostCall{Fn: 1, Arg: arg, ID: 77}, true); err != nil {
 				t.Fatal(err)
 			}
 		default:
-			h, err := l.CallAtForeign(when, ForeignCall{Fn: 1, Arg: arg, ID: 77})
+			h, err := l.CallAtHost(atNs(t, l, when), HostCall{Fn: 1, Arg: arg, ID: 77}, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,6 +73,26 @@ func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 	}
 }
 
+// atNs is when's deadline in loop nanoseconds, as CallAt takes it.
+func atNs(t *testing.T, l *Loop, when float64) int64 {
+	t.Helper()
+	ns, err := l.Deadline(when, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// laterHost schedules a handle-less host timer as ll_call_later(out NULL).
+func laterHost(l *Loop, delay float64, fn, arg uintptr) error {
+	ns, err := l.Deadline(delay, true)
+	if err != nil {
+		return err
+	}
+	_, err = l.CallAtHost(ns, HostCall{Fn: fn, Arg: arg}, false)
+	return err
+}
+
 // The heap itself: a million entries pushed in random order come out
 // sorted by (deadline, seq), across chunk boundaries, and shrinking frees
 // chunks.
@@ -128,18 +123,18 @@ func TestHostTimerHeapOrderAndChunks(t *testing.T) {
 // on a closed loop and without a function, and a closed loop drops it.
 func TestHostTimerEdges(t *testing.T) {
 	l := newTestLoop(t)
-	d := &recordingDispatcher{}
-	l.SetDispatcher(d)
-	if err := l.CallLaterHost(0, 0, 1); err != EINVAL {
+	d := &recordingHost{}
+	l.SetHost(d)
+	if err := laterHost(l, 0, 0, 1); err != EINVAL {
 		t.Fatalf("fn 0: %v", err)
 	}
-	if err := l.CallLaterHost(math.NaN(), 1, 1); err == nil {
+	if err := laterHost(l, math.NaN(), 1, 1); err == nil {
 		t.Fatal("NaN delay accepted")
 	}
-	if err := l.CallLaterHost(math.Inf(-1), 1, 1); err != nil {
+	if err := laterHost(l, math.Inf(-1), 1, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.CallAtHost(-1e300, 1, 2); err != nil {
+	if _, err := l.CallAtHost(atNs(t, l, -1e300), HostCall{Fn: 1, Arg: 2}, false); err != nil {
 		t.Fatal(err)
 	}
 	l.CallSoon(func() { l.Stop() })
@@ -147,9 +142,9 @@ func TestHostTimerEdges(t *testing.T) {
 	if !slices.Equal(d.got, []uintptr{1, 2}) {
 		t.Fatalf("ran %v, want [1 2]", d.got)
 	}
-	l.CallLaterHost(3600, 1, 3)
+	laterHost(l, 3600, 1, 3)
 	l.Close()
-	if err := l.CallLaterHost(1, 1, 4); err != ECLOSED {
+	if err := laterHost(l, 1, 1, 4); err != ECLOSED {
 		t.Fatalf("closed loop: %v", err)
 	}
 	if l.hostTimers.len() != 0 {
