@@ -46,7 +46,7 @@
 #include "timerslab.h"
 
 /* One host callback in a dispatch batch; layout matches Go's
- * libloop.ForeignCall. fn == 0 marks a slot cancelled during the batch. */
+ * libloop.HostCall. fn == 0 marks a slot cancelled during the batch. */
 typedef struct ll__call {
     uintptr_t fn;
     uintptr_t arg;
