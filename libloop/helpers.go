@@ -2,7 +2,9 @@
 
 package libloop
 
-import "math"
+import (
+	"github.com/libloop/libloop/internal/timers"
+)
 
 // RunUntilComplete runs the loop until f is done, as asyncio's
 // run_until_complete: a done callback stops the loop, so the iteration in
@@ -35,7 +37,7 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 // already finished, so awaiting it resumes a task in the next iteration, as
 // asyncio.sleep(0) does.
 func (l *Loop) Sleep(delay float64) (*Future, error) {
-	if math.IsNaN(delay) || delay > maxDelay {
+	if timers.Refused(delay) {
 		return nil, EINVAL
 	}
 	f, err := l.NewFuture()
@@ -46,8 +48,8 @@ func (l *Loop) Sleep(delay float64) (*Future, error) {
 		f.SetResult(0, nil)
 		return f, nil
 	}
-	d, _ := deadline(delay)
-	h := l.scheduleNs(monoNow()+d, nil, ForeignCall{})
+	d, _ := deadlineAfter(delay)
+	h := l.scheduleNs(d, nil, ForeignCall{})
 	h.futfn, h.fut = sleepFired, f
 	f.hold() // the timer's: dropped when the handle is recycled
 	h.refs++ // f.sleepTimer's: dropped when it fires or f is cancelled

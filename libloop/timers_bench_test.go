@@ -5,6 +5,8 @@ package libloop
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/libloop/libloop/internal/timers"
 )
 
 // holdSize is the standing population of the hold benchmarks: enough that
@@ -39,18 +41,18 @@ func BenchmarkTimerQueueHold(b *testing.B) {
 // handle-less timers' queue.
 func BenchmarkTimerHostQueueHold(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
-	var q hostTimerQueue
+	var q timers.Queue[hostCall]
 	var seq uint64
 	for i := 0; i < holdSize; i++ {
 		seq++
-		q.push(hostTimer{when: r.Int63n(1_000_000), seq: seq, fn: 1})
+		q.Push(timers.Entry[hostCall]{Key: timers.Key{When: r.Int63n(1_000_000), Seq: seq}, Val: hostCall{fn: 1}})
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e := q.pop()
+		e := q.Pop()
 		seq++
-		e.when, e.seq = holdStep(r, e.when), seq
-		q.push(e)
+		e.When, e.Seq = holdStep(r, e.When), seq
+		q.Push(e)
 	}
 }
 
