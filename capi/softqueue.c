@@ -115,7 +115,7 @@ int64_t ll__clock_raw(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Go's bound on delays and deadlines (libloop.maxDelay: ~100 years). */
+/* Go's bound on delays (internal/timers.MaxDelay; deadline_rules_test.go checks this copy). */
 #define MAX_DELAY (100.0 * 365 * 24 * 3600)
 
 /* Queued timers are moved to Go once this many wait: one crossing per
