@@ -5,9 +5,9 @@ package timers
 // Heap is a 4-ary min-heap of entries in Key order. A 4-ary heap is half
 // as deep as a binary one, and its entries carry their keys, so a pop
 // compares four neighbouring entries per level instead of following a
-// pointer per child (with 100,000 timers standing, a pop and a push of
-// handle timers fell from 0.8 to 0.2 µs when the keys moved into the heap;
-// the cost is 16 bytes an entry).
+// pointer per child. Against the heap of *Handle it replaced (keys read
+// through the pointer), a push and a pop take 0.9 of the time with 1,024
+// timers queued and 0.5 with 131,072; the cost is 16 bytes an entry.
 //
 // Entries live in fixed chunks of chunkLen: growing never copies the heap,
 // so the peak memory of a million timers is theirs alone, not that plus a
@@ -16,9 +16,15 @@ package timers
 // 4(i+1)+3) are one aligned group that never straddles a chunk. The zero
 // Heap is empty and ready.
 type Heap[V any] struct {
-	chunks [][]Entry[V]
+	chunks []*chunk[V]
 	n      int
 }
+
+// chunk is a fixed array, so that indexing one with a masked position needs
+// no bounds check. With that, and a sift that keeps a pointer to its hole
+// instead of looking its chunk up again, a heap of 1,024 timers costs what
+// one flat slice does (a slice of slices cost 18% more).
+type chunk[V any] [chunkLen]Entry[V]
 
 const (
 	chunkBits = 12
@@ -41,20 +47,21 @@ func (h *Heap[V]) Top() *Entry[V] { return &h.chunks[0][offset] }
 // Push adds e.
 func (h *Heap[V]) Push(e Entry[V]) {
 	if h.n+offset >= len(h.chunks)*chunkLen {
-		h.chunks = append(h.chunks, make([]Entry[V], chunkLen))
+		h.chunks = append(h.chunks, new(chunk[V]))
 	}
 	i := h.n
 	h.n++
+	hole := h.at(i) // moves up with i: one chunk lookup per level, not two
 	for i > 0 {
 		p := (i - 1) / 4
 		pe := h.at(p)
 		if !e.Before(pe.Key) {
 			break
 		}
-		*h.at(i) = *pe
-		i = p
+		*hole = *pe
+		hole, i = pe, p
 	}
-	*h.at(i) = e
+	*hole = e
 }
 
 // Pop removes and returns the earliest entry; the heap must not be empty.
@@ -74,28 +81,48 @@ func (h *Heap[V]) Pop() Entry[V] {
 // down places e at entry i or below it, moving the earlier children up.
 func (h *Heap[V]) down(i int, e Entry[V]) {
 	n := h.n
+	hole := h.at(i) // moves down with i
 	for {
 		c := 4*i + 1 // first child; its group starts at position 4(i+1)
 		if c >= n {
 			break
 		}
 		p := c + offset
-		g := h.chunks[p>>chunkBits][p&(chunkLen-1):]
-		k := min(4, n-c)
-		g = g[:k:k]
-		m := 0
-		for j := 1; j < len(g); j++ {
-			if g[j].Before(g[m].Key) {
-				m = j
+		ch := h.chunks[p>>chunkBits]
+		var m int
+		var g []Entry[V]
+		if c+4 <= n {
+			// A full group: two pairs, then their winners. The first two
+			// comparisons are independent (a push and a pop of 1,024
+			// timers: 15% less time than comparing in a row).
+			q := (*[4]Entry[V])(ch[p&(chunkLen-1):])
+			g = q[:]
+			a, b := 0, 2
+			if q[1].Before(q[0].Key) {
+				a = 1
+			}
+			if q[3].Before(q[2].Key) {
+				b = 3
+			}
+			m = a
+			if q[b].Before(q[a].Key) {
+				m = b
+			}
+		} else {
+			g = ch[p&(chunkLen-1) : p&(chunkLen-1)+n-c]
+			for j := 1; j < len(g); j++ {
+				if g[j].Before(g[m].Key) {
+					m = j
+				}
 			}
 		}
 		if !g[m].Before(e.Key) {
 			break
 		}
-		*h.at(i) = g[m]
-		i = c + m
+		*hole = g[m]
+		hole, i = &g[m], c+m
 	}
-	*h.at(i) = e
+	*hole = e
 }
 
 // trim frees the last chunk once a whole spare one lies before it, so a

@@ -121,11 +121,16 @@ func TestQueueClearsWhatItDrops(t *testing.T) {
 	for q.Len() > 0 {
 		q.Pop()
 	}
-	for _, c := range append(q.run.chunks, q.heap.chunks...) {
-		for i := range c {
-			if c[i].Val != nil {
-				t.Fatalf("a dropped entry still points at its value")
-			}
+	var all []Entry[*int]
+	for _, c := range q.run.chunks {
+		all = append(all, c[:]...)
+	}
+	for _, c := range q.heap.chunks {
+		all = append(all, c[:]...)
+	}
+	for _, e := range all {
+		if e.Val != nil {
+			t.Fatalf("a dropped entry still points at its value")
 		}
 	}
 }

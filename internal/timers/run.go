@@ -13,10 +13,10 @@ package timers
 // emptied chunk is kept as a spare, so a run that hovers at a chunk
 // boundary does not allocate each time. The zero Run is empty and ready.
 type Run[V any] struct {
-	chunks [][]Entry[V]
+	chunks []*chunk[V]
 	head   int // index of the front in chunks[0]
 	n      int
-	spare  []Entry[V]
+	spare  *chunk[V]
 }
 
 // Len is how many entries the run holds.
@@ -38,7 +38,7 @@ func (r *Run[V]) Push(e Entry[V]) {
 		c := r.spare
 		r.spare = nil
 		if c == nil {
-			c = make([]Entry[V], chunkLen)
+			c = new(chunk[V])
 		}
 		r.chunks = append(r.chunks, c)
 	}
