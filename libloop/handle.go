@@ -2,7 +2,7 @@
 
 package libloop
 
-import "math"
+import "github.com/libloop/libloop/internal/timers"
 
 // ForeignKind says which C signature a ForeignCall has.
 type ForeignKind int32
@@ -54,10 +54,7 @@ func (h *Handle) When() float64 {
 	if !h.timer {
 		return 0
 	}
-	if h.when == math.MinInt64 {
-		return math.Inf(-1)
-	}
-	return float64(h.when) / 1e9
+	return timers.Seconds(h.when)
 }
 
 // IsTimer reports whether the handle was made by CallAt or CallLater.

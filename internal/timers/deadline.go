@@ -61,3 +61,12 @@ func Relative(delay float64, now int64) (ns int64, ok bool) {
 // DueBy is the end of the due window at time now (loop ns): every timer
 // whose deadline is before it is due.
 func DueBy(now int64) int64 { return now + Resolution }
+
+// Seconds is a deadline in loop seconds, as the host reads it back
+// (Handle.When, ll_timer_when): math.MinInt64 is -Inf, as Absolute made it.
+func Seconds(ns int64) float64 {
+	if ns == math.MinInt64 {
+		return math.Inf(-1)
+	}
+	return float64(ns) / NsPerSecond
+}

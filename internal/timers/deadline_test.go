@@ -67,6 +67,17 @@ func TestRelativeAndRefused(t *testing.T) {
 	}
 }
 
+// Seconds takes back what Absolute gives: -Inf stays -Inf, and a deadline
+// is within a nanosecond of its time.
+func TestSecondsInvertsAbsolute(t *testing.T) {
+	for _, when := range []float64{math.Inf(-1), -MaxDelay, -1.25, 0, 1e-9, 123.25, MaxDelay} {
+		ns, _ := Absolute(when)
+		if got := Seconds(ns); got != when && math.Abs(got-when) > 1e-9*math.Max(1, math.Abs(when)) {
+			t.Errorf("Seconds(Absolute(%g)) = %g", when, got)
+		}
+	}
+}
+
 // Due means before now + Resolution.
 func TestDueBy(t *testing.T) {
 	if DueBy(100) != 100+Resolution {
