@@ -16,15 +16,16 @@ package timers
 // 4(i+1)+3) are one aligned group that never straddles a chunk. The zero
 // Heap is empty and ready.
 type Heap[V any] struct {
-	chunks []*chunk[V]
+	chunks []*block[Entry[V]]
 	n      int
 }
 
-// chunk is a fixed array, so that indexing one with a masked position needs
-// no bounds check. With that, and a sift that keeps a pointer to its hole
-// instead of looking its chunk up again, a heap of 1,024 timers costs what
-// one flat slice does (a slice of slices cost 18% more).
-type chunk[V any] [chunkLen]Entry[V]
+// block is a chunk of a Heap or a FIFO: a fixed array, so that indexing one
+// with a masked position needs no bounds check. With that, and a sift that
+// keeps a pointer to its hole instead of looking its chunk up again, a heap
+// of 1,024 timers costs what one flat slice does (a slice of slices cost
+// 18% more).
+type block[T any] [chunkLen]T
 
 const (
 	chunkBits = 12
@@ -47,7 +48,7 @@ func (h *Heap[V]) Top() *Entry[V] { return &h.chunks[0][offset] }
 // Push adds e.
 func (h *Heap[V]) Push(e Entry[V]) {
 	if h.n+offset >= len(h.chunks)*chunkLen {
-		h.chunks = append(h.chunks, new(chunk[V]))
+		h.chunks = append(h.chunks, new(block[Entry[V]]))
 	}
 	i := h.n
 	h.n++

@@ -64,7 +64,7 @@ func TestQueueOrderAndPurge(t *testing.T) {
 
 // In-order deadlines (one delay, scheduled one after another) never touch
 // the heap; an earlier one does.
-func TestQueueInOrderUsesRun(t *testing.T) {
+func TestQueueInOrderUsesTheRun(t *testing.T) {
 	var q Queue[uint64]
 	for i := 0; i < 3*chunkLen; i++ {
 		q.Push(entry(int64(i/2), uint64(i)))
