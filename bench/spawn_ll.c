@@ -8,7 +8,7 @@
  * "/bin/true", argv {"true", NULL}, env NULL (inherited), stdio
  * {LL_STDIO_DEVNULL x 3} (the loop's one /dev/null, dup2'd in the child).
  * libloop starts it with clone3(CLONE_VM|CLONE_VFORK|CLONE_PIDFD|
- * CLONE_CLEAR_SIGHAND) (capi/procspawn_linux.c), so the parent's page
+ * CLONE_CLEAR_SIGHAND) (capi/spawn/vfork_linux.c), so the parent's page
  * tables are not copied, and the child goes straight to execve. Its exit
  * is watched through the pidfd in the loop's epoll set, one-shot (no
  * SIGCHLD). The protocol gets LL_PROCESS_EXITED (ev->code = the return

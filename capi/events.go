@@ -4,7 +4,7 @@ package main
 
 /*
 #include <stdlib.h>
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -140,7 +140,7 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 	}
 }
 
-// isRead reports the kinds C may withhold (hotpath.h, ll__is_read_event).
+// isRead reports the kinds C may withhold (cloop.h, ll__is_read_event).
 func isRead(k libloop.EventKind) bool {
 	return k == libloop.DataReceived || k == libloop.DatagramReceived || k == libloop.EOFReceived
 }

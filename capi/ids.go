@@ -27,7 +27,7 @@ const (
 // With 32 bits and LIFO reuse (the old layout) it took 17 minutes.
 //
 // The generation has 39 bits, not 40: bit 63 of a table id is always 0, and
-// ids with it set name handle timers kept in C (timerslab.h), so one kind
+// ids with it set name handle timers kept in C (cloop/timerslab.h), so one kind
 // is never taken for the other.
 const (
 	slotBits = 24

@@ -14,7 +14,7 @@ import (
 // threads at once.
 //
 // A thread is named by a token: the address of a C thread-local variable
-// (hotpath.c), which costs nothing to get. The owner is the thread running
+// (cloop/thread.c), which costs nothing to get. The owner is the thread running
 // the loop, or a thread that borrowed the idle loop to release something.
 // Borrows nest on the owner's thread (a free function run by a release may
 // release more); another thread's borrow waits for the owner to finish, or

@@ -4,7 +4,7 @@ package main
 
 /*
 #include <stdlib.h>
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -54,7 +54,7 @@ func (s *loopState) Run(l *libloop.Loop, n int) {
 
 // RunChain implements libloop.ChainRunner: the batch and the iterations
 // that follow it while they are only its call_soon work, in one crossing
-// (hotpath.c, ll__run_chain).
+// (cloop/chain.c).
 func (s *loopState) RunChain(l *libloop.Loop, n int, c *libloop.Chain) {
 	cc := &s.pending.chain
 	cc.epfd, cc.max_events = C.int32_t(c.Poll.Fd), C.int32_t(c.Poll.Max)
@@ -95,61 +95,6 @@ func (s *loopState) beginRun() func() {
 	}
 }
 
-// flushPending moves call_soon requests queued in C to the core's ready
-// queue, in order. Every entry point that touches the loop calls it first,
-// so C-queued and Go-queued callbacks keep one FIFO order. A long run of
-// plain calls is handed over whole, array and all (softBatch): one place
-// in the FIFO, one crossing to run, nothing copied.
-func (s *loopState) flushPending() {
-	p := s.pending
-	if p == nil {
-		return
-	}
-	if p.ntimers > 0 {
-		for _, t := range unsafe.Slice(p.timers, int(p.ntimers)) {
-			if t.fn == 0 { // a handle timer: its record is in C
-				s.slab.push(uint32(t.arg))
-				continue
-			}
-			s.loop.CallAtHostNs(int64(t.when), uintptr(t.fn), uintptr(t.arg))
-		}
-		p.ntimers = 0
-	}
-	if p.len == 0 {
-		return
-	}
-	items := unsafe.Slice(p.items, int(p.len))
-	if len(items) >= softBatchMin && !s.loop.Debug() && !hasYieldMark(items) {
-		b := &softBatch{s: s, items: p.items, n: p.len}
-		p.items, p.len, p.cap = nil, 0, 0
-		if s.loop.CallSoonHostBatch(b) != nil {
-			b.Drop()
-		}
-		return
-	}
-	for i := range items {
-		if items[i].fn == C.LL__YIELD_MARK {
-			// The running step yielded from C; it is the current task.
-			if t := s.loop.CurrentTask(); t != nil {
-				t.Yield()
-			}
-			continue
-		}
-		s.loop.CallSoonHost(uintptr(items[i].fn), uintptr(items[i].arg)) // called with the loop's Tag, s.id
-	}
-	p.len = 0
-}
-
-// ll__flush_pending_go moves a loop's C-side queues into it (softqueue.c
-// calls it when 4096 timers wait), on the thread that queued them.
-//
-//export ll__flush_pending_go
-func ll__flush_pending_go(id C.uint64_t) {
-	if obj, ok := ids.get(uint64(id), kindLoop); ok {
-		obj.(*loopState).flushPending()
-	}
-}
-
 // The Go runtime opens its own poller (an epoll fd and an eventfd) the
 // first time anything arms a Go timer, which its background scavenger does
 // at some moment after a busy stretch: two fds would appear in the host's
@@ -161,42 +106,6 @@ func init() { time.AfterFunc(time.Hour, func() {}).Stop() }
 // the core's own base, so C's "now" is the loop's to the nanosecond and a
 // timer it queues is neither early nor late.
 func init() { C.ll__set_clock_base(C.int64_t(libloop.ClockBase())) }
-
-// softBatchMin is the shortest run handed over as a batch: below it, a
-// readyItem per call costs less than the batch's own bookkeeping.
-const softBatchMin = 64
-
-func hasYieldMark(items []C.ll__soon) bool {
-	for i := range items {
-		if items[i].fn == C.LL__YIELD_MARK {
-			return true
-		}
-	}
-	return false
-}
-
-// softBatch is a detached C-side call_soon queue (libloop.HostBatch).
-type softBatch struct {
-	s     *loopState
-	items *C.ll__soon
-	n     C.int64_t
-}
-
-func (b *softBatch) Run() {
-	s := b.s
-	C.ll__run_soon_array(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(b.items))), b.n,
-		C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
-	b.Drop()
-	s.flushPending()
-}
-
-// Len is how many calls the batch holds (0 once run or dropped).
-func (b *softBatch) Len() int { return int(b.n) }
-
-func (b *softBatch) Drop() {
-	C.free(unsafe.Pointer(b.items))
-	b.items, b.n = nil, 0
-}
 
 func (s *loopState) free() {
 	s.freeNet()
@@ -240,7 +149,7 @@ func getLoop(id C.uint64_t) (*loopState, C.int) {
 }
 
 // ll__loop_new is ll_loop_new behind the fork guard: the C function of
-// that name (forkguard.c) refuses a fork child before it enters Go.
+// that name (cloop/forkguard.c) refuses a fork child before it enters Go.
 //
 //export ll__loop_new
 func ll__loop_new(out *C.uint64_t) C.int {
@@ -282,7 +191,7 @@ func ll__loop_new(out *C.uint64_t) C.int {
 // dispatchBatch must be at least the core's batch size.
 const dispatchBatch = 256
 
-// ll_loop_close is a C function (hotpath.c) that passes its thread's token.
+// ll_loop_close is a C function (cloop/run.c) that passes its thread's token.
 
 // ll__loop_close_go closes the loop under its gate, so two threads closing
 // an idle loop close its selector once, and a close never overlaps a run

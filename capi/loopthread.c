@@ -3,11 +3,11 @@
  * wrapper passes the loop the calling thread runs (ll__thread_loop, one
  * thread-local load) to its Go side, which refuses the call with
  * LL_EWRONGTHREAD when the loop it concerns is running on another thread
- * (capi/loopthread.go says why). ll_call_soon's wrapper is in hotpath.c,
- * and ll_call_later's, ll_call_at's and ll_handle_cancel's in softqueue.c,
- * beside their fast paths; ll_release and ll_loop_close are there too, and
+ * (capi/loopthread.go says why). ll_call_soon's wrapper is in cloop/soon.c,
+ * and ll_call_later's, ll_call_at's and ll_handle_cancel's in cloop/timers.c,
+ * beside their fast paths; ll_release and ll_loop_close are in cloop/run.c, and
  * guarded by the loop's gate (release.go) instead. */
-#include "hotpath.h"
+#include "capi.h"
 #include "_cgo_export.h"
 
 int ll_loop_stop(ll_loop loop) { return ll__loop_stop_go(ll__thread_loop, loop); }

@@ -3,7 +3,7 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -17,7 +17,7 @@ import "github.com/libloop/libloop/libloop"
 //
 // Go cannot tell cheaply which OS thread calls it (gettid is a syscall, and
 // a c-shared library has no goroutine identity to compare). C can: the run
-// entry points in hotpath.c keep a thread-local "this thread runs loop X"
+// entry points in cloop/run.c keep a thread-local "this thread runs loop X"
 // marker. So each such call is a thin C wrapper (loopthread.c) that reads
 // the marker (about 1 ns) and passes it here as the first argument,
 // caller: the loop the calling thread runs, or 0.

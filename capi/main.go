@@ -7,11 +7,18 @@
 package main
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -O2
+#cgo CFLAGS: -I${SRCDIR}/../include -I${SRCDIR}/cloop -I${SRCDIR}/spawn -O2
 #cgo LDFLAGS: -lm
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
+
+// The C side of the runtime (cloop.h is its contract with this package)
+// and the process spawner's C (spawn.h), each a package of C files.
+import (
+	_ "github.com/libloop/libloop/capi/cloop"
+	_ "github.com/libloop/libloop/capi/spawn"
+)
 
 func main() {}
 

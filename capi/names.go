@@ -8,7 +8,7 @@ package main
 #include <netdb.h>
 #include <errno.h>
 #include <stdint.h>
-#include "hotpath.h"
+#include "capi.h"
 
 // resolve runs getaddrinfo with the given hints; on failure it returns the
 // EAI_* code and, for EAI_SYSTEM, errno in *sys_errno.

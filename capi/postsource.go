@@ -3,8 +3,7 @@
 package main
 
 /*
-#include "hotpath.h"
-#include "postq.h"
+#include "capi.h"
 */
 import "C"
 
@@ -16,7 +15,7 @@ import (
 )
 
 // Pending, BeforeBlock and Take make loopState the core's PostSource:
-// the lock-free queue of ll_call_soon_threadsafe (postq.c), taken whole
+// the lock-free queue of ll_call_soon_threadsafe (cloop/postq.c), taken whole
 // each iteration and run as one batch. Pending and BeforeBlock read the
 // queue's words with Go's atomics (sequentially consistent, as postq.c's
 // side of the wake protocol needs): no crossing into C per iteration.

@@ -4,8 +4,8 @@ package main
 
 /*
 #include <stdlib.h>
-#include "hotpath.h"
-#include "procspawn.h"
+#include "capi.h"
+#include "spawn.h"
 
 extern char **environ;
 // The host's environment as it is now (setenv included): the Go runtime's

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hotpath.h"
+#include "capi.h"
 #include "pyapi.h"
 
 #define api ll__py_api
@@ -179,7 +179,7 @@ static int held_now(const ll_event *ev) {
 }
 
 /* ev withheld now (kind 0) because an earlier event of this delivery
- * paused, closed or aborted its transport (hotpath.h, ll__withhold). */
+ * paused, closed or aborted its transport (cloop.h, ll__withhold). */
 static int withheld(ll_event *ev) {
     return ll__is_read_event(ev->kind) && ll__withhold(ev, ll__delivering_slot(ev->transport));
 }

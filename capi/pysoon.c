@@ -2,7 +2,7 @@
 /* call_soon of the Python binding's loop and its round of handles, in C
  * (include/libloop/python.h, ll_py_soon_method, ll_py_run_method). asyncio's Task and Future call loop.call_soon for
  * every step and every done callback; a Python call_soon is a Python frame
- * entered from C each time, and inside a request it runs cold: W9 (aiohttp,
+ * entered from C each time, and inside a request it runs cold: aiohttp (
  * three call_soon a request) with the server on one CPU went from 0.96× to
  * 1.00× uvloop's requests/s with call_soon in C (bench/python/README.md).
  *

@@ -4,7 +4,7 @@ package main
 
 /*
 #include <stdlib.h>
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -12,7 +12,7 @@ import (
 	"github.com/libloop/libloop/libloop"
 )
 
-// ll_release is a C function (hotpath.c) that passes its thread's token.
+// ll_release is a C function (cloop/run.c) that passes its thread's token.
 
 // ll__release_go drops the host's reference that id names. It is safe from
 // any thread: the table's take decides, atomically, the one caller that

@@ -3,7 +3,7 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -39,7 +39,7 @@ func foreign(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.Foreig
 	return libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
 }
 
-// ll__call_soon_go is ll_call_soon's slow path (hotpath.c); caller: see
+// ll__call_soon_go is ll_call_soon's slow path (cloop/soon.c); caller: see
 // loopthread.go.
 //
 //export ll__call_soon_go
@@ -114,7 +114,7 @@ func slabTimerGo(s *loopState, t float64, relative bool, cb C.ll_callback, arg u
 }
 
 // ll__call_soon_threadsafe_go is ll_call_soon_threadsafe's Go path
-// (softqueue.c queues in C first): a loop left out of the C registry, a
+// (cloop/timers.c queues in C first): a loop left out of the C registry, a
 // closed or stale one (refused here), or memory running out in C.
 //
 //export ll__call_soon_threadsafe_go

@@ -5,10 +5,9 @@ package main
 /*
 #include <errno.h>
 #include <signal.h>
-#include "hotpath.h"
+#include "capi.h"
 // SIGRTMIN is a call under glibc (it keeps the first realtime signals).
 static int ll__sigrtmin(void) { return SIGRTMIN; }
-#include "postq.h"
 #include "signals.h"
 */
 import "C"

@@ -5,8 +5,8 @@ package main
 /*
 #include <stdlib.h>
 #include <string.h>
-#include "hotpath.h"
-#include "procspawn.h"
+#include "capi.h"
+#include "spawn.h"
 */
 import "C"
 

@@ -3,7 +3,7 @@
 package main
 
 /*
-#include "procspawn.h"
+#include "spawn.h"
 */
 import "C"
 
@@ -16,10 +16,10 @@ import (
 )
 
 // posixSpawn is the loops' Spawner (libloop.Loop.SetSpawner): a vfork
-// clone on Linux (procspawn_linux.c), posix_spawn elsewhere, whose child
+// clone on Linux (spawn/vfork_linux.c), posix_spawn elsewhere, whose child
 // closes the other fds with one close_range and gets SIGPIPE and SIGXFSZ
 // back at their defaults. Its strings go to C in one Go buffer, one
-// crossing per spawn (spawn_packed.c unpacks it); a string with a NUL in
+// crossing per spawn (spawn/packed.c unpacks it); a string with a NUL in
 // it is LL_EINVAL (C would cut it short and misread every string after it).
 func posixSpawn(r *libloop.SpawnRequest) (int, int, error) {
 	size := len(r.Path) + len(r.Dir) + 2

@@ -3,7 +3,7 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 

@@ -5,7 +5,7 @@
  * child, whose Go runtime is dead, which is where LL_EFORKED must still be
  * described (tests/c/test_fork_child.c). Only -errno and unknown codes go
  * on to Go (libloop/errors_unix.go names every errno of the platform). */
-#include "hotpath.h"
+#include "capi.h"
 #include "_cgo_export.h"
 
 /* Each #define of libloop/errno.h equals its LL_ERRNO_MAP entry, or the library

@@ -3,7 +3,7 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -72,7 +72,7 @@ func decided(ts futRef, err error) C.int {
 	return errCode(err)
 }
 
-// ll_task_yield and ll_task_sleep are C functions (hotpath.c): a step that
+// ll_task_yield and ll_task_sleep are C functions (cloop/soon.c): a step that
 // yields its own task is answered without entering Go.
 
 //export ll__task_yield_go

@@ -3,7 +3,7 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -12,7 +12,7 @@ import (
 	"github.com/libloop/libloop/libloop"
 )
 
-// The id side of timers with a handle (records in timerslab.c): their ids,
+// The id side of timers with a handle (records in cloop/timerslab.c): their ids,
 // the Go path that makes one, and what cancel, the queries and ll_release
 // do with one. The order they run in is timerslab.go's.
 

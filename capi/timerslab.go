@@ -3,7 +3,7 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -13,13 +13,13 @@ import (
 )
 
 // timerSlab orders a loop's handle timers, whose records live in C
-// (timerslab.c): a FIFO run of slots for timers scheduled in deadline order
-// (a push and a pop in memory order, a million consecutive slots in a few
-// segments) beside a timers.Heap of slots for the rest, each entry with
-// its record's key copied in (a record's deadline and sequence never
-// change while it is queued), the earlier front first, as timers.Queue
-// does. It is the core's TimerSource while it holds timers (so an idle
-// loop pays nothing for it). Loop thread only.
+// (cloop/timerslab.c): a FIFO run of slots for timers scheduled in
+// deadline order (a push and a pop in memory order, a million consecutive
+// slots in a few segments) beside a timers.Heap of slots for the rest,
+// each entry with its record's key copied in (a record's deadline and
+// sequence never change while it is queued), the earlier front first, as
+// timers.Queue does. It is the core's TimerSource while it holds timers
+// (so an idle loop pays nothing for it). Loop thread only.
 type timerSlab struct {
 	s    *loopState
 	cs   *C.ll__tslab
@@ -35,7 +35,7 @@ type timerSlab struct {
 
 var tsChunks = &C.ll__ts_chunks
 
-// A record tag's generation field (timerslab.h).
+// A record tag's generation field (cloop/timerslab.h).
 const (
 	tsGenShift = C.LL__TS_GEN_SHIFT
 	tsGenMask  = C.LL__TS_GEN_MASK

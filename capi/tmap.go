@@ -3,11 +3,11 @@
 package main
 
 /*
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
-// The loop's transport map (tmap.c) from Go: a transport joins it when it
+// The loop's transport map (cloop/tmap.c) from Go: a transport joins it when it
 // gets its id (bindTransport) and leaves when the id ends
 // (retireTransport), so C's write fast path finds its protocol slot by id.
 

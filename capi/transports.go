@@ -5,7 +5,7 @@ package main
 /*
 #include <stdlib.h>
 #include <string.h>
-#include "hotpath.h"
+#include "capi.h"
 */
 import "C"
 
@@ -171,7 +171,7 @@ func cBytes(p unsafe.Pointer, n C.size_t) ([]byte, C.int) {
 	return unsafe.Slice((*byte)(p), int(n)), 0
 }
 
-// ll_transport_write is in hotpath.c (its fast path sends from C); its Go
+// ll_transport_write is in cloop/send.c (its fast path sends from C); its Go
 // side keeps SPEC's contract: 0 or an error, LL_ECLOSED once close or abort
 // was called; once the transport was lost otherwise (the peer, an I/O
 // error) the core drops the bytes and it is 0.
@@ -202,7 +202,7 @@ func ll_transport_write_async(id C.uint64_t, data *C.ll__cvoid, n C.size_t) C.in
 	return rc
 }
 
-// ll_transport_write_async_size is in hotpath.c (its fast path sends from
+// ll_transport_write_async_size is in cloop/send.c (its fast path sends from
 // C during the batch sink's call); its Go side is ll_transport_write_async
 // that also stores the write buffer's size after the call in *buffered
 // (when not NULL): 0 says the kernel holds every byte written so far, so a

@@ -15,7 +15,6 @@ every Python libloop supports.
 import asyncio
 import os
 import signal
-import socket
 import ssl
 import subprocess
 import sys

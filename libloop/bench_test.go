@@ -43,7 +43,7 @@ func BenchmarkTaskYieldStep(b *testing.B) {
 	l.RunUntilComplete(&task.Future)
 }
 
-// BenchmarkCallSoonRun measures call_soon plus running it (W1's core share).
+// BenchmarkCallSoonRun measures call_soon plus running it (the core's share of a chain of callbacks).
 func BenchmarkCallSoonRun(b *testing.B) {
 	l, _ := New()
 	defer l.Close()

@@ -6,7 +6,7 @@ import "unsafe"
 
 // Iterations run in the host's batch (the chain). A host whose callbacks
 // run in C batches (capi) and schedule each other with call_soon makes the
-// loop run one short iteration per callback: W1 in bench/, a request
+// loop run one short iteration per callback: bench/'s callback chain, a request
 // handler's chain of steps. When such an iteration holds nothing but that
 // host's own call_soon work (no timer, no post, no Go handle, no event),
 // the iteration Go would run is fully known: poll if an fd is watched, then
@@ -15,7 +15,7 @@ import "unsafe"
 //
 // Why: a system call returns with the CPU's return predictions flushed on
 // this machine (Spectre/SRSO mitigations), so each frame the call returns
-// through costs ~6 ns (bench/README.md, W1-fd); the loop's poll returns
+// through costs ~6 ns (bench/README.md, the callback chain with an fd watched); the loop's poll returns
 // through four Go frames, one from C inside the batch through ten. Run
 // from the batch, the poll returns through one, and the iteration costs no
 // Go at all.

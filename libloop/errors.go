@@ -10,7 +10,7 @@ type Errno int
 // The codes (EINVAL ... EFORKED) and their names and messages are
 // generated from include/libloop/errno.h's LL_ERRNO_MAP, the one table of
 // them: edit the header, then run go generate (zz_errors_generated.go).
-// EFORKED is returned by the C library's fork guard (capi/forkguard.c)
+// EFORKED is returned by the C library's fork guard (capi/cloop/forkguard.c)
 // without entering Go; the core never returns it.
 //go:generate python3 ../tools/errtab.py
 

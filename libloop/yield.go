@@ -7,13 +7,13 @@ import "runtime"
 // yieldEvery is how much work passes between two looks at the clock for
 // yieldIfLong, counted per iteration as 1, plus 1 per ready callback
 // (I/O marks, Go handles, host batches) and yieldHostRun per run of the
-// host's own queue: a clock read every iteration would cost W1-fd ~15%,
+// host's own queue: a clock read every iteration would cost a callback chain with an fd watched ~15%,
 // but counting iterations alone let iterations that each deliver many
-// events or run a host queue of Python callbacks (W9: ~15 requests,
+// events or run a host queue of Python callbacks (aiohttp under wrk: ~15 requests,
 // ~0.4 ms an iteration) go 25 ms between looks, past sysmon's 10 ms: its
 // forced preemption then woke sysmon to poll every 20 µs for a
-// millisecond, ~2,400 wake-ups a second under W9 (0.06 a request), which
-// cost the server 2-5% of its CPU (W5p, W5s, W9).
+// millisecond, ~2,400 wake-ups a second under that load (0.06 a request), which
+// cost the server 2-5% of its CPU (echo servers, aiohttp).
 const yieldEvery = 64
 
 // yieldHostRun is a host-queue run's weight in yieldWork: two runs between
@@ -31,8 +31,8 @@ const yieldSlice = 5e6 // ns
 // sysmon preempts it every 10 ms: a signal to the thread, its P handed to
 // another thread and back, and sysmon polling every 20 µs for the next
 // millisecond. A voluntary Gosched before that costs one hand-off and
-// keeps sysmon asleep: W8 (500 spawns, 16 at a time) measured 8-10% less
-// parent CPU and fewer context switches, W1 unchanged.
+// keeps sysmon asleep: 500 spawns, 16 at a time, measured 8-10% less
+// parent CPU and fewer context switches, a callback chain unchanged.
 func (l *Loop) yieldIfLong() { l.yieldBeforeBlock(monoNow()) }
 
 // yieldBeforeBlock is yieldIfLong for an iteration about to block in the
@@ -42,7 +42,7 @@ func (l *Loop) yieldIfLong() { l.yieldBeforeBlock(monoNow()) }
 // preemption then takes the P from the blocked loop thread, the P goes
 // idle, sysmon sleeps deeply, and the loop's next blocking call wakes it
 // to poll every 20 µs for a millisecond — ~1.2 sysmon wakeups per spawn
-// in W8 (perf sched:sched_switch).
+// while spawning (perf sched:sched_switch).
 func (l *Loop) yieldBeforeBlock(now int64) {
 	if now-l.lastYield > yieldSlice {
 		l.lastYield = now

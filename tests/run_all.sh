@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs every suite (each a make target), goes on past a failing one so one
+# Runs every suite (each a make target; lint includes test-vet), goes on past a failing one so one
 # run shows everything, and ends with one summary line counting suites.
 set -u
 cd "$(dirname "$0")/.."
-suites=(test-core test-vet test-purego test-c test-asan test-cmake test-python test-real-libs test-docs test-types test-exports test-abi test-spdx test-install)
+suites=(test-core lint test-purego test-c test-asan test-cmake test-python test-real-libs test-docs test-types test-exports test-abi test-spdx test-install)
 passed=0
 failed=0
 failed_names=()

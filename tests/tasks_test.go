@@ -348,8 +348,7 @@ func TestCurrentAndAllTasks(t *testing.T) {
 	}
 	idle := newFuture(t, l)
 	var seen *ll.Task
-	var a *ll.Task
-	a = stepper(t, l, func(tk *ll.Task) {
+	a := stepper(t, l, func(tk *ll.Task) {
 		seen, _ = l.CurrentTask()
 		tk.Await(idle)
 	}, func(tk *ll.Task) { tk.Return(0, nil) })

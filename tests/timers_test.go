@@ -86,7 +86,7 @@ func TestTimerWhen(t *testing.T) {
 	}
 }
 
-// ll_call_at on an idle loop schedules in C (softqueue.c's fast path), with
+// ll_call_at on an idle loop schedules in C (cloop/timers.c's fast path), with
 // its own copy of the deadline rules: the deadlines it makes are the ones
 // internal/timers gives, to the nanosecond, and it refuses exactly what Go
 // refuses at the largest delay (capi's deadline_rules_test.go reads the

@@ -16,7 +16,6 @@ tasks: 10,000 tasks each awaiting asyncio.sleep(0) 100 times (N ignored).
 """
 
 import asyncio
-import os
 import resource
 import sys
 import threading

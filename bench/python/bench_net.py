@@ -21,7 +21,6 @@ per spawn, children excluded):
 """
 
 import asyncio
-import os
 import sys
 import time
 

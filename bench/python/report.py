@@ -88,6 +88,22 @@ def main():
         print('Peak RSS MiB (W2): ' + ', '.join(
             f"{l} {med[('W2', l)]['maxrss_mib']:.0f}"
             for l in ('asyncio', 'uvloop', 'libloop') if ('W2', l) in med))
+    before = {w: v for (w, l), v in med.items() if l == 'libloop-before'}
+    if before:
+        print()
+        print('libloop-before = libloop with LIBLOOP_BEFORE_LIBRARY (and '
+              'LIBLOOP_BEFORE_PYTHON), interleaved with libloop in this run:')
+        print()
+        print('| workload | metric | before | after | after / before |')
+        print('|---|---|---|---|---|')
+        for w, b in before.items():
+            a = med.get((w, 'libloop'))
+            if not a:
+                continue
+            metric = 'cpu_s' if w == 'W3' else 'ns_per_op'
+            print(f'| {w} | {metric}, median of {b["runs"]}/{a["runs"]} | '
+                  f'{b[metric]:.4g} | {a[metric]:.4g} | '
+                  f'{a[metric] / b[metric]:.3f} |')
 
 
 if __name__ == '__main__':

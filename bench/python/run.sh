@@ -4,7 +4,10 @@
 # same interpreter, interleaved (rep k runs every loop for W1, then W2, ...).
 # Environment: BENCH_PY (default /usr/bin/python3), BENCH_REPS (default 5),
 # BENCH_N (default 1000000), BENCH_WORKLOADS, BENCH_LOOPS (default: asyncio
-# uvloop libloop libloop-tm; libloop-tm = task_machine=True, tasks only).
+# uvloop libloop libloop-tm; libloop-tm = task_machine=True, tasks only;
+# libloop-before = libloop again with the library LIBLOOP_BEFORE_LIBRARY and,
+# if set, the binding in LIBLOOP_BEFORE_PYTHON: a before/after comparison
+# interleaved in one run).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -31,7 +34,15 @@ for rep in $(seq 1 "$REPS"); do
     for l in $LOOPS; do
       # libloop-tm (task_machine=True) differs from libloop only in tasks.
       if [ "$l" = libloop-tm ] && [ "$w" != tasks ]; then continue; fi
-      line="$("$PY" "$here/bench_loops.py" "$l" "$w" "$N")" || { echo "FAILED: $l $w" >&2; exit 1; }
+      if [ "$l" = libloop-before ]; then
+        [ -f "${LIBLOOP_BEFORE_LIBRARY:-}" ] || { echo "libloop-before needs LIBLOOP_BEFORE_LIBRARY" >&2; exit 2; }
+        line="$(LIBLOOP_LIBRARY="$LIBLOOP_BEFORE_LIBRARY" \
+                PYTHONPATH="${LIBLOOP_BEFORE_PYTHON:+$LIBLOOP_BEFORE_PYTHON:}$PYTHONPATH" \
+                "$PY" "$here/bench_loops.py" libloop "$w" "$N")" || { echo "FAILED: $l $w" >&2; exit 1; }
+        line="${line/loop=libloop /loop=libloop-before }"
+      else
+        line="$("$PY" "$here/bench_loops.py" "$l" "$w" "$N")" || { echo "FAILED: $l $w" >&2; exit 1; }
+      fi
       echo "rep=$rep $line" | tee -a "$raw"
     done
   done

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "libloop.h"
@@ -279,9 +280,18 @@ static void handler(ll_loop loop, const ll_error_context *ctx, void *arg) {
 }
 
 /* Sleeps arg microseconds. */
+/* Busy for at least arg microseconds of the monotonic clock: usleep alone
+ * may return early when a signal lands on this thread. */
 static void slow_cb(ll_loop loop, void *arg) {
     (void)loop;
-    usleep((useconds_t)(uintptr_t)arg);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long want_us = (long)(uintptr_t)arg, spent_us = 0;
+    while (spent_us < want_us) {
+        usleep((useconds_t)(want_us - spent_us));
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        spent_us = (now.tv_sec - t0.tv_sec) * 1000000L + (now.tv_nsec - t0.tv_nsec) / 1000;
+    }
 }
 
 static void test_debug_slow_callback(void) {

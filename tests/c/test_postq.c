@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ll_call_soon_threadsafe's lock-free chunk queue (capi/postq.c): chunk
+/* ll_call_soon_threadsafe's lock-free chunk queue (capi/cloop/postq.c): chunk
  * boundaries (255 slots a chunk) on an idle and a running loop, exactly
  * once and FIFO per thread under 6 tight posting threads, a lone poster
  * (the bias: plain-store posts) joined half-way by a second, one order
@@ -18,7 +18,7 @@
 #include "libloop.h"
 #include "check.h"
 
-#define CHUNK 255 /* slots per chunk: LL__POSTQ_CAP in capi/postq.h */
+#define CHUNK 255 /* slots per chunk: LL__POSTQ_CAP in capi/cloop/postq.h */
 
 /* ---- chunk boundaries ---------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ll_call_soon_threadsafe's queue (capi/postq.c) against its two races: no
+/* ll_call_soon_threadsafe's queue (capi/cloop/postq.c) against its two races: no
  * lost wakeup when the loop goes to sleep between single posts (the wake
  * flag, the linger, the barrier the loop forces before it sleeps), and
  * posts racing ll_loop_close and the reuse of the loop's queue record by

@@ -295,7 +295,7 @@ static void test_spawn_kill_cycles(void) {
     CHECK_EQ_INT(waitpid(-1, NULL, WNOHANG), -1); /* no child at all is left */
     CHECK_EQ_INT(errno, ECHILD);
     /* No bound on the total: each cycle has its own (5 s), a hang fails
-     * there; the rate is W8's business (bench/), not a unit test's. */
+     * there; the rate is bench/'s business, not a unit test's. */
     printf("%d spawn/kill cycles in %.2f s\n", CYCLES, took);
     check_still_runs(loop);
     ll_release(loop);

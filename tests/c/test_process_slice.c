@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_process_slice.c — the spawner asks for a short scheduler slice while
- * its vfork-style child runs (capi/spawn_slice.c); none of that may reach
+ * its vfork-style child runs (capi/spawn/slice.c); none of that may reach
  * the program it execs or stay on the host's thread. A child (this program
  * run as "report") prints the policy, nice and slice it started with; each
  * must be the spawning thread's, and the thread's must be what it was

@@ -81,7 +81,7 @@ static void accept_pair(ll_loop loop, struct server *srv, int cl[2]) {
     R.pair[1] = &srv->conns[base + 1];
 }
 
-static int index_of(struct conn *c) { return c == R.pair[0] ? 0 : 1; }
+static int index_of(const struct conn *c) { return c == R.pair[0] ? 0 : 1; }
 
 static void send_both(int cl[2], const char *a, const char *b) {
     CHECK_EQ_INT(send(cl[0], a, strlen(a), 0), (long long)strlen(a));

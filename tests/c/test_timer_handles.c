@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Timers with a handle made from C (ll_call_later/ll_call_at with out):
- * their records live in C (capi/timerslab.c) and their ids are of a kind
+ * their records live in C (capi/cloop/timerslab.c) and their ids are of a kind
  * of their own. Checked here: order with handle-less timers and Go-made
  * handles at equal deadlines, cancel from a callback and of itself,
  * release before and after the run, stale and forged ids, ids of the wrong

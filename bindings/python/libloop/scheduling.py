@@ -24,7 +24,7 @@ import time
 
 from . import _lib
 from ._lib import check
-from .handles import Handle, TimerHandle, report_callback_error, run_debug
+from .handles import Handle, report_callback_error, run_debug
 from asyncio import events
 
 _new = object.__new__

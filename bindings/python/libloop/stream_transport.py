@@ -71,7 +71,7 @@ class StreamTransport(ReadingMixin, _CTransport):
         self._xsock = None  # get_extra_info('socket'), made when asked
         super().__init__(loop, tid, protocol, extra, server, sock, context)
         if not extra:
-            self._extra = _NO_EXTRA  # (no dict per connection: W10's memory)
+            self._extra = _NO_EXTRA  # (no dict per connection: idle connections' memory)
         self._eof = False
         if sock is not None:
             self._fill_names(sock)

@@ -13,7 +13,7 @@ The store keeps each pending TimerHandle in one of two places:
   schedule timers in deadline order (one delay, sleeps, timeouts), and such
   a timer then costs one deque slot beyond its handle, as asyncio's heap
   slot does: no (when, seq, handle) tuple, no sequence number (those were
-  96 bytes a timer; W3's million timers, ~92 MiB).
+  96 bytes a timer; a million timers, ~92 MiB).
 - the heap (`_timers`): (when, seq, handle) tuples for the others; seq
   keeps equal deadlines in scheduling order, and tuples compare in C.
 Invariant: while the run is not empty, every heap deadline is below the

@@ -38,7 +38,7 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
 
     _start_tls_compatible = True
     # Slots, not a __dict__: an idle connection's transport costs ~150 B
-    # less (W10). Subclasses without __slots__ (pipes, datagrams) get a dict.
+    # less per idle connection. Subclasses without __slots__ (pipes, datagrams) get a dict.
     __slots__ = ('_tid', '_lost', '_lost_scheduled', '_closing', '_context', '_protocol',
                  '_sock', '_server', '_paused', '_fatal_exc', '_waiter',
                  '_buffered_protocol', '_fast_data', '__weakref__')

@@ -231,13 +231,21 @@ class NetFaultTests(LoopCase):
             port = srv.sockets[0].getsockname()[1]
             slow = [socket.create_connection(('127.0.0.1', port)) for _ in range(n_slow)]
             sent = [0]
+            served = threading.Event()
 
+            # The slow peers drip at least nbytes bytes, and go on until the
+            # others are served (at most 60 s): the clients are served while
+            # every slow peer still holds a partial request, however long
+            # serving takes on a loaded machine. A server that waited on a
+            # slow peer would not serve them at all (run_coro's timeout).
             def drip():
-                for b in range(nbytes):
+                b = 0
+                while b < nbytes or (not served.is_set() and b * interval < 60):
                     time.sleep(interval)
                     for s in slow:
                         s.send(bytes([97 + b % 26]))
-                    sent[0] = b + 1
+                    b += 1
+                    sent[0] = b
             th = threading.Thread(target=drip)
             th.start()
 
@@ -248,15 +256,16 @@ class NetFaultTests(LoopCase):
                 got = await r.readexactly(64)
                 w.close()
                 return got == msg
-            t0 = time.monotonic()
-            results = await asyncio.gather(*(client(i) for i in range(n)))
-            served_in = time.monotonic() - t0
+            try:
+                results = await asyncio.gather(*(client(i) for i in range(n)))
+            finally:
+                served.set()
             self.assertTrue(all(results))
-            self.assertLess(sent[0], nbytes, f'served in {served_in:.2f} s, after the slow peers were done')
             await self.loop.run_in_executor(None, th.join)
+            total = sent[0]
             slow_conns = Collect.made[:n_slow]
-            await self.until(lambda: all(len(p.data) == nbytes for p in slow_conns))
-            want = bytes(97 + b % 26 for b in range(nbytes))
+            await self.until(lambda: all(len(p.data) == total for p in slow_conns))
+            want = bytes(97 + b % 26 for b in range(total))
             for p in slow_conns:
                 self.assertEqual(bytes(p.data), want)
             for s in slow:

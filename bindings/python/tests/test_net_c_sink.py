@@ -9,7 +9,6 @@ sink takes, and that their data costs no ctypes callback."""
 import asyncio
 import contextvars
 import os
-import socket
 import subprocess
 import sys
 import unittest

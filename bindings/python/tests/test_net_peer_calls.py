@@ -6,7 +6,6 @@ so the second transport hears nothing more (and, after pause_reading, gets
 its bytes once resumed). Twin tests: both loops behave alike."""
 
 import asyncio
-import socket
 
 from .base import LoopCase, twin
 from .netbase import ClosesOpened, Recorder, listening_socket

@@ -330,7 +330,8 @@ class TransportTests(ClosesOpened, LoopCase):
         self.loop.close()  # the loop lets go of its transports
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter('always')
-            t = p.transport = None
+            p.transport = None
+            del t
             gc.collect()
         msgs = [str(x.message) for x in w if x.category is ResourceWarning]
         self.assertTrue(any(m.startswith('unclosed transport') for m in msgs), msgs)

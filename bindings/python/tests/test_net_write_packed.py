@@ -8,7 +8,7 @@ import asyncio
 import ctypes
 import unittest
 
-from libloop import _hotpath, _lib, _netlib, network, stream_transport
+from libloop import _hotpath, _lib, _netlib, network
 
 from .base import LibloopLoop, LoopCase
 from .netbase import connected_pair, recv_exactly
@@ -48,7 +48,7 @@ class TestWritePacked(LoopCase, LibloopLoop, unittest.TestCase):
         self.run_coro(p.lost)
 
     def test_idle_connection_holds_no_write_state(self):
-        # W10's bytes per connection: a write adds no attribute.
+        # Bytes per idle connection: a write adds no attribute.
         t, p, peer = connected_pair(self)
         before = {name for name in type(t).__slots__ if hasattr(t, name)}
         t.write(b'one')

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Spawning for the C ABI where it is not Linux (procspawn_linux.c is):
+/* Spawning for the C ABI where it is not Linux (vfork_linux.c is):
  * posix_spawn, whose file actions close every fd but the child's stdio with
  * one closefrom (posix_spawn_file_actions_addclosefrom_np) instead of one
  * close() per fd number, and a pidfd opened for the child afterwards where
@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "procspawn.h"
+#include "spawn.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

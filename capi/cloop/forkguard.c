@@ -21,7 +21,7 @@
  *    calls read (a plain load; see forkguard.h). libc's fork() runs the
  *    handler, and so do Python's os.fork and multiprocessing. vfork(),
  *    posix_spawn and clone() run none, and must not: their children
- *    (libloop's own spawner, procspawn_linux.c and spawn_clone3.c, makes
+ *    (libloop's own spawner, capi/spawn/vfork_linux.c and clone3.c, makes
  *    them with CLONE_VM | CLONE_VFORK) share this process's memory until
  *    they exec, so a flag set there would be set in the parent as well.
  *  - load_pid, the process id at load: ll__forked_child also compares
@@ -34,9 +34,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "libloop.h"
-#include "forkguard.h"
-#include "_cgo_export.h"
+#include "cloop.h"
 
 int ll__forked;
 static pid_t load_pid;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procspawn.h"
+#include "spawn.h"
 
 extern char **environ;
 

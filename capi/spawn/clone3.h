@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: clone3(CLONE_VM | CLONE_VFORK | CLONE_PIDFD |
- * CLONE_CLEAR_SIGHAND) for procspawn_linux.c. Not installed. */
+ * CLONE_CLEAR_SIGHAND) for vfork_linux.c. Not installed. */
 #ifndef LIBLOOP_SPAWN_CLONE3_H
 #define LIBLOOP_SPAWN_CLONE3_H
 

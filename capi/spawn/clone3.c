@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* clone3 for the spawner (procspawn_linux.c): a vfork-style child on its
+/* clone3 for the spawner (vfork_linux.c): a vfork-style child on its
  * own stack whose signal handlers the kernel has already reset
  * (CLONE_CLEAR_SIGHAND, Linux 5.5). With no handler of the parent left in
  * the child, the parent need not block its signals around the clone (two
@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 
-#include "spawn_clone3.h"
+#include "clone3.h"
 
 #ifndef SYS_clone3
 #define SYS_clone3 435

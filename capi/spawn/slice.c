@@ -4,9 +4,9 @@
  * Why: the parent of a CLONE_VFORK child sleeps until the child execs. The
  * kernel places the new child on the other CPU when this one is busy with
  * the parent, and there, with the default slice (~1.4 ms here), it waits
- * behind whatever runs (W8: behind other children, 0.3-0.9 ms, perf sched
+ * behind whatever runs (500 spawns, 16 at a time: behind other children, 0.3-0.9 ms, perf sched
  * timehist) while the parent's CPU, with nothing else queued, idles: 14-19%
- * of W8's CPU time idle against 0% for libev's fork(), which never waits.
+ * of that run's CPU time idle against 0% for libev's fork(), which never waits.
  * A task that asks for a shorter slice gets an earlier deadline and so
  * preempts the running task when it wakes (EEVDF, Linux 6.12+). The child
  * inherits the attribute from the parent at the clone, runs at once, and
@@ -26,7 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "spawn_slice.h"
+#include "slice.h"
 
 #ifndef SYS_sched_setattr
 #define SYS_sched_setattr 314

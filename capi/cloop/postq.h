@@ -64,7 +64,7 @@ typedef struct ll__postq {
      * cell changes hands by compare-and-swap or exchange, so each side
      * owns what it took): in steady posting no malloc, no free and no
      * fresh pages, even while the loop lags a few chunks behind (one
-     * spare was not enough: page faults took ~8% of W6's poster). */
+     * spare was not enough: page faults took ~8% of a poster thread's time). */
     _Alignas(64) ll__postchunk *spare[LL__POSTQ_SPARES];
 } ll__postq;
 

@@ -4,7 +4,7 @@
  * they run is Go's (timerslab.go); this file keeps their state. */
 #include <pthread.h>
 #include <stdlib.h>
-#include "hotpath.h"
+#include "cloop.h"
 
 ll__tchunk *ll__ts_chunks[LL__TS_MAX_CHUNKS];
 static int32_t nchunks_made;

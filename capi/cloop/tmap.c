@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* A loop's transport map: transport id -> protocol slot, so the write fast
- * path (hotpath.c) finds a transport's slot from its id at any time on the
+ * path (send.c) finds a transport's slot from its id at any time on the
  * loop's thread, not only during the delivery of one of its events. Go
  * adds a transport when it gives it an id and removes it when the id ends
- * (capi/events.go); C only reads (ll__tmap_get, hotpath.h). */
+ * (capi/events.go); C only reads (ll__tmap_get, cloop.h). */
 #include <stdlib.h>
-#include "hotpath.h"
+#include "cloop.h"
 
 #define TMAP_MIN 64
 

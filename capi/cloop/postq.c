@@ -13,9 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
-#include "hotpath.h"
-#include "postq.h"
-#include "_cgo_export.h"
+#include "cloop.h"
 
 _Static_assert(sizeof(ll__postslot) == sizeof(ll__soon), "a slot is run as an ll__soon");
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Internal: a short scheduler slice for the thread that spawns, while its
- * vfork-style child runs (procspawn_linux.c). Not installed. */
+ * vfork-style child runs (vfork_linux.c). Not installed. */
 #ifndef LIBLOOP_SPAWN_SLICE_H
 #define LIBLOOP_SPAWN_SLICE_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal: starting a child for ll_spawn (procspawn_linux.c: a vfork
- * clone; procspawn.c: posix_spawn elsewhere). Not installed. */
+/* Internal: starting a child for ll_spawn (vfork_linux.c: a vfork
+ * clone; posix.c: posix_spawn elsewhere). Not installed. */
 #ifndef LIBLOOP_PROCSPAWN_H
 #define LIBLOOP_PROCSPAWN_H
 

@@ -5,8 +5,7 @@
  * filled slots, running them where they lie, and closing the queue. Loop
  * thread only. */
 #include <stdlib.h>
-#include "hotpath.h"
-#include "postq.h"
+#include "cloop.h"
 
 /* The loop never reads the tail: the posters own its cache line, and the
  * loop finds the end of what it may take by the first slot not filled.

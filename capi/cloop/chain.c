@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* A chain: a batch, then the loop's next iterations while each is only the
+ * host's call_soon work, polled and run here without returning to Go
+ * (libloop/chain.go says when Go allows it). */
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+#include "cloop.h"
+
+/* Whether the loop's next iteration is nothing but what the host queued
+ * here with call_soon (libloop/chain.go lists the other cases). */
+static int chain_may_go_on(const ll__pending *p, const ll__chain *c, uint64_t changes0) {
+    if (p->len == 0 || p->ntimers > 0 || c->iterations >= c->max_iterations)
+        return 0;
+    if (*(const uint64_t *)c->changes != changes0 || *(const int64_t *)c->ready_len != 0)
+        return 0;
+    if (__atomic_load_n((const int32_t *)c->posted, __ATOMIC_ACQUIRE) != 0 ||
+        (p->postq != NULL && ll__postq_pending(p->postq)))
+        return 0;
+    for (int64_t i = 0; i < p->len; i++)
+        if (p->items[i].fn == LL__YIELD_MARK)
+            return 0;
+    return 1;
+}
+
+/* The iteration's poll, with a zero timeout: the event count, -1 on error.
+ * On x86-64 the system call is made here, not through libc: a call
+ * returns with the CPU's return predictions flushed (Spectre/SRSO
+ * mitigations), so each frame it returns through costs ~6 ns, and libc's
+ * epoll_wait is also a cancellation point (~15 ns more). */
+static inline long chain_poll(const ll__chain *c) {
+#if defined(__linux__) && defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = 0; /* timeout */
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"((long)SYS_epoll_wait), "D"((long)c->epfd), "S"(c->events), "d"((long)c->max_events),
+                       "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret < 0 ? -1 : ret;
+#elif defined(__linux__)
+    return syscall(SYS_epoll_pwait, c->epfd, (struct epoll_event *)c->events, c->max_events, 0, NULL, 0);
+#else
+    (void)c;
+    return -1; /* Go hands chains a poll only where the selector is epoll */
+#endif
+}
+
+/* A batch, then the loop's next iterations while each is only the host's
+ * call_soon work (libloop/chain.go): poll if an fd is watched (an event or
+ * an error ends the chain, the events left for Go's next iteration), then
+ * call what the previous iteration queued, in order. Go decided that the
+ * loop allows it; this only checks that each iteration is still of that
+ * kind and runs it. */
+void ll__run_chain(uint64_t loop, uintptr_t calls_addr, int n, uintptr_t pending_addr) {
+    ll__pending *p = (ll__pending *)pending_addr;
+    ll__chain *c = &p->chain;
+    uint64_t changes0 = *(const uint64_t *)c->changes;
+    ll__run_batch(loop, calls_addr, n, pending_addr);
+    c->iterations = c->calls = 0;
+    c->polled = -1;
+    while (chain_may_go_on(p, c, changes0)) {
+        if (c->epfd >= 0) {
+            long got = chain_poll(c);
+            if (got != 0) {
+                c->polled = got < 0 ? -1 : got;
+                return;
+            }
+        }
+        ll__soon *items = p->items;
+        int64_t len = p->len, cap = p->cap;
+        p->items = p->spare, p->cap = p->spare_cap, p->len = 0;
+        p->spare = items, p->spare_cap = cap;
+        ll__run_soon_array(loop, (uintptr_t)items, len, pending_addr);
+        c->iterations++;
+        c->calls += len;
+    }
+}
+

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cloop.h — the C side of libloop's runtime, and its contract with Go.
+ * Internal: not installed, never part of the ABI (exports.map keeps every
+ * ll__ symbol local).
+ *
+ * The loop is Go's (libloop/): its ready queue, timer heap, poller,
+ * transports and futures, and every decision about what runs when. C keeps
+ * only what lets a host's calls from inside the loop's thread (or while
+ * the loop is idle) skip a crossing into Go (~115 ns each):
+ *
+ *   C owns, per loop, its record (ll__pending, record.c): the call_soon
+ *   queue and the handle-less timers made from C (soon.c, timers.c), the
+ *   handle timers' records (timerslab.c), the thread-safe post queue
+ *   (postq.c), the transport map and each transport's protocol slot
+ *   (tmap.c, ll__proto); and, per thread, which loop it runs and which
+ *   loop's batch it is running (thread.c).
+ *
+ *   Go owns everything else, and these fields of C's memory, which only Go
+ *   writes: a protocol slot's fn/arg/direct/held (Go's transport hooks),
+ *   the record's chain terms and step fields, the registry's open flag.
+ *
+ * They meet at three kinds of place, and only there:
+ *   1. Go runs host code through the runners (batch.c, chain.c,
+ *      deliver.c, postq_loop.c's ll__postq_run): one crossing for many
+ *      callbacks, with this thread marked as running the loop's batch.
+ *   2. Go takes what C queued (capi/pending.go, flushPending) before it
+ *      next touches the ready queue or the timer heap: after every runner
+ *      returns and at every entry from a host call; C asks for it early
+ *      only when its timer queue is full (ll__flush_pending_go).
+ *   3. A public call whose fast path does not apply goes on into Go by one
+ *      of the functions listed under "Go's side" below (capi's //export
+ *      functions), which check ids and threads and decide.
+ * C never decides what runs: it queues, sends when Go's direct flag says
+ * it may, and calls what Go handed it.
+ */
+#ifndef LIBLOOP_CLOOP_H
+#define LIBLOOP_CLOOP_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "libloop.h"
+#include "forkguard.h"
+#include "postq.h"
+#include "timerslab.h"
+
+/* One host callback in a dispatch batch; layout matches Go's
+ * libloop.ForeignCall. fn == 0 marks a slot cancelled during the batch. */
+typedef struct ll__call {
+    uintptr_t fn;
+    uintptr_t arg;
+    uint64_t id;
+    int32_t fd;
+    int32_t kind; /* 0: fn(id, arg); 1: fn(id, fd, arg) */
+} ll__call;
+
+/* call_soon requests made from C during a batch, queued here without
+ * entering Go; Go moves them to the ready queue, in order, before it next
+ * touches that queue. */
+typedef struct ll__soon {
+    uintptr_t fn;
+    uintptr_t arg;
+} ll__soon;
+
+/* A timer queued in C: its deadline in loop nanoseconds; fn 0 marks a
+ * handle timer, whose record's slot is arg (timerslab.h). */
+typedef struct ll__later {
+    int64_t when;
+    uintptr_t fn;
+    uintptr_t arg;
+} ll__later;
+
+/* A chain's terms and outcome (libloop.Chain, filled by Go). */
+typedef struct ll__chain {
+    int32_t epfd; /* -1: no fd watched, no poll */
+    int32_t max_events;
+    uintptr_t events;  /* struct epoll_event[max_events], Go memory valid during the call */
+    uintptr_t changes; /* const uint64_t *: the loop's change counter */
+    uintptr_t ready_len; /* const int64_t *: Go's ready queue length */
+    uintptr_t posted;    /* const int32_t *: Go-side posts waiting (atomic) */
+    int64_t max_iterations;
+    int64_t iterations; /* out */
+    int64_t calls;      /* out */
+    int64_t polled;     /* out: events the last poll left in events, -1 none */
+} ll__chain;
+struct ll__proto;
+/* One entry of a loop's transport map (tmap.c): a transport id and its
+ * protocol slot; id 0 marks an empty entry. */
+typedef struct ll__tentry {
+    uint64_t id;
+    struct ll__proto *proto;
+} ll__tentry;
+
+typedef struct ll__pending {
+    ll__soon *items;
+    int64_t len;
+    int64_t cap;
+    /* The task whose step runs now (0 if none), and whether that step has
+     * chosen its outcome; Go sets both around a step and sets step_decided
+     * when an outcome call goes through Go. */
+    uint64_t step_task;
+    int64_t step_decided;
+    /* The array a chain's iteration runs from while its callbacks queue
+     * into items (chain.c); swapped, never shrunk. */
+    ll__soon *spare;
+    int64_t spare_cap;
+    ll__chain chain; /* the running chain's terms, filled by Go */
+    /* While the loop is idle (not running), ll_call_soon(..., NULL) from
+     * outside a batch queues here too, found by loop id in a small C
+     * registry (record.c): loop_id names the loop (0: none), open is 1
+     * while the loop is idle. Both read and written with __atomic. */
+    uint64_t loop_id;
+    int32_t open;
+    int32_t registered;
+    struct ll__pending *next_free; /* retired records are reused, never freed */
+    ll__later *timers; /* handle-less timers, flushed every 4096 (timers.c) */
+    int64_t ntimers;
+    int64_t timers_cap;
+    /* ll_call_soon_threadsafe's lock-free queue (postq.c), made with the
+     * record and kept with it (NULL if memory ran out: the Go path). */
+    struct ll__postq *postq;
+    /* Records of the loop's handle timers (timerslab.h); an entry of
+     * timers with fn 0 is one of them, its slot in arg. */
+    ll__tslab slab;
+    /* The loop's transports by id, for the write fast path (tmap.c):
+     * open addressing, linear probing, tmap_mask + 1 entries (a power of
+     * two), at most half full. Written by Go through tmap.c's functions on
+     * the loop's thread (or while it is idle), read by C on that thread. */
+    ll__tentry *tmap;
+    uint64_t tmap_mask;
+    uint64_t tmap_count;
+} ll__pending;
+
+/* A transport's protocol, in C memory so ll_transport_set_protocol takes
+ * effect for the next event of a batch being delivered. */
+typedef struct ll__proto {
+    uintptr_t fn;
+    uintptr_t arg;
+    /* The write fast path: direct is 1 exactly while the transport is an
+     * open stream socket with nothing buffered, no sendfile, write_eof or
+     * TLS (libloop's DirectWritable). The core keeps it at every change
+     * (its direct hook, capi/events.go), turning it off before it buffers
+     * or closes fd; so on the loop's thread ll_transport_write* may send
+     * on fd from C whenever it is 1. */
+    int32_t fd;
+    int16_t direct;
+    /* Read events (LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED, LL_EOF_RECEIVED)
+     * are withheld while held is not 0: LL__HELD_STATE exactly while the
+     * core's ReadsDelivered is false (paused, closing, closed, or older
+     * reads withheld: libloop/withheld.go), kept by its read hook;
+     * LL__HELD_BATCH from the moment C withholds one of the transport's
+     * read events in a delivery until Go has taken it back, so that none of
+     * its later read events overtakes it. */
+    int16_t held;
+} ll__proto;
+
+#define LL__HELD_STATE 1
+#define LL__HELD_BATCH 2
+
+/* initial-exec: a plain %fs-relative load instead of a __tls_get_addr call
+ * on every ll_call_soon (the Go runtime in this library uses it too). */
+#define LL_TLS __thread __attribute__((tls_model("initial-exec")))
+#define LL__HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- The calling thread (thread.c) ---- */
+
+/* The loop whose batch this thread is running (0 if none) and its record. */
+typedef struct ll__batch_ctx {
+    uint64_t loop;
+    ll__pending *pending;
+} ll__batch_ctx;
+extern LL_TLS LL__HIDDEN ll__batch_ctx ll__batch;
+
+/* Mark this thread as running loop's batch; returns the marking to restore
+ * with ll__batch_leave (batches nest: a callback may run a nested loop's). */
+static inline ll__batch_ctx ll__batch_enter(uint64_t loop, ll__pending *pending) {
+    ll__batch_ctx saved = ll__batch;
+    ll__batch.loop = loop;
+    ll__batch.pending = pending;
+    return saved;
+}
+static inline void ll__batch_leave(ll__batch_ctx saved) { ll__batch = saved; }
+
+/* The loop that ll_loop_run_* (or ll_run) runs on the calling thread, 0 if
+ * none: the wrong-thread check compares it with the loop a call concerns. */
+extern LL_TLS LL__HIDDEN uint64_t ll__thread_loop;
+/* Set it (ll_run learns its loop's id only once Go has made the loop). */
+void ll__set_thread_loop(uint64_t loop);
+/* A value naming this thread to Go, distinct among live threads. */
+LL__HIDDEN uintptr_t ll__thread_token(void);
+/* The record of the batch running on this thread if it is loop's, or NULL. */
+LL__HIDDEN ll__pending *ll__batch_queue(uint64_t loop);
+
+/* A pending entry with this fn is not a callback: it records that the
+ * running step yielded (ll_task_yield answered in C, soon.c). */
+#define LL__YIELD_MARK ((uintptr_t)1)
+
+/* ---- Records (record.c) ---- */
+
+ll__pending *ll__pending_new(void);
+/* Register p as loop's idle queue / open or close it / retire it (the
+ * record is kept for reuse: a late lookup never reads freed memory). */
+void ll__pending_register(ll__pending *p, uint64_t loop);
+void ll__pending_set_open(ll__pending *p, int open);
+void ll__pending_retire(ll__pending *p);
+/* The queue of an idle loop, or NULL (running, closed, unknown, or left
+ * out of the registry). */
+LL__HIDDEN ll__pending *ll__idle_queue(uint64_t loop);
+/* A registered loop's record, running or idle, or NULL. */
+LL__HIDDEN ll__pending *ll__loop_record(uint64_t loop);
+
+/* ---- The loop clock (clock.c) ---- */
+
+/* The loop clock's base in CLOCK_MONOTONIC nanoseconds, from Go. */
+void ll__set_clock_base(int64_t base);
+int64_t ll__clock_raw(void);
+/* The loop's "now" in nanoseconds, as Go's Loop.Time computes it. */
+LL__HIDDEN int64_t ll__clock_now(void);
+
+/* ---- Runners (batch.c, chain.c, deliver.c): Go runs host code ---- */
+
+/* Pointers travel as uintptr_t: they are C memory, and this spares the
+ * cgo pointer checks on the hottest call. */
+void ll__run_batch(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
+void ll__run_chain(uint64_t loop, uintptr_t calls, int n, uintptr_t pending);
+void ll__run_soon_array(uint64_t loop, uintptr_t items, int64_t n, uintptr_t pending);
+ll__call *ll__alloc_calls(int n);
+/* Run n due handle timers (timerslab.h) in order, as a batch of loop. */
+void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pending *pending);
+/* Deliver n events: each to its protocol, runs of protocol-less events to
+ * the batch sink (batch_fn may be 0). One crossing for all of them. */
+void ll__deliver_events(uint64_t loop, uintptr_t events, uintptr_t protos, int n, uintptr_t pending,
+                        uintptr_t batch_fn, uintptr_t batch_arg);
+
+/* ---- Host function pointers Go calls (hostcall.c) ---- */
+
+void ll__call_exception_handler(uintptr_t fn, uint64_t loop, ll_error_context *ctx, uintptr_t arg);
+void ll__call_free(uintptr_t fn, uintptr_t value);
+uintptr_t ll__call_work(uintptr_t fn, uintptr_t arg, int *err);
+void ll__call_queued_work(uintptr_t fn, uintptr_t arg);
+int ll__call_host_run(uintptr_t fn, uint64_t loop, uintptr_t arg);
+
+/* ---- Transports (tmap.c, deliver.c) ---- */
+
+static inline int ll__is_read_event(int kind) {
+    return kind == LL_DATA_RECEIVED || kind == LL_DATAGRAM_RECEIVED || kind == LL_EOF_RECEIVED;
+}
+
+/* Withhold ev if it is a read event its transport (slot p) must not get
+ * now: its kind becomes 0, which tells Go it was not delivered. Returns 1
+ * if withheld. */
+static inline int ll__withhold(ll_event *ev, ll__proto *p) {
+    if (p == NULL || !ll__is_read_event(ev->kind) || ((volatile ll__proto *)p)->held == 0)
+        return 0;
+    ev->kind = 0;
+    ((volatile ll__proto *)p)->held |= LL__HELD_BATCH;
+    return 1;
+}
+
+/* The protocol slot of transport t of the loop whose events this thread is
+ * delivering (ll__deliver_events), or NULL: for a batch sink in the
+ * library (pyhot.c) that checks each event as it goes. */
+LL__HIDDEN ll__proto *ll__delivering_slot(uint64_t t);
+
+/* The loop's transport map. put: 0, or -1 if memory ran out (the
+ * transport then takes the Go path); del: no-op for an absent id; free:
+ * drops the map (the loop's end). */
+int ll__tmap_put(ll__pending *p, uint64_t id, ll__proto *proto);
+void ll__tmap_del(ll__pending *p, uint64_t id);
+void ll__tmap_free(ll__pending *p);
+
+/* id's protocol slot in p's map, or NULL. A transport id's low 24 bits
+ * are its id-table slot (capi/ids.go), distinct among live ids: the home
+ * index needs no other hash. */
+static inline ll__proto *ll__tmap_get(const ll__pending *p, uint64_t id) {
+    const ll__tentry *e = p->tmap;
+    if (e == NULL)
+        return NULL;
+    uint64_t mask = p->tmap_mask;
+    for (uint64_t i = id & mask;; i = (i + 1) & mask) {
+        if (e[i].id == id)
+            return e[i].proto;
+        if (e[i].id == 0)
+            return NULL;
+    }
+}
+
+/* ---- Go's side: capi's //export functions that C calls ----
+ * Each is the slow path of a public call, behind the same checks as a call
+ * that never had a fast path. Declared here with the types cgo gives their
+ * prototypes (capi's _cgo_export.h repeats them: they must agree). */
+int ll__call_soon_go(uint64_t caller, uint64_t id, uintptr_t cb, uintptr_t arg, uint64_t *out);
+int ll__call_later_go(uint64_t caller, uint64_t id, double delay, ll_callback cb, void *arg, uint64_t *out);
+int ll__call_at_go(uint64_t caller, uint64_t id, double when, ll_callback cb, void *arg, uint64_t *out);
+int ll__call_soon_threadsafe_go(uint64_t id, ll_callback cb, void *arg);
+int ll__handle_cancel_go(uint64_t caller, uint64_t id);
+int ll__task_yield_go(uint64_t task);
+int ll__task_sleep_go(uint64_t task, double delay);
+int ll__loop_new(uint64_t *out);
+int ll__loop_run_go(uint64_t id, int mode, uintptr_t tok);
+int ll__run_until_complete_go(uint64_t loop, uint64_t fut, uintptr_t tok);
+int ll__run_go(uintptr_t step, uintptr_t arg, uintptr_t *result, uintptr_t tok);
+int ll__loop_close_go(uint64_t id, uintptr_t tok);
+int ll__release_go(uint64_t id, uintptr_t tok);
+int ll__transport_write_go(uint64_t id, void *data, size_t n);
+int ll__transport_write_async_size_go(uint64_t id, const void *data, size_t n, size_t *buffered);
+/* Take the loop's C-side queues into Go now (its timer queue is full). */
+void ll__flush_pending_go(uint64_t id);
+
+#endif

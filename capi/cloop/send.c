@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/* The write fast path: a write on the loop's thread to an open stream
+ * socket with nothing buffered is sent here, without entering Go. */
+#include <sys/socket.h>
+#include "cloop.h"
+
+/* The protocol slot of transport t if this thread runs t's loop, else NULL
+ * (another thread, no loop running here, an unknown or ended id): the
+ * write fast path's lookup, valid at any time on the loop's thread. The
+ * slot's direct flag is exact there (cloop.h, ll__proto), and Go runs
+ * nothing of this loop on another thread meanwhile. */
+static inline ll__proto *direct_slot(uint64_t t) {
+    uint64_t loop = ll__thread_loop;
+    if (loop == 0 || t == 0)
+        return NULL;
+    const ll__pending *p = loop == ll__batch.loop ? ll__batch.pending : ll__loop_record(loop);
+    return p != NULL ? ll__tmap_get(p, t) : NULL;
+}
+
+/* Send what a direct slot's socket takes now. Returns 1 when all of it
+ * went; otherwise *data and *len are what is left for Go, which buffers it
+ * behind nothing (the flag said nothing was buffered) or ends the
+ * transport on an error, as a write through Go does. */
+static inline int send_direct(const ll__proto *p, const void **data, size_t *len) {
+    ssize_t n = send(p->fd, *data, *len, MSG_NOSIGNAL);
+    if (n == (ssize_t)*len)
+        return 1;
+    if (n > 0) {
+        *data = (const char *)*data + n;
+        *len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* A write on the loop's thread to an open stream socket with nothing
+ * buffered: sent here, without entering Go. Anything else goes to Go. */
+int ll_transport_write(ll_transport t, const void *data, size_t len) {
+    if (len > 0 && data != NULL) {
+        const ll__proto *p = direct_slot(t);
+        if (p != NULL && p->direct && send_direct(p, &data, &len))
+            return 0;
+    }
+    return ll__transport_write_go(t, (void *)data, len);
+}
+
+/* asyncio's write (a binding's): the same fast path; when the kernel takes
+ * it all the buffer stays empty (*buffered 0, result 0: not paused). */
+int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, size_t *buffered) {
+    if (len > 0 && data != NULL) {
+        const ll__proto *p = direct_slot(t);
+        if (p != NULL && p->direct && send_direct(p, &data, &len)) {
+            if (buffered != NULL)
+                *buffered = 0;
+            return 0;
+        }
+    }
+    return ll__transport_write_async_size_go(t, data, len, buffered);
+}
+
+/* ll_transport_write_async_size with its two results in one int64, so a
+ * ctypes binding makes a 3-argument call with no out-parameter (ctypes'
+ * POINTER argument and the size object it fills cost ~170 ns a write in
+ * Python, bench/python/README.md). A negative result is the error code
+ * (the buffer's size is then not reported); otherwise bit 0 is the status
+ * (1: paused) and the rest is the buffer's size. */
+int64_t ll_transport_write_async_packed(ll_transport t, const void *data, size_t len) {
+    if (len > 0 && data != NULL) {
+        const ll__proto *p = direct_slot(t);
+        if (p != NULL && p->direct && send_direct(p, &data, &len))
+            return 0;
+    }
+    size_t buffered = 0;
+    int rc = ll__transport_write_async_size_go(t, data, len, &buffered);
+    if (rc < 0)
+        return rc;
+    if (buffered > (size_t)(INT64_MAX >> 1))
+        buffered = (size_t)(INT64_MAX >> 1); /* (no buffer gets near 2^62 bytes) */
+    return (int64_t)buffered << 1 | (rc & 1);
+}
+
