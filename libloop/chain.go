@@ -108,7 +108,7 @@ func (l *Loop) allowChain() func() {
 func (l *Loop) dispatch(n int, last bool) {
 	ch := &l.chain
 	if !last || !ch.allowed || l.debug || l.hostRun != nil || l.stopping || l.ready.len() > 0 ||
-		l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
+		l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.timerSource != nil {
 		l.host.Run(l, n)
 		return
 	}

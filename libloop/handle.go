@@ -2,7 +2,7 @@
 
 package libloop
 
-import "math"
+import "github.com/libloop/libloop/internal/timers"
 
 // Handle is one scheduled callback: a call_soon entry, a timer, or an fd
 // watcher's callback. Records are pooled per loop; a Handle is recycled when
@@ -32,10 +32,7 @@ func (h *Handle) When() float64 {
 	if !h.timer {
 		return 0
 	}
-	if h.when == math.MinInt64 {
-		return math.Inf(-1)
-	}
-	return float64(h.when) / 1e9
+	return timers.Seconds(h.when)
 }
 
 // IsTimer reports whether the handle was made by CallAt or CallLater.

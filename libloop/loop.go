@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/libloop/libloop/internal/timers"
 )
 
 // Loop is an asyncio-style event loop: a ready queue, a timer heap and a
@@ -21,8 +23,8 @@ type Loop struct {
 	yields         uint64      // yields to the Go scheduler (tests read it)
 	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerQueue
-	hostTimers     hostTimerQueue // timers with no handle (CallLaterHost)
-	timerSource    TimerSource    // a host's own timers (timersource.go), or nil
+	hostTimers     timers.Queue[hostCall] // timers with no handle (CallLaterHost)
+	timerSource    TimerSource            // a host's own timers (timersource.go), or nil
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -152,7 +154,7 @@ func (l *Loop) Close() error {
 		return true
 	})
 	l.timers = timerQueue{}
-	l.hostTimers = hostTimerQueue{}
+	l.hostTimers = timers.Queue[hostCall]{}
 	if l.timerSource != nil {
 		l.timerSource.Drop()
 	}

@@ -5,6 +5,8 @@ package libloop
 import (
 	"fmt"
 	"time"
+
+	"github.com/libloop/libloop/internal/timers"
 )
 
 // minScheduledForPurge and the half-cancelled rule are asyncio's: when more
@@ -83,8 +85,8 @@ func (l *Loop) run(nowait, once bool) error {
 		l.takePosted()
 		l.takeHostPosts()
 
-		if l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
-			l.queueDueTimers(monoNow() + ClockResolution)
+		if l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.timerSource != nil {
+			l.queueDueTimers(timers.DueBy(monoNow()))
 		}
 
 		ntodo := l.ready.len()
@@ -128,7 +130,7 @@ func (l *Loop) purgeCancelledTimers() {
 		l.timerCancelled = 0
 		return
 	}
-	for l.timers.len() > 0 && l.timers.peek().cancelled {
+	for l.timers.len() > 0 && l.timers.peek().Val.cancelled {
 		l.timerCancelled--
 		l.unref(l.timers.pop())
 	}

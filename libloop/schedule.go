@@ -2,7 +2,7 @@
 
 package libloop
 
-import "math"
+import "github.com/libloop/libloop/internal/timers"
 
 // Scheduling: one entry per timing for a Go func (CallSoon, CallAt,
 // CallLater, CallSoonThreadsafe) and one for a host callback (CallSoonHost,
@@ -78,23 +78,23 @@ func (l *Loop) withID(c HostCall) HostCall {
 	return c
 }
 
-// maxDelay bounds deadlines so nanosecond arithmetic cannot overflow (~100
-// years); larger values are rejected as EINVAL.
-const maxDelay = 100 * 365 * 24 * 3600.0
-
-// deadline converts loop-clock seconds to nanoseconds, rejecting NaN and
-// values too far in the future.
+// deadline converts loop-clock seconds to loop nanoseconds by the deadline
+// rules (timers.Absolute): EINVAL for NaN and times too far ahead.
 func deadline(when float64) (int64, error) {
-	if math.IsNaN(when) || when > maxDelay {
+	ns, ok := timers.Absolute(when)
+	if !ok {
 		return 0, EINVAL
 	}
-	if math.IsInf(when, -1) {
-		return math.MinInt64, nil // before every finite deadline, as asyncio's -inf
+	return ns, nil
+}
+
+// deadlineAfter is deadline for a delay from now (timers.Relative).
+func deadlineAfter(delay float64) (int64, error) {
+	ns, ok := timers.Relative(delay, monoNow())
+	if !ok {
+		return 0, EINVAL
 	}
-	if when < -maxDelay {
-		when = -maxDelay // any finite time in the distant past is simply due
-	}
-	return int64(math.Ceil(when * 1e9)), nil
+	return ns, nil
 }
 
 // CallAt schedules fn at loop time when (seconds). A deadline in the past
@@ -152,14 +152,10 @@ func (l *Loop) Deadline(t float64, relative bool) (int64, error) {
 	if l.closed.Load() {
 		return 0, ECLOSED
 	}
-	ns, err := deadline(t)
-	// asyncio computes now + delay: for -inf that is -inf, and for a delay
-	// past -100 years "now" vanishes into it, so those are absolute
-	// deadlines here too (call_later(-1e300) ties with call_at(-1e300)).
-	if err == nil && relative && t >= -maxDelay {
-		ns += monoNow()
+	if relative {
+		return deadlineAfter(t)
 	}
-	return ns, err
+	return deadline(t)
 }
 
 func (l *Loop) scheduleNs(ns int64, fn func(), c HostCall) *Handle {

@@ -2,14 +2,14 @@
 
 package libloop
 
-import "math"
+import "github.com/libloop/libloop/internal/timers"
 
 // Sleep returns a future that finishes (with value 0) after delay seconds;
 // cancelling it cancels its timer. A delay <= 0 returns a future that is
 // already finished, so awaiting it resumes a task in the next iteration, as
 // asyncio.sleep(0) does.
 func (l *Loop) Sleep(delay float64) (*Future, error) {
-	if math.IsNaN(delay) || delay > maxDelay {
+	if timers.Refused(delay) {
 		return nil, EINVAL
 	}
 	f, err := l.NewFuture()
@@ -20,8 +20,8 @@ func (l *Loop) Sleep(delay float64) (*Future, error) {
 		f.SetResult(0, nil)
 		return f, nil
 	}
-	d, _ := deadline(delay)
-	h := l.scheduleNs(monoNow()+d, nil, HostCall{})
+	d, _ := deadlineAfter(delay)
+	h := l.scheduleNs(d, nil, HostCall{})
 	h.futfn, h.fut = sleepFired, f
 	f.hold() // the timer's: dropped when the handle is recycled
 	h.refs++ // the role's: dropped when it fires or f is cancelled

@@ -4,7 +4,8 @@ package libloop
 
 import (
 	"fmt"
-	"math"
+
+	"github.com/libloop/libloop/internal/timers"
 )
 
 // stepOutcome records which of Await, Yield, Return or Raise a step called.
@@ -189,7 +190,7 @@ func (t *Task) Yield() error {
 // one call): a Sleep future is awaited without the host ever holding it. A
 // delay <= 0 is a bare yield, as asyncio.sleep(0) is.
 func (t *Task) Sleep(delay float64) error {
-	if math.IsNaN(delay) || delay > maxDelay {
+	if timers.Refused(delay) {
 		return EINVAL
 	}
 	if delay <= 0 {

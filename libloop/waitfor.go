@@ -2,7 +2,11 @@
 
 package libloop
 
-import "math"
+import (
+	"math"
+
+	"github.com/libloop/libloop/internal/timers"
+)
 
 // WaitFor returns a future that takes f's outcome, unless timeout seconds
 // pass first: then f is cancelled and the returned future fails with
@@ -32,7 +36,7 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 		}
 	})
 	switch {
-	case math.IsInf(timeout, 1) || timeout > maxDelay:
+	case timeout > timers.MaxDelay:
 		// No timer: a timeout past ~100 years never fires (and CallLater
 		// would refuse it after out and its callbacks were made).
 		out.role = w // told when out is disposed
