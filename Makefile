@@ -12,7 +12,7 @@ INC     := -Iinclude
 LDLIB   := -L$(BUILD) -lloop -Wl,-rpath,$(abspath $(BUILD))
 PYTHON  ?= python3
 
-GO_SRC  := go.mod $(wildcard libloop/*.go capi/*.go capi/*.c capi/*.h capi/cloop/*.go capi/cloop/*.c capi/cloop/*.h capi/spawn/*.go capi/spawn/*.c capi/spawn/*.h) include/libloop.h $(wildcard include/libloop/*.h)
+GO_SRC  := go.mod $(wildcard libloop/*.go internal/*/*.go capi/*.go capi/*.c capi/*.h capi/cloop/*.go capi/cloop/*.c capi/cloop/*.h capi/spawn/*.go capi/spawn/*.c capi/spawn/*.h) include/libloop.h $(wildcard include/libloop/*.h)
 EXAMPLES_C := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
@@ -102,7 +102,7 @@ test: lib
 	@bash tests/run_all.sh
 
 test-core:
-	$(GO) test -race -count=1 ./libloop/... ./capi/...
+	$(GO) test -race -count=1 ./libloop/... ./capi/... ./internal/...
 
 test-vet:
 	$(GO) vet ./...
