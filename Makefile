@@ -5,12 +5,14 @@ GO      ?= go
 CC      ?= gcc
 BUILD   := build
 LIB     := $(BUILD)/libloop.so
+PYOBJ   := $(BUILD)/libloop-cpython.so
+PYOBJ_SRC := $(wildcard bindings/python/cpython/*.c)
 CFLAGS  ?= -O2 -g -Wall -Wextra
 INC     := -Iinclude
 LDLIB   := -L$(BUILD) -lloop -Wl,-rpath,$(abspath $(BUILD))
 PYTHON  ?= python3
 
-GO_SRC  := go.mod $(wildcard libloop/*.go capi/*.go capi/*.c capi/*.h capi/cloop/*.go capi/cloop/*.c capi/cloop/*.h capi/spawn/*.go capi/spawn/*.c capi/spawn/*.h) include/libloop.h $(wildcard include/libloop/*.h)
+GO_SRC  := go.mod $(wildcard libloop/*.go internal/*/*.go capi/*.go capi/*.c capi/*.h capi/cloop/*.go capi/cloop/*.c capi/cloop/*.h capi/spawn/*.go capi/spawn/*.c capi/spawn/*.h) include/libloop.h $(wildcard include/libloop/*.h)
 EXAMPLES_C := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
@@ -20,7 +22,7 @@ CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
 all: lib examples
 
-lib: $(LIB)
+lib: $(LIB) $(PYOBJ)
 
 # The cgo-generated header is an internal detail: drop it, ours is include/libloop.h.
 # Only the ll_* functions are exported (capi/exports.map); -trimpath keeps
@@ -45,6 +47,28 @@ $(LIB): $(GO_SRC) capi/exports.map $(LIB_STAMP)
 	$(GO) build -trimpath -buildmode=c-shared -ldflags "$(SO_LDFLAGS)" -o $(LIB) ./capi
 	@rm -f $(BUILD)/libloop.h
 	@ln -sf libloop.so $(BUILD)/$(SONAME)
+
+# The Python binding's C side (bindings/python/cpython, llpy.h) is an
+# object of its own, loaded by the package with ctypes beside libloop.so:
+# no Python headers, no link to libpython nor to libloop.so (-z defs holds
+# it to libc: CPython's functions and libloop's come in llpy_bind's
+# tables). build_backend/libloop_build.py builds it for wheels with the
+# same flags (_OBJECT_FLAGS there). The package finds build/'s beside its
+# source tree, as it finds build/libloop.so. `make lib` builds it (cheap:
+# a few small C files) so that an editable install has it.
+PYOBJ_FLAGS := -O2 -g -Wall -Wextra -fPIC -fvisibility=hidden -shared -Wl,-z,defs \
+    -Wl,-soname,libloop-cpython.so
+$(PYOBJ): $(PYOBJ_SRC) bindings/python/cpython/llpy.h include/libloop.h $(wildcard include/libloop/*.h)
+	@mkdir -p $(BUILD)
+	$(CC) $(PYOBJ_FLAGS) $(INC) $(PYOBJ_SRC) -o $@
+
+# Its C tests (bindings/python/tests/c) link it and libloop.so.
+PYCTESTS_C := $(wildcard bindings/python/tests/c/*.c)
+PYCTEST_BINS := $(patsubst bindings/python/tests/c/%.c,$(BUILD)/pyctests/%,$(PYCTESTS_C))
+PYCTEST_INC := -Ibindings/python/cpython -Itests/c
+$(BUILD)/pyctests/%: bindings/python/tests/c/%.c tests/c/check.h $(PYOBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(INC) $(PYCTEST_INC) $< -o $@ $(PYOBJ) $(LDLIB) -lpthread
 
 examples: $(EXAMPLE_BINS)
 
@@ -78,7 +102,7 @@ test: lib
 	@bash tests/run_all.sh
 
 test-core:
-	$(GO) test -race -count=1 ./libloop/... ./capi/...
+	$(GO) test -race -count=1 ./libloop/... ./capi/... ./internal/...
 
 test-vet:
 	$(GO) vet ./...
@@ -147,8 +171,14 @@ $(BUILD)/asan/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(wildcar
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) $(INC) $< -o $@ $(LDLIB) -lpthread -lm
 
-test-asan: $(ASAN_BINS) openssl-cli
-	@pass=0; fail=0; for t in $(ASAN_BINS); do \
+# The Python binding's C tests too, its sources compiled in.
+ASAN_PY_BINS := $(patsubst bindings/python/tests/c/%.c,$(BUILD)/asan-py/%,$(PYCTESTS_C))
+$(BUILD)/asan-py/%: bindings/python/tests/c/%.c tests/c/check.h $(PYOBJ_SRC) bindings/python/cpython/llpy.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) $(INC) $(PYCTEST_INC) $< $(PYOBJ_SRC) -o $@ $(LDLIB) -lpthread -lm
+
+test-asan: $(ASAN_BINS) $(ASAN_PY_BINS) openssl-cli
+	@pass=0; fail=0; for t in $(ASAN_BINS) $(ASAN_PY_BINS); do \
 	  if ASAN_OPTIONS=detect_leaks=0 $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
 	  echo "C tests under ASan/UBSan: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 
@@ -170,7 +200,10 @@ test-cmake: openssl-cli
 PYENV_ROOT ?= $(shell pyenv root 2>/dev/null || echo $$HOME/.pyenv)
 PYTHONS ?= /usr/bin/python3 $(foreach v,3.11.7 3.12.1 3.13.0,$(PYENV_ROOT)/versions/$(v)/bin/python3)
 
-test-python: lib
+test-python: lib $(PYCTEST_BINS)
+	@pass=0; fail=0; for t in $(PYCTEST_BINS); do \
+	  if $$t; then pass=$$((pass+1)); else echo "FAIL $$t"; fail=$$((fail+1)); fi; done; \
+	  echo "the binding's C tests: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 	@if [ -d bindings/python/tests ]; then \
 	  for py in $(PYTHONS); do \
 	    [ -x "$$py" ] || { echo "missing interpreter: $$py (the Python suite runs under each of: $(PYTHONS))"; exit 1; }; \

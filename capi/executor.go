@@ -20,7 +20,7 @@ func ll_run_in_executor(loop C.uint64_t, fn C.ll_work_fn, arg unsafe.Pointer, ou
 	}
 	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
 	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
-		return s.loop.RunInExecutorForeign(callWork, fnAddr, argAddr)
+		return s.loop.RunInExecutorHost(callWork, fnAddr, argAddr)
 	})
 }
 
@@ -41,8 +41,8 @@ func ll_queue_work(loop C.uint64_t, work C.ll_queue_work_fn, after C.ll_callback
 	if work == nil || after == nil {
 		return C.int(libloop.EINVAL)
 	}
-	return errCode(s.loop.QueueWorkForeign(callQueuedWork, uintptr(unsafe.Pointer(work)), uintptr(arg),
-		foreign(s, unsafe.Pointer(after), arg)))
+	return errCode(s.loop.QueueWorkHost(callQueuedWork, uintptr(unsafe.Pointer(work)), uintptr(arg),
+		hostCall(s, unsafe.Pointer(after), arg)))
 }
 
 // callQueuedWork runs a host ll_queue_work_fn on an executor worker.
@@ -108,7 +108,7 @@ func ll__run_go(step C.uintptr_t, arg C.uintptr_t, result *C.uintptr_t, tok C.ui
 	defer s.beginRun()()
 	// This thread runs the new loop from here on: its calls pass the check.
 	C.ll__set_thread_loop(lid)
-	t, err := s.loop.NewTaskForeign(uintptr(step), uintptr(arg))
+	t, err := s.loop.NewTaskHost(uintptr(step), uintptr(arg))
 	if err != nil {
 		return errCode(err)
 	}

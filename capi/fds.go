@@ -13,9 +13,9 @@ import (
 	"github.com/libloop/libloop/libloop"
 )
 
-func ioCall(s *loopState, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) libloop.ForeignCall {
-	return libloop.ForeignCall{Fn: uintptr(unsafe.Pointer(cb)), Arg: uintptr(arg), ID: s.id,
-		FD: int32(fd), Kind: libloop.ForeignIO}
+func ioCall(s *loopState, fd C.int, cb C.ll_io_callback, arg unsafe.Pointer) libloop.HostCall {
+	return libloop.HostCall{Fn: uintptr(unsafe.Pointer(cb)), Arg: uintptr(arg), ID: s.id,
+		FD: int32(fd), Kind: libloop.HostIO}
 }
 
 // ll__add_reader_go is ll_add_reader's Go side; caller: see loopthread.go.
@@ -26,7 +26,7 @@ func ll__add_reader_go(caller, id C.uint64_t, fd C.int, cb C.ll_io_callback, arg
 	if rc != 0 {
 		return rc
 	}
-	return errCode(s.loop.AddReaderForeign(int(fd), ioCall(s, fd, cb, arg)))
+	return errCode(s.loop.AddReaderHost(int(fd), ioCall(s, fd, cb, arg)))
 }
 
 // ll__add_writer_go is ll_add_writer's Go side; caller: see loopthread.go.
@@ -37,7 +37,7 @@ func ll__add_writer_go(caller, id C.uint64_t, fd C.int, cb C.ll_io_callback, arg
 	if rc != 0 {
 		return rc
 	}
-	return errCode(s.loop.AddWriterForeign(int(fd), ioCall(s, fd, cb, arg)))
+	return errCode(s.loop.AddWriterHost(int(fd), ioCall(s, fd, cb, arg)))
 }
 
 func removed(ok bool, err error) C.int {

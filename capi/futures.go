@@ -47,8 +47,8 @@ func registerFuture(s *loopState, f *libloop.Future, t *libloop.Task, out *C.uin
 	return 0
 }
 
-// futureDisposed is each loop's dispose hook: the future is gone, so is its id.
-func (s *loopState) futureDisposed(f *libloop.Future) {
+// FutureDisposed implements libloop.Host: the future is gone, so is its id.
+func (s *loopState) FutureDisposed(f *libloop.Future) {
 	ids.remove(f.Tag)
 	if m, ok := s.messages[f.Tag]; ok {
 		C.free(unsafe.Pointer(m))
@@ -256,7 +256,7 @@ func ll_future_add_done_callback(id C.uint64_t, cb C.ll_done_callback, arg unsaf
 	if cb == nil {
 		return C.int(libloop.EINVAL)
 	}
-	fs.f.AddDoneCallbackForeign(uintptr(unsafe.Pointer(cb)), uintptr(arg))
+	fs.f.AddDoneCallbackHost(uintptr(unsafe.Pointer(cb)), uintptr(arg))
 	return 0
 }
 
@@ -266,7 +266,7 @@ func ll_future_remove_done_callback(id C.uint64_t, cb C.ll_done_callback, arg un
 	if rc != 0 {
 		return rc
 	}
-	return C.int(fs.f.RemoveDoneCallbackForeign(uintptr(unsafe.Pointer(cb)), uintptr(arg)))
+	return C.int(fs.f.RemoveDoneCallbackHost(uintptr(unsafe.Pointer(cb)), uintptr(arg)))
 }
 
 //export ll_sleep

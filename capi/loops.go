@@ -40,13 +40,13 @@ type loopState struct {
 	slab *timerSlab
 }
 
-// Buffer implements libloop.Dispatcher: the batch lives in C memory so C can
+// Buffer implements libloop.Host: the batch lives in C memory so C can
 // read it without a copy.
-func (s *loopState) Buffer(n int) []libloop.ForeignCall {
-	return unsafe.Slice((*libloop.ForeignCall)(unsafe.Pointer(s.calls)), n)
+func (s *loopState) Buffer(n int) []libloop.HostCall {
+	return unsafe.Slice((*libloop.HostCall)(unsafe.Pointer(s.calls)), n)
 }
 
-// Run implements libloop.Dispatcher: one crossing for the whole batch.
+// Run implements libloop.Host: one crossing for the whole batch.
 func (s *loopState) Run(l *libloop.Loop, n int) {
 	C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n), C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
 	s.flushPending()
@@ -69,10 +69,10 @@ func (s *loopState) RunChain(l *libloop.Loop, n int, c *libloop.Chain) {
 	s.flushPending()
 }
 
-// Call implements libloop.Dispatcher: one host call (a task step) through
+// Call implements libloop.Host: one host call (a task step) through
 // its own one-slot buffer, so it never disturbs a batch.
-func (s *loopState) Call(l *libloop.Loop, fc libloop.ForeignCall) {
-	one := unsafe.Slice((*libloop.ForeignCall)(unsafe.Pointer(s.one)), 1)
+func (s *loopState) Call(l *libloop.Loop, fc libloop.HostCall) {
+	one := unsafe.Slice((*libloop.HostCall)(unsafe.Pointer(s.one)), 1)
 	one[0] = fc
 	p := s.pending
 	outer, outerDecided := p.step_task, p.step_decided
@@ -176,14 +176,11 @@ func ll__loop_new(out *C.uint64_t) C.int {
 	l.Tag = s.id
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)
-	l.SetDispatcher(s)
-	l.SetEventSink(s)
+	l.SetHost(s) // and its event sink, chain runner and post source
 	l.SetDirectHook(directChanged)
 	l.SetReadHook(readChanged)
 	l.SetSpawner(posixSpawn)
-	l.SetPostSource(s)
 	l.SetHostEnv(hostEnv)
-	l.SetDisposeHook(s.futureDisposed)
 	*out = C.uint64_t(s.id)
 	return 0
 }

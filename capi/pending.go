@@ -8,7 +8,11 @@ package main
 */
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
 
 // Go takes what C queued: the second of the places where the C side of the
 // runtime meets Go (cloop/cloop.h). A host's call_soon and timers made from
@@ -33,7 +37,7 @@ func (s *loopState) flushPending() {
 				s.slab.push(uint32(t.arg))
 				continue
 			}
-			s.loop.CallAtHostNs(int64(t.when), uintptr(t.fn), uintptr(t.arg))
+			s.loop.CallAtHost(int64(t.when), libloop.HostCall{Fn: uintptr(t.fn), Arg: uintptr(t.arg)}, false)
 		}
 		p.ntimers = 0
 	}
@@ -57,7 +61,7 @@ func (s *loopState) flushPending() {
 			}
 			continue
 		}
-		s.loop.CallSoonHost(uintptr(items[i].fn), uintptr(items[i].arg)) // called with the loop's Tag, s.id
+		s.loop.CallSoonHost(libloop.HostCall{Fn: uintptr(items[i].fn), Arg: uintptr(items[i].arg)}, false) // ID 0: the loop's Tag, s.id
 	}
 	p.len = 0
 }

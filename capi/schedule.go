@@ -35,12 +35,13 @@ func giveHandle(s *loopState, h *libloop.Handle, out *C.uint64_t) C.int {
 	return 0
 }
 
-func foreign(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.ForeignCall {
-	return libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
+// hostCall is a C ll_callback as the core schedules it, with the loop's id.
+func hostCall(s *loopState, cb unsafe.Pointer, arg unsafe.Pointer) libloop.HostCall {
+	return libloop.HostCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}
 }
 
 // ll__call_soon_go is ll_call_soon's slow path (cloop/soon.c); caller: see
-// loopthread.go.
+// loopthread.go. With out NULL the call is queued by value, no handle.
 //
 //export ll__call_soon_go
 func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, out *C.uint64_t) C.int {
@@ -48,11 +49,8 @@ func ll__call_soon_go(caller, id C.uint64_t, cb C.uintptr_t, arg C.uintptr_t, ou
 	if rc != 0 {
 		return rc
 	}
-	if out == nil { // no handle wanted: queued by value
-		return errCode(s.loop.CallSoonHost(uintptr(cb), uintptr(arg)))
-	}
-	h, err := s.loop.CallSoonForeign(libloop.ForeignCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id})
-	if err != nil {
+	h, err := s.loop.CallSoonHost(libloop.HostCall{Fn: uintptr(cb), Arg: uintptr(arg), ID: s.id}, out != nil)
+	if err != nil || out == nil {
 		return errCode(err)
 	}
 	return giveHandle(s, h, out)
@@ -66,17 +64,7 @@ func ll__call_later_go(caller, id C.uint64_t, delay C.double, cb C.ll_callback, 
 	if rc != 0 {
 		return rc
 	}
-	if out == nil { // no handle wanted: the core keeps the timer by value
-		return errCode(s.loop.CallLaterHost(float64(delay), uintptr(unsafe.Pointer(cb)), uintptr(arg)))
-	}
-	if rc, ok := slabTimerGo(s, float64(delay), true, cb, arg, out); ok {
-		return rc
-	}
-	h, err := s.loop.CallLaterForeign(float64(delay), foreign(s, unsafe.Pointer(cb), arg))
-	if err != nil {
-		return errCode(err)
-	}
-	return giveHandle(s, h, out)
+	return timerGo(s, float64(delay), true, cb, arg, out)
 }
 
 // ll__call_at_go is ll_call_at's Go side; caller: see loopthread.go.
@@ -87,14 +75,24 @@ func ll__call_at_go(caller, id C.uint64_t, when C.double, cb C.ll_callback, arg 
 	if rc != 0 {
 		return rc
 	}
-	if out == nil {
-		return errCode(s.loop.CallAtHost(float64(when), uintptr(unsafe.Pointer(cb)), uintptr(arg)))
+	return timerGo(s, float64(when), false, cb, arg, out)
+}
+
+// timerGo schedules a timer at t (seconds; relative: a delay). With out
+// NULL the core keeps it by value; with out, its record is made in C (the
+// slab), or, when the slab is full, it is a core handle with a table id.
+func timerGo(s *loopState, t float64, relative bool, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	if out != nil {
+		if rc, ok := slabTimerGo(s, t, relative, cb, arg, out); ok {
+			return rc
+		}
 	}
-	if rc, ok := slabTimerGo(s, float64(when), false, cb, arg, out); ok {
-		return rc
-	}
-	h, err := s.loop.CallAtForeign(float64(when), foreign(s, unsafe.Pointer(cb), arg))
+	ns, err := s.loop.Deadline(t, relative)
 	if err != nil {
+		return errCode(err)
+	}
+	h, err := s.loop.CallAtHost(ns, hostCall(s, unsafe.Pointer(cb), arg), out != nil)
+	if err != nil || out == nil {
 		return errCode(err)
 	}
 	return giveHandle(s, h, out)
@@ -124,7 +122,7 @@ func ll__call_soon_threadsafe_go(id C.uint64_t, cb C.ll_callback, arg unsafe.Poi
 		return C.int(libloop.EBADHANDLE)
 	}
 	s := obj.(*loopState)
-	return errCode(s.loop.CallSoonThreadsafeForeign(foreign(s, unsafe.Pointer(cb), arg)))
+	return errCode(s.loop.CallSoonThreadsafeHost(hostCall(s, unsafe.Pointer(cb), arg)))
 }
 
 func getHandle(id C.uint64_t) (*handleState, C.int) {

@@ -44,7 +44,7 @@ func ll_add_signal_handler(loop C.uint64_t, sig C.int, cb C.ll_callback, arg uns
 	if err != nil {
 		return errCode(err)
 	}
-	fc := libloop.ForeignCall{Fn: uintptr(unsafe.Pointer(cb)), Arg: uintptr(arg), ID: s.id}
+	fc := libloop.HostCall{Fn: uintptr(unsafe.Pointer(cb)), Arg: uintptr(arg), ID: s.id}
 	if err := s.loop.AddSignalHandler(int(sig), nil, fc); err != nil {
 		return errCode(err)
 	}

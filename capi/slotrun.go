@@ -2,62 +2,41 @@
 
 package main
 
+import "github.com/libloop/libloop/internal/timers"
+
 // slotRun is a FIFO of handle-timer slots (timerslab.go) kept as
 // segments of consecutive slots: the slab hands out slots in order (fresh
 // chunks, then freed slots oldest first), so timers scheduled one after
 // another mostly hold consecutive slots, and a million of them take a few
-// segments instead of 4 MB. Segments live in chunks of 4,096: growing
-// never copies, and one emptied chunk is kept as a spare.
+// segments instead of 4 MB. The segments are a timers.FIFO.
 type slotRun struct {
-	chunks [][]slotSeg
-	head   int // index of the front segment in chunks[0]
-	nseg   int
-	n      int // slots
-	spare  []slotSeg
+	segs timers.FIFO[slotSeg]
+	n    int // slots
 }
 
 // slotSeg is the slots first .. first+n-1, in that order.
 type slotSeg struct{ first, n uint32 }
 
-const (
-	runChunkBits = 12
-	runChunkLen  = 1 << runChunkBits
-)
-
-func (r *slotRun) seg(i int) *slotSeg {
-	p := r.head + i
-	return &r.chunks[p>>runChunkBits][p&(runChunkLen-1)]
-}
-
-func (r *slotRun) front() uint32 { return r.chunks[0][r.head].first }
+func (r *slotRun) front() uint32 { return r.segs.Front().first }
 
 func (r *slotRun) back() uint32 {
-	g := r.seg(r.nseg - 1)
+	g := r.segs.Back()
 	return g.first + g.n - 1
 }
 
 func (r *slotRun) push(slot uint32) {
 	r.n++
-	if r.nseg > 0 {
-		if g := r.seg(r.nseg - 1); g.first+g.n == slot {
+	if r.segs.Len() > 0 {
+		if g := r.segs.Back(); g.first+g.n == slot {
 			g.n++
 			return
 		}
 	}
-	if r.head+r.nseg == len(r.chunks)*runChunkLen {
-		c := r.spare
-		r.spare = nil
-		if c == nil {
-			c = make([]slotSeg, runChunkLen)
-		}
-		r.chunks = append(r.chunks, c)
-	}
-	*r.seg(r.nseg) = slotSeg{slot, 1}
-	r.nseg++
+	r.segs.Push(slotSeg{slot, 1})
 }
 
 func (r *slotRun) pop() uint32 {
-	g := &r.chunks[0][r.head]
+	g := r.segs.Front()
 	slot := g.first
 	r.n--
 	if g.n > 1 {
@@ -65,102 +44,21 @@ func (r *slotRun) pop() uint32 {
 		g.n--
 		return slot
 	}
-	r.head++
-	r.nseg--
-	switch {
-	case r.nseg == 0: // start over at the front of the first chunk, keeping it
-		r.head = 0
-		clear(r.chunks[1:])
-		r.chunks = r.chunks[:min(len(r.chunks), 1)]
-	case r.head == runChunkLen:
-		r.spare = r.chunks[0]
-		r.chunks[0] = nil
-		r.chunks = r.chunks[1:]
-		r.head = 0
-	}
+	r.segs.Pop()
 	return slot
 }
 
 // removeIf drops the slots for which drop is true, keeping the order of
 // the rest, and frees the chunks left empty.
 func (r *slotRun) removeIf(drop func(uint32) bool) {
-	var kept slotRun
-	kept.spare = r.spare
-	for i := 0; i < r.nseg; i++ {
-		g := *r.seg(i)
+	old := r.segs
+	*r = slotRun{}
+	for old.Len() > 0 {
+		g := old.Pop()
 		for k := uint32(0); k < g.n; k++ {
 			if !drop(g.first + k) {
-				kept.push(g.first + k)
+				r.push(g.first + k)
 			}
 		}
-	}
-	*r = kept
-}
-
-// slotHeap is a 4-ary min-heap of slots ordered by their records'
-// (deadline, sequence), for handle timers scheduled out of deadline order.
-type slotHeap []uint32
-
-func (h *slotHeap) push(slot uint32) {
-	*h = append(*h, slot)
-	h.up(len(*h) - 1)
-}
-
-// pop removes the earliest slot; the heap must not be empty.
-func (h *slotHeap) pop() uint32 {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	*h = s[:last]
-	if last > 1 {
-		h.down(0)
-	}
-	return top
-}
-
-func (h slotHeap) up(i int) {
-	x := h[i]
-	for i > 0 {
-		p := (i - 1) / 4
-		if !slotBefore(x, h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = x
-}
-
-func (h slotHeap) down(i int) {
-	n := len(h)
-	x := h[i]
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		for k := c + 1; k < c+4 && k < n; k++ {
-			if slotBefore(h[k], h[m]) {
-				m = k
-			}
-		}
-		if !slotBefore(h[m], x) {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	h[i] = x
-}
-
-// heapify restores heap order after the slice was filtered.
-func (h slotHeap) heapify() {
-	if len(h) < 2 {
-		return
-	}
-	for i := (len(h) - 2) / 4; i >= 0; i-- {
-		h.down(i)
 	}
 }

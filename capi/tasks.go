@@ -36,7 +36,7 @@ func ll_task_new(loop C.uint64_t, step C.ll_step_fn, arg unsafe.Pointer, out *C.
 	if id == 0 {
 		return C.int(libloop.ENOMEM)
 	}
-	t, err := s.loop.NewTaskForeign(uintptr(unsafe.Pointer(step)), uintptr(arg))
+	t, err := s.loop.NewTaskHost(uintptr(unsafe.Pointer(step)), uintptr(arg))
 	if err != nil {
 		ids.remove(id)
 		return errCode(err)

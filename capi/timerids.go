@@ -8,8 +8,7 @@ package main
 import "C"
 
 import (
-	"math"
-
+	"github.com/libloop/libloop/internal/timers"
 	"github.com/libloop/libloop/libloop"
 )
 
@@ -106,9 +105,4 @@ func slabRelease(id C.uint64_t, tok uintptr) C.int {
 }
 
 // slabWhen is a record's deadline in loop seconds (-Inf: due before all).
-func slabWhen(r *C.ll__trec) float64 {
-	if r.when == math.MinInt64 {
-		return math.Inf(-1)
-	}
-	return float64(r.when) / 1e9
-}
+func slabWhen(r *C.ll__trec) float64 { return timers.Seconds(int64(r.when)) }

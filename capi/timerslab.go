@@ -7,20 +7,25 @@ package main
 */
 import "C"
 
-import "github.com/libloop/libloop/libloop"
+import (
+	"github.com/libloop/libloop/internal/timers"
+	"github.com/libloop/libloop/libloop"
+)
 
 // timerSlab orders a loop's handle timers, whose records live in C
-// (cloop/timerslab.c): a FIFO run of slots for timers scheduled in deadline order
-// (a million timers with handles: a push and a pop in memory order) beside a heap for the
-// rest, the earlier front first, as the core's own timer queues. It is the
-// core's TimerSource while it holds timers (so an idle loop pays nothing
-// for it). Loop thread only.
+// (cloop/timerslab.c): a FIFO run of slots for timers scheduled in
+// deadline order (a push and a pop in memory order, a million consecutive
+// slots in a few segments) beside a timers.Heap of slots for the rest,
+// each entry with its record's key copied in (a record's deadline and
+// sequence never change while it is queued), the earlier front first, as
+// timers.Queue does. It is the core's TimerSource while it holds timers
+// (so an idle loop pays nothing for it). Loop thread only.
 type timerSlab struct {
 	s    *loopState
 	cs   *C.ll__tslab
 	run  slotRun
-	heap slotHeap
-	n    int // run.n + len(heap)
+	heap timers.Heap[uint32]
+	n    int // run.n + heap.Len()
 	// dead names records the queue dropped (cancelled), handed to C in
 	// batches to drop the loop's reference.
 	dead []C.uint64_t
@@ -41,13 +46,10 @@ func rec(slot uint32) *C.ll__trec {
 	return &tsChunks[slot>>C.LL__TS_CHUNK_BITS].recs[slot&(C.LL__TS_CHUNK_LEN-1)]
 }
 
-// slotBefore orders slots by their records' (deadline, sequence).
-func slotBefore(a, b uint32) bool {
-	ra, rb := rec(a), rec(b)
-	if ra.when != rb.when {
-		return ra.when < rb.when
-	}
-	return ra.seq < rb.seq
+// slotKey is a slot's record's place in the timer order.
+func slotKey(slot uint32) timers.Key {
+	r := rec(slot)
+	return timers.Key{When: int64(r.when), Seq: uint64(r.seq)}
 }
 
 // push queues a slot C scheduled (flushPending): it takes its sequence
@@ -59,37 +61,42 @@ func (q *timerSlab) push(slot uint32) {
 	if r.tag&C.LL__TS_CANCELLED != 0 {
 		q.cs.cancelled++
 	}
-	if q.run.n == 0 || !slotBefore(slot, q.run.back()) {
+	k := timers.Key{When: int64(r.when), Seq: uint64(r.seq)}
+	if q.run.n == 0 || !k.Before(slotKey(q.run.back())) {
 		q.run.push(slot)
 	} else {
-		q.heap.push(slot)
+		q.heap.Push(timers.Entry[uint32]{Key: k, Val: slot})
 	}
 	if q.n++; q.n == 1 {
 		q.s.loop.SetTimerSource(q)
 	}
 }
 
-// front returns the earliest slot and whether it is the run's.
-func (q *timerSlab) front() (uint32, bool) {
-	switch {
-	case len(q.heap) == 0:
-		return q.run.front(), true
-	case q.run.n == 0:
-		return q.heap[0], false
+// front returns the earliest slot, its key, and whether it is the run's;
+// the queue must not be empty.
+func (q *timerSlab) front() (uint32, timers.Key, bool) {
+	if q.heap.Len() == 0 {
+		slot := q.run.front()
+		return slot, slotKey(slot), true
 	}
-	if a, b := q.run.front(), q.heap[0]; !slotBefore(b, a) {
-		return a, true
+	top := q.heap.Top()
+	if q.run.n == 0 {
+		return top.Val, top.Key, false
 	}
-	return q.heap[0], false
+	slot := q.run.front()
+	if k := slotKey(slot); !top.Before(k) {
+		return slot, k, true
+	}
+	return top.Val, top.Key, false
 }
 
 // take removes the earliest slot from the queue.
 func (q *timerSlab) take() uint32 {
-	slot, inRun := q.front()
+	slot, _, inRun := q.front()
 	if inRun {
 		q.run.pop()
 	} else {
-		q.heap.pop()
+		q.heap.Pop()
 	}
 	if q.n--; q.n == 0 {
 		q.s.loop.SetTimerSource(nil)
@@ -105,10 +112,9 @@ func (q *timerSlab) take() uint32 {
 // Peek implements libloop.TimerSource: cancelled fronts are dropped.
 func (q *timerSlab) Peek() (int64, uint64, bool) {
 	for q.n > 0 {
-		slot, _ := q.front()
-		r := rec(slot)
-		if r.tag&C.LL__TS_CANCELLED == 0 {
-			return int64(r.when), uint64(r.seq), true
+		slot, k, _ := q.front()
+		if rec(slot).tag&C.LL__TS_CANCELLED == 0 {
+			return k.When, k.Seq, true
 		}
 		q.drop(q.take())
 	}
@@ -198,15 +204,8 @@ func (q *timerSlab) Tidy() {
 			return true
 		}
 		q.run.removeIf(cancelled)
-		kept := q.heap[:0]
-		for _, slot := range q.heap {
-			if !cancelled(slot) {
-				kept = append(kept, slot)
-			}
-		}
-		q.heap = kept
-		q.heap.heapify()
-		q.n = q.run.n + len(q.heap)
+		q.heap.RemoveIf(func(e *timers.Entry[uint32]) bool { return cancelled(e.Val) })
+		q.n = q.run.n + q.heap.Len()
 		q.cs.cancelled = 0
 		if q.n == 0 {
 			q.s.loop.SetTimerSource(nil)
@@ -219,7 +218,7 @@ func (q *timerSlab) Tidy() {
 // loses the loop's reference, queued here, in C or in a batch.
 func (q *timerSlab) Drop() {
 	q.run = slotRun{}
-	q.heap = nil
+	q.heap = timers.Heap[uint32]{}
 	q.n = 0
 	q.dead = q.dead[:0]
 	q.s.loop.SetTimerSource(nil)

@@ -29,10 +29,10 @@ import "unsafe"
 // done (ll_loop_run_once runs exactly one iteration), outside debug mode,
 // with no timer at all and no host queue of its own (Python's).
 
-// ChainRunner is a Dispatcher that can run the loop's next iterations in a
+// ChainRunner is a Host that can run the loop's next iterations in a
 // batch's crossing (a chain, above).
 type ChainRunner interface {
-	Dispatcher
+	Host
 	// RunChain runs calls[0:n] as Run does, then runs up to
 	// c.MaxIterations more iterations while they hold only the host's own
 	// call_soon work, as the Chain describes, and reports what it did.
@@ -86,8 +86,8 @@ type chainState struct {
 	polled  int // events waiting in the selector's buffer for the next poll; -1: none
 }
 
-// setChainRunner enables chains when d supports them.
-func (l *Loop) setChainRunner(d Dispatcher) {
+// setChainRunner enables chains when the host supports them.
+func (l *Loop) setChainRunner(d Host) {
 	l.chain.runner, _ = d.(ChainRunner)
 	l.chain.sel, _ = l.sel.(pollTargetSelector)
 	l.chain.polled = -1
@@ -103,20 +103,20 @@ func (l *Loop) allowChain() func() {
 	return func() { l.chain.allowed = false }
 }
 
-// dispatch hands a batch to the dispatcher; a batch that ends the
+// dispatch hands a batch to the host; a batch that ends the
 // iteration's callbacks (last) may run a chain when the loop allows one.
 func (l *Loop) dispatch(n int, last bool) {
 	ch := &l.chain
 	if !last || !ch.allowed || l.debug || l.hostRun != nil || l.stopping || l.ready.len() > 0 ||
-		l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
-		l.dispatcher.Run(l, n)
+		l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.timerSource != nil {
+		l.host.Run(l, n)
 		return
 	}
 	c := &ch.c
 	c.Poll = PollTarget{Fd: -1}
 	if l.nWatched > 0 {
 		if ch.sel == nil {
-			l.dispatcher.Run(l, n) // the poll must be Go's
+			l.host.Run(l, n) // the poll must be Go's
 			return
 		}
 		c.Poll = ch.sel.pollTarget()

@@ -2,7 +2,11 @@
 
 package libloop
 
-import _ "unsafe" // for go:linkname
+import (
+	_ "unsafe" // for go:linkname
+
+	"github.com/libloop/libloop/internal/timers"
+)
 
 // runtimeNanotime is the Go runtime's monotonic clock: CLOCK_MONOTONIC on
 // Linux and FreeBSD, mach_absolute_time (CLOCK_UPTIME_RAW) on darwin, in
@@ -32,8 +36,8 @@ func ClockBase() int64 { return clockBase }
 
 // ClockResolution is the loop clock's resolution in nanoseconds; timers due
 // within now+ClockResolution run in the current iteration (asyncio's
-// _clock_resolution).
-const ClockResolution = 1
+// _clock_resolution; the rule is timers.DueBy).
+const ClockResolution = timers.Resolution
 
 // Time returns the loop's monotonic clock in seconds.
 func (l *Loop) Time() float64 { return float64(monoNow()) / 1e9 }

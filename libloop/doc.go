@@ -33,6 +33,7 @@
 //     Code gives any error's C ABI code.
 //
 // The Example shows a loop with a callback, a timer, a future and a TCP echo
-// over loopback. The methods named *Foreign and the Dispatcher, EventSink and
-// Spawner hooks serve the C ABI (capi/); a Go program does not need them.
+// over loopback. The methods named *Host, the Host interface (SetHost) and
+// the Spawner hook serve the C ABI (capi/), whose callbacks are C function
+// addresses (HostCall); a Go program does not need them.
 package libloop

@@ -45,6 +45,7 @@ type Protocol func(ev *Event) bool
 
 // EventSink delivers the events of transports without a Go Protocol (a
 // host's) in batches: one call, one boundary crossing, for many events.
+// A Host that implements it is the loop's sink (SetHost).
 type EventSink interface {
 	// ReadBuffer returns the memory the loop reads into; Data and Addr of
 	// delivered events point into it. It is called once per loop.
@@ -57,10 +58,6 @@ type EventSink interface {
 	// not be, and is marked with Withhold instead.
 	Deliver(l *Loop, evs []Event)
 }
-
-// SetEventSink installs the deliverer of host transport events; it must be
-// set before the first transport is made.
-func (l *Loop) SetEventSink(s EventSink) { l.io.sink = s }
 
 // readBufferSize is the loop's shared read buffer: one per loop, so an idle
 // transport holds none (uvloop's _recv_buffer). A read takes at most

@@ -11,9 +11,9 @@ import (
 // code that fails the future.
 type WorkFunc func() (value uintptr, code int)
 
-// ForeignWork calls a host work function (fn, arg) on a worker thread; a host
-// passes one static ForeignWork for all its jobs, so a job costs no closure.
-type ForeignWork func(fn, arg uintptr) (value uintptr, code int)
+// HostWork calls a host work function (fn, arg) on a worker thread; a host
+// passes one static HostWork for all its jobs, so a job costs no closure.
+type HostWork func(fn, arg uintptr) (value uintptr, code int)
 
 // executor is the loop's default thread pool: a FIFO of jobs served by at
 // most max worker goroutines, started on demand. Outcomes come back to the
@@ -31,16 +31,31 @@ type executor struct {
 	// inflight holds, on the loop thread only, the futures whose outcome is
 	// not delivered yet, each with the reference its job took; Close drops
 	// those references, as a delivery posted to a closed loop never runs.
-	// A future's execSlot is its index here.
-	inflight []*Future
+	inflight []*execFlight
+	spare    []*execFlight // records to reuse: a job allocates none
 }
+
+// execFlight is an executor future's role while its job is in flight: its
+// index in the executor's inflight list and, once a worker posted it, the
+// job's outcome, kept until the delivery callback runs.
+type execFlight struct {
+	fut   *Future
+	value uintptr
+	code  int
+	slot  int
+}
+
+// cancel: a future cancelled in flight ignores the outcome when it comes.
+func (r *execFlight) cancel(f *Future, msg string) bool { return f.cancelSelf(msg) }
+
+func (r *execFlight) disposed(*Future) {}
 
 type execJob struct {
 	fn       WorkFunc
-	call     ForeignWork
+	call     HostWork
 	cfn, arg uintptr
-	fut      *Future     // resolved with the outcome, or
-	after    ForeignCall // posted back when there is no future (QueueWorkForeign)
+	fut      *Future  // resolved with the outcome, or
+	after    HostCall // posted back when there is no future (QueueWorkHost)
 }
 
 // DefaultExecutorWorkers is asyncio's default: min(32, ncpu+4).
@@ -84,19 +99,19 @@ func (l *Loop) RunInExecutor(fn WorkFunc) (*Future, error) {
 	return l.submit(execJob{fn: fn})
 }
 
-// RunInExecutorForeign is RunInExecutor for a host function: call(fn, arg)
+// RunInExecutorHost is RunInExecutor for a host function: call(fn, arg)
 // runs on the worker.
-func (l *Loop) RunInExecutorForeign(call ForeignWork, fn, arg uintptr) (*Future, error) {
+func (l *Loop) RunInExecutorHost(call HostWork, fn, arg uintptr) (*Future, error) {
 	if call == nil || fn == 0 {
 		return nil, EINVAL
 	}
 	return l.submit(execJob{call: call, cfn: fn, arg: arg})
 }
 
-// QueueWorkForeign is libuv's uv_queue_work: call(fn, arg) runs on a
+// QueueWorkHost is libuv's uv_queue_work: call(fn, arg) runs on a
 // worker, then after is called on the loop thread (dropped if the loop is
 // closed first). No future: the host keeps the outcome in its own memory.
-func (l *Loop) QueueWorkForeign(call ForeignWork, fn, arg uintptr, after ForeignCall) error {
+func (l *Loop) QueueWorkHost(call HostWork, fn, arg uintptr, after HostCall) error {
 	if call == nil || fn == 0 || after.Fn == 0 {
 		return EINVAL
 	}
@@ -165,7 +180,7 @@ func (e *executor) work(l *Loop) {
 		if j.fut != nil {
 			l.post(postedCall{done: j.fut, value: v, code: code})
 		} else {
-			l.post(postedCall{foreign: j.after})
+			l.post(postedCall{call: j.after})
 		}
 		e.mu.Lock()
 	}
@@ -184,19 +199,31 @@ func runJob(j *execJob) (v uintptr, code int) {
 	return j.fn()
 }
 
-// execDelivered runs on the loop thread, as a ready callback, with a job's
-// outcome staged in the future.
-func execDelivered(f *Future) {
-	if e := f.loop.executor; e != nil {
-		e.untrack(f)
+// stageOutcome keeps a job's outcome in its future's record until
+// delivery (takePosted, on the loop thread).
+func stageOutcome(f *Future, value uintptr, code int) {
+	if r, ok := f.role.(*execFlight); ok {
+		r.value, r.code = value, code
 	}
+}
+
+// execDelivered runs on the loop thread, as a ready callback, with a job's
+// outcome staged in the future's record.
+func execDelivered(f *Future) {
+	r, ok := f.role.(*execFlight)
+	if !ok {
+		f.unhold()
+		return
+	}
+	value, code := r.value, r.code
+	f.loop.executor.untrack(r)
 	if !f.Done() {
-		if f.stagedCode != 0 {
+		if code != 0 {
 			// fail, not SetException: a job may fail with any non-zero
 			// code, ECANCELLED included.
-			f.fail(f.stagedCode, "executor job failed", 0, nil)
+			f.fail(code, "executor job failed", 0, nil)
 		} else {
-			f.SetResult(f.stagedValue, f.free) // a free set by SetFreeFunc
+			f.SetResult(value, f.free) // a free set by SetFreeFunc
 		}
 	}
 	f.unhold() // the job's hold
@@ -236,32 +263,38 @@ func (e *executor) stop() {
 
 // track records fut as awaiting delivery (loop thread).
 func (e *executor) track(fut *Future) {
-	fut.execSlot = int32(len(e.inflight))
-	e.inflight = append(e.inflight, fut)
+	var r *execFlight
+	if n := len(e.spare); n > 0 {
+		r = e.spare[n-1]
+		e.spare = e.spare[:n-1]
+	} else {
+		r = &execFlight{}
+	}
+	r.fut, r.slot = fut, len(e.inflight)
+	e.inflight = append(e.inflight, r)
+	fut.role = r
 }
 
-// untrack removes fut once its outcome is delivered (loop thread).
-func (e *executor) untrack(fut *Future) {
-	i := fut.execSlot
-	if i < 0 || int(i) >= len(e.inflight) || e.inflight[i] != fut {
-		return
-	}
+// untrack removes r once its outcome is delivered (loop thread).
+func (e *executor) untrack(r *execFlight) {
 	last := len(e.inflight) - 1
-	e.inflight[i] = e.inflight[last]
-	e.inflight[i].execSlot = i
+	e.inflight[r.slot] = e.inflight[last]
+	e.inflight[r.slot].slot = r.slot
 	e.inflight[last] = nil
 	e.inflight = e.inflight[:last]
-	fut.execSlot = -1
+	r.fut.role = nil
+	*r = execFlight{}
+	e.spare = append(e.spare, r)
 }
 
 // dropInflight releases the references of undelivered outcomes. Close calls
 // it once no delivery can run any more (the post queue is closed and the
 // ready queue dropped); workers still running never touch the futures.
 func (e *executor) dropInflight() {
-	futs := e.inflight
-	e.inflight = nil
-	for _, f := range futs {
-		f.execSlot = -1
-		f.unhold()
+	rs := e.inflight
+	e.inflight, e.spare = nil, nil
+	for _, r := range rs {
+		r.fut.role = nil
+		r.fut.unhold()
 	}
 }

@@ -37,16 +37,15 @@ func TestExecutorCloseDisposesInflightFutures(t *testing.T) {
 	gate := make(chan struct{})
 	finished := make(chan struct{}, 3)
 	disposed := 0
+	watchDisposal(l, func(*Future) { disposed++ })
 	for range 3 { // one running, two queued
 		f, err := l.RunInExecutor(func() (uintptr, int) { <-gate; finished <- struct{}{}; return 1, 0 })
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.OnDispose = func() { disposed++ }
 		f.Release() // the host's reference; the job keeps its own
 	}
 	sd, _ := l.ShutdownDefaultExecutor()
-	sd.OnDispose = func() { disposed++ }
 	sd.Release()
 	if disposed != 0 {
 		t.Fatalf("%d futures disposed while their jobs are in flight", disposed)

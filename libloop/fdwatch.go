@@ -18,21 +18,21 @@ type fdWatch struct {
 // already set for fd. A closed or invalid fd fails with -EBADF (or the
 // selector's errno, e.g. -EPERM for a regular file).
 func (l *Loop) AddReader(fd int, fn func()) error {
-	return l.addWatch(fd, evRead, fn, ForeignCall{})
+	return l.addWatch(fd, evRead, fn, HostCall{})
 }
 
 // AddWriter calls fn each iteration fd is writable; see AddReader.
 func (l *Loop) AddWriter(fd int, fn func()) error {
-	return l.addWatch(fd, evWrite, fn, ForeignCall{})
+	return l.addWatch(fd, evWrite, fn, HostCall{})
 }
 
-// AddReaderForeign is AddReader for a host callback (fc.Kind ForeignIO).
-func (l *Loop) AddReaderForeign(fd int, fc ForeignCall) error {
+// AddReaderHost is AddReader for a host callback (fc.Kind HostIO).
+func (l *Loop) AddReaderHost(fd int, fc HostCall) error {
 	return l.addWatch(fd, evRead, nil, fc)
 }
 
-// AddWriterForeign is AddWriter for a host callback.
-func (l *Loop) AddWriterForeign(fd int, fc ForeignCall) error {
+// AddWriterHost is AddWriter for a host callback.
+func (l *Loop) AddWriterHost(fd int, fc HostCall) error {
 	return l.addWatch(fd, evWrite, nil, fc)
 }
 
@@ -43,7 +43,7 @@ func (l *Loop) RemoveReader(fd int) (bool, error) { return l.removeWatch(fd, evR
 // RemoveWriter stops watching fd for writing; see RemoveReader.
 func (l *Loop) RemoveWriter(fd int) (bool, error) { return l.removeWatch(fd, evWrite) }
 
-func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
+func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc HostCall) error {
 	if l.closed.Load() {
 		return ECLOSED
 	}
@@ -69,7 +69,7 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc ForeignCall) error {
 		l.nWatched++
 	}
 	h := l.newHandle() // the registration's reference
-	h.gofn, h.foreign = fn, fc
+	h.gofn, h.call = fn, fc
 	if w.rw == nil {
 		w.rw = new([2]*Handle)
 	}

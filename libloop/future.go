@@ -24,47 +24,53 @@ type FreeFunc func(value uintptr)
 // Retain/Release) and the loop's own holds (a queued callback, a task
 // awaiting it, a gather, a timer, an executor job). When both reach zero
 // the future is disposed: host values are freed, an exception nobody
-// retrieved is reported, and OnDispose runs. Close drops the loop's holds,
-// since nothing will run again, so a closed loop leaks no future.
+// retrieved is reported, and its role and the Host are told. Close drops
+// the loop's holds, since nothing will run again, so a closed loop leaks no
+// future.
+//
+// A Future holds only what every future needs; what a feature adds (a
+// task's coroutine, a gather's children, a sleep's timer, an executor
+// job's outcome) lives in the feature, reached through role.
 type Future struct {
-	loop       *Loop
-	state      FutureState
-	result     uintptr
-	free       FreeFunc // frees result, or the exception payload
-	excCode    int      // non-zero once failed (set_exception)
-	excMsg     string
-	payload    uintptr
-	cancelMsg  string
-	callbacks  []doneCallback
-	cbInline   [1]doneCallback // storage for the usual single callback: no allocation
-	sleepTimer *Handle         // the timer of a Sleep future, cancelled with it
-	nextToken  uint64
-	refs       int32 // the host's: the creator's one, plus Retain
-	holds      int32 // the loop's own: queued callbacks, awaiting tasks, timers, jobs
-	prevLive   *Future
-	nextLive   *Future // the loop's list of live futures, swept by Close
-	disposed   bool
-	retrieved  bool // the exception was looked at (asyncio's __log_traceback cleared)
-	task       *Task
-	gather     *gathering
-	// An executor job's outcome, staged by takePosted until its delivery
-	// callback runs; execSlot is the future's index in the in-flight list.
-	stagedValue uintptr
-	stagedCode  int
-	execSlot    int32
+	loop      *Loop
+	result    uintptr
+	free      FreeFunc // frees result, or the exception payload
+	excCode   int      // non-zero once failed (set_exception)
+	excMsg    string
+	payload   uintptr
+	cancelMsg string
+	callbacks []doneCallback
+	cbInline  [1]doneCallback // storage for the usual single callback: no allocation
+	nextToken uint64
+	prevLive  *Future
+	nextLive  *Future    // the loop's list of live futures, swept by Close
+	role      futureRole // the feature that owns the future, or nil
+	refs      int32      // the host's: the creator's one, plus Retain
+	holds     int32      // the loop's own: queued callbacks, awaiting tasks, timers, jobs
+	state     FutureState
+	disposed  bool
+	retrieved bool // the exception was looked at (asyncio's __log_traceback cleared)
 
-	// Tag is the host's id for this future, passed to foreign done callbacks.
+	// Tag is the host's id for this future, passed to host done callbacks.
 	Tag uint64
-	// OnDispose, if set, runs when the last reference is dropped.
-	OnDispose func()
-	// HostFlags is free for the embedding host.
-	HostFlags uint32
+}
+
+// futureRole is what a feature that owns a future adds to it, as asyncio's
+// subclasses do (_GatheringFuture overrides cancel): a Task, a gathering,
+// a sleep's timer, an executor job in flight, a WaitFor with no timer.
+// Each role is a pointer the feature already has, so setting one
+// allocates nothing.
+type futureRole interface {
+	// cancel is Future.Cancel for a future in this role.
+	cancel(f *Future, msg string) bool
+	// disposed is told when f is disposed, before the Host.
+	disposed(f *Future)
 }
 
 type doneCallback struct {
-	gofn    func(*Future)
-	foreign ForeignCall
-	token   uint64
+	gofn  func(*Future)
+	call  HostCall
+	token uint64
 }
 
 // NewFuture creates a pending future holding one reference for the caller.
@@ -72,7 +78,7 @@ func (l *Loop) NewFuture() (*Future, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
-	f := &Future{loop: l, refs: 1, execSlot: -1}
+	f := &Future{loop: l, refs: 1}
 	f.callbacks = f.cbInline[:0]
 	l.addLive(f)
 	return f, nil
@@ -108,7 +114,9 @@ func (l *Loop) dropHolds() {
 	for f := l.live; f != nil; {
 		next := f.nextLive
 		f.callbacks = nil
-		f.sleepTimer = nil
+		if _, ok := f.role.(*sleepTimer); ok {
+			f.role = nil // the timer is dropped with the ready queue
+		}
 		if f.holds > 0 {
 			f.holds = 0
 			f.maybeDispose()
@@ -127,7 +135,10 @@ func (f *Future) State() FutureState { return f.state }
 func (f *Future) Done() bool { return f.state != Pending }
 
 // Task returns the task this future is the result of, or nil.
-func (f *Future) Task() *Task { return f.task }
+func (f *Future) Task() *Task {
+	t, _ := f.role.(*Task)
+	return t
+}
 
 // SetResult finishes the future with value; free (may be nil) is called once
 // when the future is disposed. ESTATE if it is already done.
@@ -172,11 +183,8 @@ func (f *Future) fail(code int, msg string, payload uintptr, free FreeFunc) erro
 // Cancel cancels a pending future with an optional message and schedules
 // its callbacks; it reports false if the future was already done.
 func (f *Future) Cancel(msg string) bool {
-	if f.task != nil {
-		return f.task.Cancel(msg)
-	}
-	if f.gather != nil {
-		return f.gather.cancel(msg)
+	if r := f.role; r != nil {
+		return r.cancel(f, msg)
 	}
 	return f.cancelSelf(msg)
 }
@@ -184,11 +192,6 @@ func (f *Future) Cancel(msg string) bool {
 func (f *Future) cancelSelf(msg string) bool {
 	if f.state != Pending {
 		return false
-	}
-	if h := f.sleepTimer; h != nil {
-		f.sleepTimer = nil
-		h.Cancel()
-		f.loop.unref(h)
 	}
 	f.state = Cancelled
 	f.cancelMsg = msg
@@ -241,10 +244,10 @@ func (f *Future) AddDoneCallback(fn func(*Future)) uint64 {
 	return f.addCallback(doneCallback{gofn: fn})
 }
 
-// AddDoneCallbackForeign is AddDoneCallback for a host callback, called as
+// AddDoneCallbackHost is AddDoneCallback for a host callback, called as
 // fn(f.Tag, arg).
-func (f *Future) AddDoneCallbackForeign(fn, arg uintptr) uint64 {
-	return f.addCallback(doneCallback{foreign: ForeignCall{Fn: fn, Arg: arg, ID: f.Tag}})
+func (f *Future) AddDoneCallbackHost(fn, arg uintptr) uint64 {
+	return f.addCallback(doneCallback{call: HostCall{Fn: fn, Arg: arg, ID: f.Tag}})
 }
 
 func (f *Future) addCallback(cb doneCallback) uint64 {
@@ -258,11 +261,11 @@ func (f *Future) addCallback(cb doneCallback) uint64 {
 	return cb.token
 }
 
-// RemoveDoneCallbackForeign removes every registration of (fn, arg) not yet
+// RemoveDoneCallbackHost removes every registration of (fn, arg) not yet
 // scheduled and returns how many it removed.
-func (f *Future) RemoveDoneCallbackForeign(fn, arg uintptr) int {
+func (f *Future) RemoveDoneCallbackHost(fn, arg uintptr) int {
 	return f.removeIf(func(cb *doneCallback) bool {
-		return cb.gofn == nil && cb.foreign.Fn == fn && cb.foreign.Arg == arg
+		return cb.gofn == nil && cb.call.Fn == fn && cb.call.Arg == arg
 	})
 }
 
@@ -307,8 +310,8 @@ func (f *Future) schedule(cb doneCallback) {
 	if cb.gofn != nil {
 		h.futfn = cb.gofn
 	} else {
-		cb.foreign.ID = f.Tag
-		h.foreign = cb.foreign
+		cb.call.ID = f.Tag
+		h.call = cb.call
 	}
 	l.ready.push(h)
 }
@@ -345,7 +348,7 @@ func (f *Future) maybeDispose() {
 	f.loop.removeLive(f)
 	if f.excCode != 0 && !f.retrieved {
 		what := "Future exception was never retrieved"
-		if f.task != nil {
+		if f.Task() != nil {
 			what = "Task exception was never retrieved"
 		}
 		f.loop.CallExceptionHandler(&ErrorContext{Message: what + ": " + f.excMsg, Code: f.excCode, Future: f})
@@ -360,11 +363,11 @@ func (f *Future) maybeDispose() {
 		free(v)
 	}
 	f.callbacks = nil
-	if f.OnDispose != nil {
-		f.OnDispose()
+	if r := f.role; r != nil {
+		r.disposed(f)
 	}
-	if h := f.loop.disposeHook; h != nil {
-		h(f)
+	if h := f.loop.host; h != nil {
+		h.FutureDisposed(f)
 	}
 }
 
@@ -380,7 +383,3 @@ func (f *Future) SetFreeFunc(free FreeFunc) {
 // DetachFree hands ownership of the result or payload to the caller: the
 // future will no longer free it.
 func (f *Future) DetachFree() { f.free = nil }
-
-// SetDisposeHook installs fn to run for every future of this loop when it is
-// disposed (after its own OnDispose); a host uses it to drop its id.
-func (l *Loop) SetDisposeHook(fn func(*Future)) { l.disposeHook = fn }

@@ -2,29 +2,7 @@
 
 package libloop
 
-import "math"
-
-// ForeignKind says which C signature a ForeignCall has.
-type ForeignKind int32
-
-const (
-	// ForeignPlain is fn(uint64 id, void *arg): ll_callback, ll_done_callback, ll_step_fn.
-	ForeignPlain ForeignKind = 0
-	// ForeignIO is fn(uint64 id, int fd, void *arg): ll_io_callback.
-	ForeignIO ForeignKind = 1
-)
-
-// ForeignCall is a callback owned by a host outside Go: a function address,
-// the id it is called with, and an argument the loop never dereferences. The
-// loop hands these to its Dispatcher in batches so that a host pays one
-// boundary crossing per batch instead of one per callback.
-type ForeignCall struct {
-	Fn   uintptr
-	Arg  uintptr
-	ID   uint64
-	FD   int32
-	Kind ForeignKind
-}
+import "github.com/libloop/libloop/internal/timers"
 
 // Handle is one scheduled callback: a call_soon entry, a timer, or an fd
 // watcher's callback. Records are pooled per loop; a Handle is recycled when
@@ -35,7 +13,7 @@ type Handle struct {
 	gofn      func()
 	futfn     func(*Future) // a Go done callback, called with fut
 	fut       *Future
-	foreign   ForeignCall
+	call      HostCall
 	when      int64  // deadline in loop nanoseconds; timers only
 	seq       uint64 // scheduling order: breaks ties between equal deadlines
 	pos       int32  // index in the dispatch batch while in one, else -1
@@ -54,10 +32,7 @@ func (h *Handle) When() float64 {
 	if !h.timer {
 		return 0
 	}
-	if h.when == math.MinInt64 {
-		return math.Inf(-1)
-	}
-	return float64(h.when) / 1e9
+	return timers.Seconds(h.when)
 }
 
 // IsTimer reports whether the handle was made by CallAt or CallLater.

@@ -74,7 +74,8 @@ func (l *Loop) dropBatches() {
 // (capi: a lock-free C-side queue a poster fills without entering Go,
 // waking the loop with Wake only when the loop may be asleep). The loop
 // calls BeforeBlock when nothing else keeps it from blocking, and Takes
-// everything after each poll, as it takes its own posted callbacks.
+// everything after each poll, as it takes its own posted callbacks. A Host
+// that implements it is the loop's post source (SetHost).
 type PostSource interface {
 	// Pending reports whether anything was posted since the last Take:
 	// cheap, from the loop's thread while other threads post.
@@ -86,9 +87,6 @@ type PostSource interface {
 	// Take returns everything posted so far as one batch (nil if none).
 	Take() HostBatch
 }
-
-// SetPostSource makes the loop take callbacks from src each iteration.
-func (l *Loop) SetPostSource(src PostSource) { l.postSource = src }
 
 // takeHostPosts queues what the host's post source holds.
 func (l *Loop) takeHostPosts() {

@@ -2,147 +2,20 @@
 
 package libloop
 
-// hostTimer is a timer for a host callback that nobody holds a handle to
-// (ll_call_later with out == NULL): no Handle record, just the deadline, the
-// scheduling order and the call, by value. A million of them are one
-// pointer-free array (32 MB) that the GC never scans, and a pop compares
-// neighbouring entries instead of following a pointer per child. Due, it
-// joins the ready queue by value too (readyItem).
-type hostTimer struct {
-	when int64
-	seq  uint64
-	fn   uintptr
-	arg  uintptr
-}
+import "github.com/libloop/libloop/internal/timers"
 
-// hostTimerHeap is a 4-ary min-heap of hostTimers, ordered as timerHeap
-// (deadline, then scheduling order), stored in fixed chunks of 4,096
-// entries: growing never copies the heap, so the peak memory of a million
-// timers is their 32 MB, not that plus a doubled array being copied.
-// Entry i lives at position i+3 (libev's layout), so the four children of
-// any entry (positions 4(i+1) .. 4(i+1)+3) are one aligned group of 128
-// bytes that never straddles a chunk: a pop reads one group per level.
-type hostTimerHeap struct {
-	chunks [][]hostTimer
-	n      int
-}
+// hostCall is what a timer nobody holds a handle to carries (ll_call_later
+// with out == NULL): no Handle record, just the call, by value beside its
+// key. A million of them are one pointer-free queue (32 MB) that the GC
+// never scans. Due, it joins the ready queue by value too (readyItem).
+type hostCall struct{ fn, arg uintptr }
 
-const (
-	htChunkBits = 12
-	htChunkLen  = 1 << htChunkBits
-	htOffset    = 3 // position of entry 0
-)
-
-func (t *hostTimerHeap) len() int { return t.n }
-
-func (t *hostTimerHeap) at(i int) *hostTimer {
-	p := i + htOffset
-	return &t.chunks[p>>htChunkBits][p&(htChunkLen-1)]
-}
-
-func (a *hostTimer) before(b *hostTimer) bool {
-	if a.when != b.when {
-		return a.when < b.when
-	}
-	return a.seq < b.seq
-}
-
-func (t *hostTimerHeap) push(e hostTimer) {
-	if t.n+htOffset >= len(t.chunks)*htChunkLen {
-		t.chunks = append(t.chunks, make([]hostTimer, htChunkLen))
-	}
-	i := t.n
-	t.n++
-	for i > 0 {
-		p := (i - 1) / 4
-		pe := t.at(p)
-		if !e.before(pe) {
-			break
-		}
-		*t.at(i) = *pe
-		i = p
-	}
-	*t.at(i) = e
-}
-
-// pop removes and returns the earliest entry. A chunk emptied by pops is
-// freed once a whole spare one is behind it (no churn at a boundary).
-func (t *hostTimerHeap) pop() hostTimer {
-	top := *t.at(0)
-	t.n--
-	last := t.n
-	e := *t.at(last)
-	if len(t.chunks)*htChunkLen-(last+htOffset) > 2*htChunkLen {
-		t.chunks[len(t.chunks)-1] = nil
-		t.chunks = t.chunks[:len(t.chunks)-1]
-	}
-	if last == 0 {
-		return top
-	}
-	i := 0
-	for {
-		c := 4*i + 1 // first child; the group starts at position 4(i+1)
-		if c >= last {
-			break
-		}
-		p := c + htOffset
-		g := t.chunks[p>>htChunkBits][p&(htChunkLen-1):]
-		k := min(4, last-c)
-		g = g[:k:k]
-		m := 0
-		for j := 1; j < len(g); j++ {
-			if g[j].before(&g[m]) {
-				m = j
-			}
-		}
-		if !g[m].before(&e) {
-			break
-		}
-		*t.at(i) = g[m]
-		i = c + m
-	}
-	*t.at(i) = e
-	return top
-}
-
-// CallLaterHost schedules a host callback after delay seconds with no
-// Handle: it cannot be cancelled, and it is called with the loop's Tag as
-// its id (ForeignPlain). The cheapest timer, for hosts that do not keep one.
-func (l *Loop) CallLaterHost(delay float64, fn, arg uintptr) error {
-	d, err := deadline(delay)
-	if err == nil && delay >= -maxDelay { // as scheduleAfter: a deadline, or now + delay
-		d += monoNow()
-	}
-	return l.pushHostTimer(d, err, fn, arg)
-}
-
-// CallAtHost is CallLaterHost at a loop time.
-func (l *Loop) CallAtHost(when float64, fn, arg uintptr) error {
-	ns, err := deadline(when)
-	return l.pushHostTimer(ns, err, fn, arg)
-}
-
-// CallAtHostNs is CallAtHost with the deadline in loop nanoseconds, as a
-// host computed it (capi: C-side timers flushed in batches).
-func (l *Loop) CallAtHostNs(when int64, fn, arg uintptr) error {
-	return l.pushHostTimer(when, nil, fn, arg)
-}
-
-// pushHostTimer queues a host timer at when (loop ns), unless the loop is
-// closed, fn is missing or the deadline was refused (whenErr).
-func (l *Loop) pushHostTimer(when int64, whenErr error, fn, arg uintptr) error {
-	switch {
-	case l.closed.Load():
-		return ECLOSED
-	case fn == 0:
-		return EINVAL
-	case whenErr != nil:
-		return whenErr
-	}
+// pushHostTimer queues a handle-less host timer at when (loop ns); the
+// caller (CallAtHost) has checked the loop and the call.
+func (l *Loop) pushHostTimer(when int64, fn, arg uintptr) {
 	l.changed()
 	l.seq++ // the same order as handles: equal deadlines run as scheduled
-	l.hostTimers.push(hostTimer{when: when, seq: l.seq, fn: fn, arg: arg})
-	return nil
+	l.hostTimers.Push(timers.Entry[hostCall]{Key: timers.Key{When: when, Seq: l.seq}, Val: hostCall{fn, arg}})
 }
 
 // nextDeadline returns the earliest deadline of every timer queue.
@@ -167,8 +40,8 @@ func (l *Loop) queueDueTimers(end int64) {
 			}
 			l.ready.push(h)
 		case 2:
-			e := l.hostTimers.pop()
-			l.ready.pushHost(e.fn, e.arg)
+			e := l.hostTimers.Pop()
+			l.ready.pushHost(e.Val.fn, e.Val.arg)
 		default: // a run of the source's, up to the next of the loop's own
 			own, w, seq := l.earliestOwn()
 			l.batches.q = append(l.batches.q, l.timerSource.Take(end, own != 0, w, seq))

@@ -7,19 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// Dispatcher runs a batch of host (foreign) callbacks in order. The loop
-// fills a slice from Buffer and calls Run once per batch; a slot whose Fn the
-// loop clears during the batch (its handle was cancelled) must be skipped.
-type Dispatcher interface {
-	// Buffer returns storage for up to n calls, valid until the next call.
-	Buffer(n int) []ForeignCall
-	// Run calls calls[0:n] in order, re-reading each slot just before calling it.
-	Run(l *Loop, n int)
-	// Call runs one host call now (a task step), outside any batch.
-	Call(l *Loop, fc ForeignCall)
-}
+	"github.com/libloop/libloop/internal/timers"
+)
 
 // Loop is an asyncio-style event loop: a ready queue, a timer heap and a
 // selector, advanced by RunOnce. Except where a method says otherwise, it is
@@ -33,8 +23,8 @@ type Loop struct {
 	yields         uint64      // yields to the Go scheduler (tests read it)
 	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerQueue
-	hostTimers     hostTimerQueue // timers with no handle (CallLaterHost)
-	timerSource    TimerSource    // a host's own timers (timersource.go), or nil
+	hostTimers     timers.Queue[hostCall] // timers with no handle (CallLaterHost)
+	timerSource    TimerSource            // a host's own timers (timersource.go), or nil
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -63,9 +53,9 @@ type Loop struct {
 	posted      postQueue
 	wakePending atomic.Uint32
 
-	dispatcher   Dispatcher
+	host         Host       // runs host calls; nil: a Go-only loop (host.go)
 	chain        chainState // iterations run in a host batch (chain.go)
-	dispatchBuf  []ForeignCall
+	dispatchBuf  []HostCall
 	batchHandles []*Handle
 
 	tasks       map[*Task]struct{}
@@ -79,7 +69,6 @@ type Loop struct {
 	droppedWaits map[*Future]map[uint64]struct{}
 	executor     *executor
 
-	disposeHook func(*Future)
 	hostRun     func() bool
 	hostPending bool
 
@@ -89,7 +78,7 @@ type Loop struct {
 	slowDuration time.Duration
 	excHandler   func(*ErrorContext)
 
-	// Tag is the host's id for this loop, passed to foreign callbacks.
+	// Tag is the host's id for this loop, passed to host callbacks.
 	Tag uint64
 	// Data is free for the embedding host.
 	Data any
@@ -106,12 +95,6 @@ func New() (*Loop, error) {
 		pollFirst:    sel.triesFirst(),
 		slowDuration: 100 * time.Millisecond,
 	}, nil
-}
-
-// SetDispatcher installs the runner of foreign callbacks.
-func (l *Loop) SetDispatcher(d Dispatcher) {
-	l.dispatcher = d
-	l.setChainRunner(d)
 }
 
 // BackendFD is the loop's selector fd (epoll on Linux, kqueue elsewhere),
@@ -171,7 +154,7 @@ func (l *Loop) Close() error {
 		return true
 	})
 	l.timers = timerQueue{}
-	l.hostTimers = hostTimerQueue{}
+	l.hostTimers = timers.Queue[hostCall]{}
 	if l.timerSource != nil {
 		l.timerSource.Drop()
 	}
@@ -282,8 +265,8 @@ type postQueue struct {
 }
 
 type postedCall struct {
-	gofn    func()
-	foreign ForeignCall
+	gofn func()
+	call HostCall
 	// done, when set, is an executor future whose outcome (value, code) is
 	// delivered by a ready callback: a record, so a job needs no closure.
 	done  *Future

@@ -31,7 +31,7 @@ func FuzzTimerHeapOrder(f *testing.F) {
 		base := monoNow() - 1_000_000_000 // all due already
 		for i := 0; i < int(n); i++ {
 			w := want{when: base + int64(r.Intn(20)), seq: i}
-			h := l.scheduleNs(w.when, func() { ran = append(ran, w) }, ForeignCall{})
+			h := l.scheduleNs(w.when, func() { ran = append(ran, w) }, HostCall{})
 			if r.Intn(100) < int(cancelPct%101) {
 				h.Cancel()
 			} else {

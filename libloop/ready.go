@@ -4,7 +4,7 @@ package libloop
 
 // readyItem is one entry of the ready queue: a handle, or (h == nil) a host
 // callback nobody holds a handle to, kept by value: its function and
-// argument, called with the loop's Tag as its id (ForeignPlain). A million
+// argument, called with the loop's Tag as its id (HostPlain). A million
 // ll_call_soon(..., NULL) then cost no Handle record each. An entry with
 // neither (fn == 0) is a mark: the next HostBatch, or one of the loop's own
 // callbacks (pushMark).

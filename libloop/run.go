@@ -5,6 +5,8 @@ package libloop
 import (
 	"fmt"
 	"time"
+
+	"github.com/libloop/libloop/internal/timers"
 )
 
 // minScheduledForPurge and the half-cancelled rule are asyncio's: when more
@@ -83,8 +85,8 @@ func (l *Loop) run(nowait, once bool) error {
 		l.takePosted()
 		l.takeHostPosts()
 
-		if l.timers.len() > 0 || l.hostTimers.len() > 0 || l.timerSource != nil {
-			l.queueDueTimers(monoNow() + ClockResolution)
+		if l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.timerSource != nil {
+			l.queueDueTimers(timers.DueBy(monoNow()))
 		}
 
 		ntodo := l.ready.len()
@@ -128,7 +130,7 @@ func (l *Loop) purgeCancelledTimers() {
 		l.timerCancelled = 0
 		return
 	}
-	for l.timers.len() > 0 && l.timers.peek().cancelled {
+	for l.timers.len() > 0 && l.timers.peek().Val.cancelled {
 		l.timerCancelled--
 		l.unref(l.timers.pop())
 	}
@@ -187,7 +189,7 @@ func (l *Loop) processEvents(evs []ioEvent) {
 
 // runSome runs up to max handles from the head of the ready queue and
 // returns how many it consumed. Consecutive host callbacks go to the
-// dispatcher as one batch (one per handle in debug mode, to time each).
+// host as one batch (one per handle in debug mode, to time each).
 func (l *Loop) runSome(max int) int {
 	it := l.ready.pop()
 	if it.isMark() {
@@ -199,7 +201,7 @@ func (l *Loop) runSome(max int) int {
 		return 1
 	}
 	h := it.h
-	if h == nil && (l.debug || l.dispatcher == nil) {
+	if h == nil && (l.debug || l.host == nil) {
 		h = l.hostHandle(it) // debug mode times and reports it as a handle
 	}
 	if h != nil {
@@ -208,7 +210,7 @@ func (l *Loop) runSome(max int) int {
 			l.unref(h)
 			return 1
 		}
-		if h.isGo() || l.dispatcher == nil {
+		if h.isGo() || l.host == nil {
 			l.runGo(h)
 			return 1
 		}
@@ -220,17 +222,17 @@ func (l *Loop) runSome(max int) int {
 	if limit > max {
 		limit = max
 	}
-	buf := l.dispatcher.Buffer(limit)
+	buf := l.host.Buffer(limit)
 	l.dispatchBuf = buf
 	batch := l.batchHandles[:0]
 	n := 0
 	for {
 		switch {
 		case h == nil: // a host call by value: nothing to mark or release
-			buf[len(batch)] = ForeignCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
+			buf[len(batch)] = HostCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
 			batch = append(batch, nil)
 		case !h.cancelled:
-			buf[len(batch)] = h.foreign
+			buf[len(batch)] = h.call
 			h.inBatch = true
 			h.pos = int32(len(batch))
 			batch = append(batch, h)
@@ -275,14 +277,14 @@ func (l *Loop) runSome(max int) int {
 // where each call is timed and reported with its handle).
 func (l *Loop) hostHandle(it readyItem) *Handle {
 	h := l.newHandle()
-	h.foreign = ForeignCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
+	h.call = HostCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
 	return h
 }
 
 func (l *Loop) runGo(h *Handle) {
 	if !h.isGo() {
 		l.counters.callbacks--
-		l.unref(h) // a host callback with no dispatcher installed cannot run
+		l.unref(h) // a host callback with no Host installed cannot run
 		return
 	}
 	if debug := l.debug; debug {

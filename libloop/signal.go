@@ -46,7 +46,7 @@ func (l *Loop) SignalFD() (int, error) {
 
 // AddSignalHandler registers fn (a Go func) or fc (a host callback) to run
 // once per delivery of sig, replacing any callback sig had.
-func (l *Loop) AddSignalHandler(sig int, fn func(), fc ForeignCall) error {
+func (l *Loop) AddSignalHandler(sig int, fn func(), fc HostCall) error {
 	if sig <= 0 || sig >= 65 || (fn == nil && fc.Fn == 0) {
 		return EINVAL
 	}
@@ -54,7 +54,7 @@ func (l *Loop) AddSignalHandler(sig int, fn func(), fc ForeignCall) error {
 		return err
 	}
 	h := l.newHandle()
-	h.gofn, h.foreign = fn, fc
+	h.gofn, h.call = fn, fc
 	l.RemoveSignalHandler(sig)
 	l.signals.handlers[sig] = h
 	return nil
@@ -89,7 +89,7 @@ func (w signalWatch) ioReady(mask uint8) {
 		for _, b := range buf[:n] {
 			if h := l.signals.handlers[int(b)]; h != nil {
 				c := l.newHandle()
-				c.gofn, c.foreign = h.gofn, h.foreign
+				c.gofn, c.call = h.gofn, h.call
 				l.ready.push(c)
 			}
 		}

@@ -71,7 +71,7 @@ func (l *Loop) Stats() Stats {
 		Idle:       time.Duration(c.idleNs),
 		Running:    time.Duration(run),
 		Ready:      ready,
-		Timers:     l.timers.len() - l.timerCancelled + l.hostTimers.len() + l.sourceTimers(),
+		Timers:     l.timers.len() - l.timerCancelled + l.hostTimers.Len() + l.sourceTimers(),
 		FDs:        l.nWatched,
 		Tasks:      len(l.tasks),
 	}

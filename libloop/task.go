@@ -4,7 +4,8 @@ package libloop
 
 import (
 	"fmt"
-	"math"
+
+	"github.com/libloop/libloop/internal/timers"
 )
 
 // stepOutcome records which of Await, Yield, Return or Raise a step called.
@@ -23,8 +24,8 @@ const (
 // exactly one of Await, Yield, Return or Raise. A task is a Future.
 type Task struct {
 	Future
-	goStep      func(*Task)
-	foreignStep ForeignCall
+	goStep   func(*Task)
+	hostStep HostCall
 
 	waiter      *Future // the future being awaited (asyncio's _fut_waiter)
 	wokenBy     *Future // the future whose completion started this step
@@ -48,24 +49,25 @@ func (l *Loop) NewTask(step func(*Task)) (*Task, error) {
 	if step == nil {
 		return nil, EINVAL
 	}
-	return l.newTask(step, ForeignCall{})
+	return l.newTask(step, HostCall{})
 }
 
-// NewTaskForeign creates a task whose step is a host function, called as
+// NewTaskHost creates a task whose step is a host function, called as
 // fn(t.Tag, arg). Set Tag before the loop runs.
-func (l *Loop) NewTaskForeign(fn, arg uintptr) (*Task, error) {
+func (l *Loop) NewTaskHost(fn, arg uintptr) (*Task, error) {
 	if fn == 0 {
 		return nil, EINVAL
 	}
-	return l.newTask(nil, ForeignCall{Fn: fn, Arg: arg})
+	return l.newTask(nil, HostCall{Fn: fn, Arg: arg})
 }
 
-func (l *Loop) newTask(step func(*Task), fc ForeignCall) (*Task, error) {
+func (l *Loop) newTask(step func(*Task), fc HostCall) (*Task, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
-	t := &Task{goStep: step, foreignStep: fc}
-	t.Future = Future{loop: l, refs: 1, holds: 1, task: t, execSlot: -1}
+	t := &Task{goStep: step, hostStep: fc}
+	t.Future = Future{loop: l, refs: 1, holds: 1}
+	t.role = t
 	t.callbacks = t.cbInline[:0]
 	l.addLive(&t.Future)
 	t.wakeupFn = t.wakeup
@@ -124,10 +126,10 @@ func (t *Task) step(woken *Future) {
 		}()
 		if t.goStep != nil {
 			t.goStep(t)
-		} else if l.dispatcher != nil {
-			fc := t.foreignStep
+		} else if l.host != nil {
+			fc := t.hostStep
 			fc.ID = t.Tag
-			l.dispatcher.Call(l, fc)
+			l.host.Call(l, fc)
 		}
 	}()
 	t.stepping = false
@@ -188,7 +190,7 @@ func (t *Task) Yield() error {
 // one call): a Sleep future is awaited without the host ever holding it. A
 // delay <= 0 is a bare yield, as asyncio.sleep(0) is.
 func (t *Task) Sleep(delay float64) error {
-	if math.IsNaN(delay) || delay > maxDelay {
+	if timers.Refused(delay) {
 		return EINVAL
 	}
 	if delay <= 0 {
@@ -260,6 +262,12 @@ func (t *Task) Cancel(msg string) bool {
 	t.cancelMsg = msg
 	return true
 }
+
+// cancel makes Task the role of its own Future: Future.Cancel of a task
+// is Task.Cancel.
+func (t *Task) cancel(_ *Future, msg string) bool { return t.Cancel(msg) }
+
+func (t *Task) disposed(*Future) {}
 
 // Cancelling returns the number of pending cancellation requests.
 func (t *Task) Cancelling() int { return t.numCancels }

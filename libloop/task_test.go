@@ -285,9 +285,9 @@ func TestTaskSleepAndYieldOutcomes(t *testing.T) {
 func TestCloseDisposesWhatOnlyTheLoopHeld(t *testing.T) {
 	l, _ := New()
 	disposed := map[string]bool{}
-	watch := func(name string, f *Future) {
-		f.OnDispose = func() { disposed[name] = true }
-	}
+	names := map[*Future]string{}
+	watchDisposal(l, func(f *Future) { disposed[names[f]] = true })
+	watch := func(name string, f *Future) { names[f] = name }
 	sleep, _ := l.Sleep(3600)
 	watch("sleep", sleep)
 	awaited, _ := l.NewFuture()

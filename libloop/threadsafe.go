@@ -12,12 +12,13 @@ func (l *Loop) CallSoonThreadsafe(fn func()) error {
 	return l.post(postedCall{gofn: fn})
 }
 
-// CallSoonThreadsafeForeign is CallSoonThreadsafe for a host callback.
-func (l *Loop) CallSoonThreadsafeForeign(fc ForeignCall) error {
-	if fc.Fn == 0 {
+// CallSoonThreadsafeHost is CallSoonThreadsafe for a host callback (c.ID
+// 0: the loop's Tag); it cannot be cancelled.
+func (l *Loop) CallSoonThreadsafeHost(c HostCall) error {
+	if c.Fn == 0 {
 		return EINVAL
 	}
-	return l.post(postedCall{foreign: fc})
+	return l.post(postedCall{call: c})
 }
 
 func (l *Loop) post(c postedCall) error {
@@ -69,8 +70,8 @@ func (l *Loop) takePosted() {
 	q.n.Store(0)
 	q.mu.Unlock()
 	for i := range items {
-		if fc := items[i].foreign; fc.Fn != 0 && fc.ID == l.Tag && fc.Kind == ForeignPlain {
-			l.ready.pushHost(fc.Fn, fc.Arg) // no handle: nobody holds one
+		if c := &items[i].call; c.Fn != 0 && l.byValue(c.ID, c.Kind) {
+			l.ready.pushHost(c.Fn, c.Arg) // no handle: nobody holds one
 			items[i] = postedCall{}
 			continue
 		}
@@ -78,12 +79,12 @@ func (l *Loop) takePosted() {
 		if f := items[i].done; f != nil {
 			// The handle carries the future; unref releases it, so it holds
 			// one more reference (the job's is dropped by execDelivered).
-			f.stagedValue, f.stagedCode = items[i].value, items[i].code
+			stageOutcome(f, items[i].value, items[i].code)
 			f.hold()
 			h.futfn, h.fut = execDelivered, f
 		} else {
 			h.gofn = items[i].gofn
-			h.foreign = items[i].foreign
+			h.call = l.withID(items[i].call)
 		}
 		l.ready.push(h)
 		items[i] = postedCall{}

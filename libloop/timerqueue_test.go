@@ -4,58 +4,42 @@ package libloop
 
 import (
 	"math/rand"
-	"slices"
-	"sort"
 	"testing"
 )
 
-// The handle timer queue pops in (deadline, seq) order for any mix of
-// in-order and earlier deadlines interleaved with pops, and a purge
-// (removeIf) keeps the order of what stays, in the run and in the heap.
-func TestTimerQueueOrderAndPurge(t *testing.T) {
-	for seed := int64(1); seed <= 30; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		var q timerQueue
-		var ref []*Handle
-		var seq uint64
-		var last int64
-		n := 1 + rng.Intn(3*htChunkLen)
-		inOrder := rng.Intn(101)
-		for i := 0; i < n || len(ref) > 0; i++ {
-			switch {
-			case i < n && (len(ref) == 0 || rng.Intn(3) != 0):
-				when := last + int64(rng.Intn(3))
-				if rng.Intn(100) >= inOrder {
-					when = int64(rng.Intn(int(last) + 1))
-				}
-				last = max(last, when)
-				seq++
-				h := &Handle{when: when, seq: seq}
-				q.push(h)
-				if !h.inHeap {
-					t.Fatalf("seed %d: a queued timer is not marked queued", seed)
-				}
-				k := sort.Search(len(ref), func(j int) bool { return timerLess(h, ref[j]) })
-				ref = slices.Insert(ref, k, h)
-			case rng.Intn(50) == 0: // purge every other handle
-				odd := func(h *Handle) bool { return h.seq%2 == 1 }
-				q.removeIf(odd)
-				ref = slices.DeleteFunc(ref, odd)
-			default:
-				if q.peek() != ref[0] {
-					t.Fatalf("seed %d: peek seq %d, want %d", seed, q.peek().seq, ref[0].seq)
-				}
-				if h := q.pop(); h != ref[0] || h.inHeap {
-					t.Fatalf("seed %d: pop seq %d (queued %v), want %d", seed, h.seq, h.inHeap, ref[0].seq)
-				}
-				ref = ref[1:]
-			}
-			if q.len() != len(ref) {
-				t.Fatalf("seed %d: len %d, want %d", seed, q.len(), len(ref))
-			}
+// timerQueue adds to timers.Queue (whose order internal/timers tests) the
+// inHeap flag and each handle's key: a queued handle is flagged, its entry
+// carries its own deadline and sequence, and a popped one is unflagged, in
+// (deadline, seq) order; a purge keeps what drop refuses.
+func TestTimerQueueFlagsAndKeys(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	var q timerQueue
+	for seq := uint64(1); seq <= 3000; seq++ {
+		h := &Handle{when: rng.Int63n(100), seq: seq}
+		q.push(h)
+		if !h.inHeap {
+			t.Fatalf("handle %d is queued but not flagged", seq)
 		}
-		if len(q.run.chunks) > 1 || q.run.head != 0 {
-			t.Fatalf("seed %d: an empty run keeps %d chunks (head %d)", seed, len(q.run.chunks), q.run.head)
+	}
+	q.removeIf(func(h *Handle) bool { return h.seq%3 == 0 })
+	var prev *Handle
+	for n := 0; q.len() > 0; n++ {
+		e := q.peek()
+		if e.When != e.Val.when || e.Seq != e.Val.seq {
+			t.Fatalf("entry key (%d, %d) is not its handle's (%d, %d)", e.When, e.Seq, e.Val.when, e.Val.seq)
 		}
+		want := e.Val // e points into the queue: pop clears it
+		h := q.pop()
+		switch {
+		case h != want:
+			t.Fatal("pop is not what peek showed")
+		case h.inHeap:
+			t.Fatalf("handle %d popped but still flagged", h.seq)
+		case h.seq%3 == 0:
+			t.Fatalf("handle %d survived the purge", h.seq)
+		case prev != nil && (h.when < prev.when || h.when == prev.when && h.seq < prev.seq):
+			t.Fatalf("pop %d: (%d, %d) after (%d, %d)", n, h.when, h.seq, prev.when, prev.seq)
+		}
+		prev = h
 	}
 }

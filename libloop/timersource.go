@@ -2,6 +2,8 @@
 
 package libloop
 
+import "github.com/libloop/libloop/internal/timers"
+
 // TimerSource is a host's own queue of timers, kept outside the loop (capi
 // keeps C handle timers' records in C memory, so that making, cancelling
 // and running one never crosses into Go per timer). The loop merges its
@@ -57,12 +59,12 @@ func (l *Loop) earliestTimer() (which int, when int64) {
 // timer's sequence number.
 func (l *Loop) earliestOwn() (which int, when int64, seq uint64) {
 	if l.timers.len() > 0 {
-		h := l.timers.peek()
-		which, when, seq = 1, h.when, h.seq
+		e := l.timers.peek()
+		which, when, seq = 1, e.When, e.Seq
 	}
-	if l.hostTimers.len() > 0 {
-		if e := l.hostTimers.peek(); which == 0 || e.when < when || e.when == when && e.seq < seq {
-			which, when, seq = 2, e.when, e.seq
+	if l.hostTimers.Len() > 0 {
+		if e := l.hostTimers.Peek(); which == 0 || e.Before(timers.Key{When: when, Seq: seq}) {
+			which, when, seq = 2, e.When, e.Seq
 		}
 	}
 	return which, when, seq

@@ -2,7 +2,11 @@
 
 package libloop
 
-import "math"
+import (
+	"math"
+
+	"github.com/libloop/libloop/internal/timers"
+)
 
 // WaitFor returns a future that takes f's outcome, unless timeout seconds
 // pass first: then f is cancelled and the returned future fails with
@@ -23,7 +27,7 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &waiter{loop: l, out: out}
+	w := &waiter{loop: l, out: out, target: f}
 	f.hold()
 	w.token = f.AddDoneCallback(w.targetDone)
 	out.AddDoneCallback(func(out *Future) {
@@ -32,10 +36,10 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 		}
 	})
 	switch {
-	case math.IsInf(timeout, 1) || timeout > maxDelay:
+	case timeout > timers.MaxDelay:
 		// No timer: a timeout past ~100 years never fires (and CallLater
 		// would refuse it after out and its callbacks were made).
-		out.OnDispose = func() { l.dropWaiter(f, w) }
+		out.role = w // told when out is disposed
 	case timeout <= 0:
 		w.expire(f)
 	default:
@@ -52,10 +56,17 @@ func (l *Loop) WaitFor(f *Future, timeout float64) (*Future, error) {
 type waiter struct {
 	loop     *Loop
 	out      *Future // nil once dropped
+	target   *Future
 	timer    *Handle
 	token    uint64 // of targetDone among f's callbacks
 	timedOut bool
 }
+
+// cancel: out cancels as any future; its done callback cancels f.
+func (w *waiter) cancel(out *Future, msg string) bool { return out.cancelSelf(msg) }
+
+// disposed: with no timer, out's disposal cuts its link to the target.
+func (w *waiter) disposed(*Future) { w.loop.dropWaiter(w.target, w) }
 
 func (w *waiter) expire(f *Future) {
 	if !f.Done() {

@@ -65,7 +65,11 @@ func TestWaitForTargetHeldOnlyByDroppedWaiters(t *testing.T) {
 	l := newTestLoop(t)
 	f, _ := l.NewFuture()
 	freed := 0
-	f.OnDispose = func() { freed++ }
+	watchDisposal(l, func(d *Future) {
+		if d == f {
+			freed++
+		}
+	})
 	var ws []*Future
 	for i := 0; i < 200; i++ {
 		w, _ := l.WaitFor(f, 1e10)

@@ -109,14 +109,15 @@ read -r -a pythons <<<"${INSTALL_PYTHONS:-/usr/bin/python3 $pyenv/3.11.7/bin/pyt
 built="$PWD/build/libloop.so"
 tree_before=$(git status --porcelain --ignored bindings/python 2>/dev/null | grep -v __pycache__)
 
-# smoke PYTHON PACKAGE_DIR LIBRARY: from /, with neither PYTHONPATH nor
-# LIBLOOP_LIBRARY, libloop is imported from PACKAGE_DIR, loads LIBRARY and
+# smoke PYTHON PACKAGE_DIR LIBRARY OBJECT: from /, with neither PYTHONPATH
+# nor LIBLOOP_LIBRARY, libloop is imported from PACKAGE_DIR, loads LIBRARY
+# and its C object OBJECT (libloop-cpython.so: the hot path in C is on) and
 # runs a coroutine on its own loop.
 cat >"$tmp/smoke.py" <<'EOF'
 import asyncio, os, sys
 import libloop
 
-want_pkg, want_lib = sys.argv[1], sys.argv[2]
+want_pkg, want_lib, want_obj = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def need(cond, why):  # not assert: PYTHONOPTIMIZE would skip it
     if not cond:
@@ -135,13 +136,16 @@ try:
 finally:
     loop.close()
 need(libloop.run(main()) == "libloop", "libloop.run ran on another loop")
+from libloop import _hotpath
+need(_hotpath.ENABLED, f"the hot path's C side is off: {_hotpath.OFF_REASON}")
+need(os.path.samefile(_hotpath.OBJECT_PATH, want_obj), f"loaded {_hotpath.OBJECT_PATH}, not {want_obj}")
 lib = getattr(libloop, "LIBRARY_PATH", None)  # may be loaded lazily one day
 if lib is not None:
     need(os.path.samefile(lib, want_lib), f"loaded {lib}, not {want_lib}")
 else:
     need(os.path.isfile(want_lib), f"no {want_lib}")
 EOF
-smoke() { (cd / && env -u LIBLOOP_LIBRARY -u PYTHONPATH "$1" "$tmp/smoke.py" "$2" "$3"); }
+smoke() { (cd / && env -u LIBLOOP_LIBRARY -u PYTHONPATH "$1" "$tmp/smoke.py" "$2" "$3" "$4"); }
 
 # same_tour PYTHON: the unchanged asyncio program (streams, half-close, UDP,
 # Unix sockets, a subprocess, a signal, sendfile, TLS, Runner, TaskGroup)
@@ -177,7 +181,7 @@ for py in "${pythons[@]}"; do
         check "$who: the installed package carries libloop.so, py.typed (PEP 561) and __init__.pyi" \
             test -f "$site/libloop/libloop.so" -a -f "$site/libloop/py.typed" -a -f "$site/libloop/__init__.pyi"
         check "$who: import libloop from / runs a coroutine on its loop, with the library of the installed package" \
-            smoke "$venv/bin/python" "$site/libloop" "$site/libloop/libloop.so"
+            smoke "$venv/bin/python" "$site/libloop" "$site/libloop/libloop.so" "$site/libloop/libloop-cpython.so"
         check "$who: python -m libloop from the installed package" \
             sh -c "cd / && env -u LIBLOOP_LIBRARY -u PYTHONPATH '$venv/bin/python' -m libloop >/dev/null"
         check "$who: examples/asyncio_tour.py prints the same on libloop as on asyncio (installed package)" \
@@ -204,8 +208,8 @@ for py in "${pythons[@]}"; do
 
     if env -u LIBLOOP_LIBRARY "$venv/bin/pip" install -q --no-index -e bindings/python >"$tmp/edit$n.log" 2>&1; then
         ok "$who: pip install -e bindings/python"
-        check "$who: the editable libloop, imported from /, is bindings/python's and loads build/libloop.so" \
-            smoke "$venv/bin/python" "$PWD/bindings/python/libloop" "$built"
+        check "$who: the editable libloop, imported from /, is bindings/python's and loads build/libloop.so and build/libloop-cpython.so" \
+            smoke "$venv/bin/python" "$PWD/bindings/python/libloop" "$built" "$(dirname "$built")/libloop-cpython.so"
         "$venv/bin/pip" uninstall -q -y libloop >/dev/null 2>&1
         check "$who: after pip uninstall, no libloop is importable" \
             sh -c "cd / && ! env -u LIBLOOP_LIBRARY -u PYTHONPATH '$venv/bin/python' -c 'import libloop' 2>/dev/null"
@@ -225,16 +229,16 @@ import libloop_build; libloop_build.build_sdist(sys.argv[1])' "$sd") >"$tmp/sdis
         tgz="$sd/libloop-$version.tar.gz"
         members=$(tar tzf "$tgz" 2>/dev/null)
         missing=
-        for m in PKG-INFO pyproject.toml README.md build_backend/libloop_build.py libloop/__init__.py libloop/__init__.pyi libloop/py.typed; do
+        for m in PKG-INFO pyproject.toml README.md build_backend/libloop_build.py libloop/__init__.py libloop/__init__.pyi libloop/py.typed cpython/llpy.h cpython/sink.c include/libloop.h include/libloop/transport.h; do
             grep -qxF "libloop-$version/$m" <<<"$members" || missing="$missing $m"
         done
-        check "$who: the sdist libloop-$version.tar.gz has PKG-INFO, pyproject.toml, the backend and the package${missing:+ (missing:$missing)}" test -z "$missing"
+        check "$who: the sdist libloop-$version.tar.gz has PKG-INFO, pyproject.toml, the backend, the package and the C object's sources and headers${missing:+ (missing:$missing)}" test -z "$missing"
         env -u LIBLOOP_LIBRARY "$venv/bin/pip" install --no-index "$tgz" >"$tmp/sdist-nolib.log" 2>&1
         check "$who: pip install of the sdist without LIBLOOP_LIBRARY fails, saying to set it" \
             grep -q "not inside the libloop repository.*set LIBLOOP_LIBRARY" "$tmp/sdist-nolib.log"
         if LIBLOOP_LIBRARY="$built" "$venv/bin/pip" install -q --no-index "$tgz" >"$tmp/sdist-pip.log" 2>&1; then
             check "$who: the package installed from the sdist with LIBLOOP_LIBRARY runs" \
-                smoke "$venv/bin/python" "$site/libloop" "$site/libloop/libloop.so"
+                smoke "$venv/bin/python" "$site/libloop" "$site/libloop/libloop.so" "$site/libloop/libloop-cpython.so"
         else
             cat "$tmp/sdist-pip.log"
             bad "$who: pip install of the sdist with LIBLOOP_LIBRARY"

@@ -7,8 +7,9 @@ Run it with the interpreter the wheel was built for (its platform tag is
 compared with that interpreter's). Checks: the file name and tag
 (libloop-VERSION-py3-none-<platform>.whl, never `any`: it carries
 libloop.so); the files are exactly the package's sources (.py, .pyi,
-py.typed under bindings/python/libloop), libloop/libloop.so and the
-.dist-info; RECORD lists every file once with its sha256 (urlsafe base64,
+py.typed under bindings/python/libloop), libloop/libloop.so, the package's
+C object libloop/libloop-cpython.so (which exports only llpy_* calls and
+needs neither libpython nor libloop.so) and the .dist-info; RECORD lists every file once with its sha256 (urlsafe base64,
 no padding) and size, and itself without either; WHEEL and METADATA say
 what they must. Prints each problem and exits 1 if there is any.
 """
@@ -19,8 +20,12 @@ import email.parser
 import hashlib
 import io
 import os
+import re
+import shutil
+import subprocess
 import sys
 import sysconfig
+import tempfile
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,6 +43,35 @@ def sources():
     return out
 
 
+OBJECT = "libloop-cpython.so"
+
+
+def check_object(data):
+    """The package's C object: an ELF shared library that needs libc only
+    (its CPython and libloop functions come from ctypes) and exports the
+    llpy_* calls only (readelf, where it is installed)."""
+    if not data.startswith(b"\x7fELF"):
+        return [f"libloop/{OBJECT} is not an ELF shared library"]
+    if shutil.which("readelf") is None:
+        return []
+    problems = []
+    with tempfile.NamedTemporaryFile(suffix=".so") as f:
+        f.write(data)
+        f.flush()
+        dyn = subprocess.run(["readelf", "-dW", f.name], capture_output=True, text=True).stdout
+        syms = subprocess.run(["readelf", "--dyn-syms", "-W", f.name],
+                              capture_output=True, text=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn)
+    if any(not n.startswith("libc.so") for n in needed):
+        problems.append(f"libloop/{OBJECT} needs {needed}, want libc only")
+    exported = {row.split()[7].split("@")[0] for row in syms.splitlines()
+                if len(row.split()) >= 8 and row.split()[3] == "FUNC"
+                and row.split()[4] == "GLOBAL" and row.split()[6] != "UND"}
+    if not exported or any(not name.startswith("llpy_") for name in exported):
+        problems.append(f"libloop/{OBJECT} exports {sorted(exported)}, want llpy_* only")
+    return problems
+
+
 def check(wheel, version):
     problems = []
     platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
@@ -50,7 +84,7 @@ def check(wheel, version):
         names = zf.namelist()
         if len(names) != len(set(names)):
             problems.append("a file is in the archive twice")
-        want = sources() | {"libloop/libloop.so", f"{dist_info}/METADATA",
+        want = sources() | {"libloop/libloop.so", f"libloop/{OBJECT}", f"{dist_info}/METADATA",
                             f"{dist_info}/WHEEL", f"{dist_info}/RECORD"}
         optional = {f"{dist_info}/LICENSE"}
         for name in sorted(want - set(names)):
@@ -88,6 +122,8 @@ def check(wheel, version):
 
         if "libloop/libloop.so" in names and not zf.read("libloop/libloop.so").startswith(b"\x7fELF"):
             problems.append("libloop/libloop.so is not an ELF shared library")
+        if f"libloop/{OBJECT}" in names:
+            problems += check_object(zf.read(f"libloop/{OBJECT}"))
 
         parse = email.parser.Parser().parsestr
         wheel_meta = parse(zf.read(f"{dist_info}/WHEEL").decode())

@@ -7,7 +7,8 @@
 #           and freebsd too, the three runs merged: a name unused on one OS
 #           but used on another is not reported.
 #   c       cppcheck over every C file (capi, tests/c, tests/soak, examples,
-#           bench, docs/examples; the headers as they are included), with the
+#           bench, docs/examples, the Python binding's C object and its
+#           tests; the headers as they are included), with the
 #           warning, style, performance and portability checks and POSIX's
 #           function rules; tests/cppcheck-suppressions.txt says which checks
 #           are off where, and why. No formatter: the tree has no
@@ -72,7 +73,9 @@ lint_c() {
     cppcheck --version
     mkdir -p "$BUILD/cppcheck"
     # capi's C finds its headers as cgo's -I flags say: every folder of capi.
-    local inc=(-I include) d
+    # The Python binding's object includes its own header (and its tests
+    # tests/c's helpers).
+    local inc=(-I include -I bindings/python/cpython -I tests/c) d
     while IFS= read -r d; do inc+=(-I "$d"); done < <(find capi -type d -name testdata -prune -o -type d -print | sort)
     # --cppcheck-build-dir keeps results per file: an unchanged file is not
     # analysed again.
@@ -80,7 +83,8 @@ lint_c() {
         --enable=warning,style,performance,portability \
         --inline-suppr --suppressions-list=tests/cppcheck-suppressions.txt \
         --cppcheck-build-dir="$BUILD/cppcheck" --error-exitcode=1 \
-        capi tests/c tests/soak examples bench docs/examples
+        capi tests/c tests/soak examples bench docs/examples \
+        bindings/python/cpython bindings/python/tests/c
 }
 
 lint_python() {

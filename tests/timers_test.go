@@ -3,9 +3,13 @@
 package tests
 
 import (
+	"math"
+	"math/rand"
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/libloop/libloop/internal/timers"
 )
 
 // No timer runs before its deadline, by the loop clock (ll_timer_when) or by
@@ -80,6 +84,40 @@ func TestTimerWhen(t *testing.T) {
 		expect(t, "ll_handle_cancel", raw.HandleCancel(id), 0)
 		expect(t, "ll_release", raw.Release(id), 0)
 	}
+}
+
+// ll_call_at on an idle loop schedules in C (cloop/timers.c's fast path), with
+// its own copy of the deadline rules: the deadlines it makes are the ones
+// internal/timers gives, to the nanosecond, and it refuses exactly what Go
+// refuses at the largest delay (capi's deadline_rules_test.go reads the
+// copy itself).
+func TestCDeadlinesAreGos(t *testing.T) {
+	loop := newRawLoop(t)
+	f, a := never(t, "deadline rules")
+	out := newOut(t)
+	rng := rand.New(rand.NewSource(5))
+	whens := []float64{0, 1e-9, 1.5e-9, -1.5e-9, 123.0000000001, timers.MaxDelay, -timers.MaxDelay}
+	for i := 0; i < 2000; i++ {
+		whens = append(whens, (rng.Float64()-0.5)*2e6) // ns-exact as a double up to ~9e6 s
+	}
+	for _, when := range whens {
+		expect(t, "ll_call_at", raw.CallAt(loop, when, f, a, out.Ptr()), 0)
+		h := out.Value()
+		ns, _ := timers.Absolute(when)
+		if got, want := raw.TimerWhen(h), float64(ns)/1e9; got != want {
+			t.Errorf("ll_call_at(%.12g): deadline %.12g s, internal/timers says %.12g s", when, got, want)
+		}
+		expect(t, "ll_handle_cancel", raw.HandleCancel(h), 0)
+		expect(t, "ll_release", raw.Release(h), 0)
+	}
+	expect(t, "ll_call_later(MaxDelay)", raw.CallLater(loop, timers.MaxDelay, f, a, out.Ptr()), 0)
+	expect(t, "ll_handle_cancel", raw.HandleCancel(out.Value()), 0)
+	expect(t, "ll_release", raw.Release(out.Value()), 0)
+	past := math.Nextafter(timers.MaxDelay, math.Inf(1))
+	expect(t, "ll_call_at(past MaxDelay)", raw.CallAt(loop, past, f, a, out.Ptr()), cEINVAL)
+	expect(t, "ll_call_later(past MaxDelay)", raw.CallLater(loop, past, f, a, out.Ptr()), cEINVAL)
+	expect(t, "ll_call_at(past MaxDelay, no handle)", raw.CallAt(loop, past, f, a, nil), cEINVAL)
+	runNowait(t, loop)
 }
 
 func TestNegativeAndZeroDelaysRunAtOnce(t *testing.T) {

@@ -5,7 +5,7 @@ whose protocol writes the data back (`write`) or does nothing (`nowrite`);
 `gather` times instead a 64 B write in gather mode (as from a task or
 call_soon callback) and the loop's flush that sends it.
 
-The sink is the loop's: with the hot path's C side (include/libloop/python.h)
+The sink is the loop's: with the hot path's C side (bindings/python/cpython)
 the C sink; without it (LIBLOOP_PY_HOTPATH=0, or an older binding) the
 ctypes sink loop._on_events, entered as libloop enters it (its ctypes
 callback). Either is called through its C function pointer by one ctypes
@@ -82,7 +82,7 @@ async def _main(loop, mode):
     c_sink = getattr(loop, '_c_sink', None)
     if c_sink is not None:
         from libloop import _hotpath
-        fn, arg = ctypes.cast(_hotpath._deliver, ctypes.c_void_p).value, c_sink
+        fn, arg = ctypes.cast(_hotpath.DELIVER, ctypes.c_void_p).value, c_sink
     else:
         fn, arg = ctypes.cast(loop._c_events, ctypes.c_void_p).value, None
     sink = _CALL(fn)

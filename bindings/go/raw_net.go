@@ -14,6 +14,7 @@ import "unsafe"
 // ll_event with Event (protocol.go).
 type RawNet struct {
 	SetEventBatch func(loop uint64, fn, arg uintptr) int32 // ll_loop_set_event_batch
+	EventWithhold func(ev unsafe.Pointer) int32            // ll_event_withhold
 
 	TCPConnect    func(loop uint64, host unsafe.Pointer, port int32, fn, arg uintptr, out unsafe.Pointer) int32                 // ll_tcp_connect
 	TCPListen     func(loop uint64, host unsafe.Pointer, port, backlog, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_tcp_listen
@@ -61,6 +62,7 @@ func (r *RawNet) symbols() []struct {
 		fptr any
 	}{
 		{"ll_loop_set_event_batch", &r.SetEventBatch},
+		{"ll_event_withhold", &r.EventWithhold},
 		{"ll_tcp_connect", &r.TCPConnect},
 		{"ll_tcp_listen", &r.TCPListen},
 		{"ll_unix_connect", &r.UnixConnect},

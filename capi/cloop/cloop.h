@@ -48,7 +48,7 @@
 #include "timerslab.h"
 
 /* One host callback in a dispatch batch; layout matches Go's
- * libloop.ForeignCall. fn == 0 marks a slot cancelled during the batch. */
+ * libloop.HostCall. fn == 0 marks a slot cancelled during the batch. */
 typedef struct ll__call {
     uintptr_t fn;
     uintptr_t arg;
@@ -266,11 +266,6 @@ static inline int ll__withhold(ll_event *ev, ll__proto *p) {
     ((volatile ll__proto *)p)->held |= LL__HELD_BATCH;
     return 1;
 }
-
-/* The protocol slot of transport t of the loop whose events this thread is
- * delivering (ll__deliver_events), or NULL: for a batch sink in the
- * library (pyhot.c) that checks each event as it goes. */
-LL__HIDDEN ll__proto *ll__delivering_slot(uint64_t t);
 
 /* The loop's transport map. put: 0, or -1 if memory ran out (the
  * transport then takes the Go path); del: no-op for an absent id; free:

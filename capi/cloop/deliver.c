@@ -1,8 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* Delivering a batch of transport events to their protocols in one
  * crossing, withholding the read events of a transport an earlier event
- * paused, closed or aborted (ll__withhold, cloop.h). */
+ * paused, closed or aborted (ll__withhold, cloop.h); and, for a batch sink
+ * doing the same inside its array, ll_event_withhold (public). */
 #include "cloop.h"
+
+/* The run of events a batch sink on this thread holds now, with their
+ * protocol slots (ll__deliver_events sets it around the sink's call): the
+ * events ll_event_withhold may act on. An event's slot is found by its
+ * place in the run, so every transport is covered (no map lookup, which
+ * could miss one the transport map had no room for). */
+typedef struct {
+    ll_event *first;
+    ll__proto *const *protos;
+    size_t n;
+} sink_run;
+static LL_TLS sink_run tls_sink_run;
 
 void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_addr, int n, uintptr_t pending_addr,
                         uintptr_t batch_fn, uintptr_t batch_arg) {
@@ -37,8 +50,12 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
             evs[j].arg = protos[j] ? (void *)((volatile ll__proto *)protos[j])->arg : NULL;
             j++;
         }
-        if (batch_fn != 0)
+        if (batch_fn != 0) {
+            sink_run saved_run = tls_sink_run;
+            tls_sink_run = (sink_run){&evs[i], &protos[i], (size_t)(j - i)};
             ((ll_event_batch_fn)batch_fn)(loop, &evs[i], (size_t)(j - i), (void *)batch_arg);
+            tls_sink_run = saved_run;
+        }
         for (int k = i; k < j; k++)
             if (evs[k].kind == 0) {
                 withheld++;
@@ -51,7 +68,13 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
     ll__batch_leave(saved);
 }
 
-ll__proto *ll__delivering_slot(uint64_t t) {
-    const ll__pending *p = ll__batch.pending;
-    return p != NULL && t != 0 ? ll__tmap_get(p, t) : NULL;
+int ll_event_withhold(ll_event *ev) {
+    const sink_run r = tls_sink_run;
+    uintptr_t at = (uintptr_t)ev, first = (uintptr_t)r.first;
+    if (ev == NULL || at < first || (at - first) % sizeof *ev != 0 ||
+        (at - first) / sizeof *ev >= r.n)
+        return LL_EINVAL;
+    if (ev->kind == 0)
+        return 1;
+    return ll__withhold(ev, r.protos[(at - first) / sizeof *ev]);
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include "cloop.h"
 
-/* Go's bound on delays and deadlines (libloop.maxDelay: ~100 years). */
+/* Go's bound on delays (internal/timers.MaxDelay; deadline_rules_test.go checks this copy). */
 #define MAX_DELAY (100.0 * 365 * 24 * 3600)
 
 /* Queued timers are moved to Go once this many wait: one crossing per

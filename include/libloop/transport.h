@@ -90,9 +90,30 @@ typedef int (*ll_protocol_fn)(ll_loop loop, const ll_event *ev, void *arg);
  * event of the array pauses, closes or aborts must not be delivered: the
  * sink sets its kind to 0 instead, and the library then treats it as it
  * treats those it withholds itself (kept for resume_reading, or dropped).
- * Kind 0 means nothing on any other event.
+ * Kind 0 means nothing on any other event. ll_event_withhold does that
+ * check and the withholding for one event, from the library's own state.
  */
 typedef void (*ll_event_batch_fn)(ll_loop loop, ll_event *events, size_t n, void *arg);
+
+/**
+ * For a batch sink, just before it handles ev, an event of the array it
+ * was given in this call: withhold ev if it is a read event
+ * (LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED, LL_EOF_RECEIVED) of a transport
+ * that may not get one now: paused, closing or closed (by the sink's
+ * handling of an earlier event of the array, say), or with an earlier read
+ * event withheld (none overtakes it). Then ev's kind becomes 0 and the library
+ * keeps the event (delivered after ll_transport_resume_reading, before
+ * anything read later) or drops it (close, abort), as the batch sink's
+ * contract above says. A sink that calls this for each event it reaches
+ * need not track which transports its own callbacks stopped.
+ * Runs in C on the calling thread: no lookup by id, no entry into the Go
+ * runtime, a few loads and a compare (cheap enough to call per event).
+ * @return 1: ev is withheld (its kind is 0, now or before: do not deliver
+ * it); 0: deliver ev; LL_EINVAL: ev is not an event of the array handed
+ * to a batch sink running now on this thread (NULL, a copy, another
+ * thread, or after the sink returned).
+ */
+int ll_event_withhold(ll_event *ev);
 
 /**
  * Route the events of transports that have no protocol fn to fn, in arrays

@@ -120,11 +120,8 @@ OMIT = {
 # Deliberate omissions of every name with a prefix: binding -> {prefix:
 # reason} (a name both bound and so omitted is not reported).
 OMIT_PREFIXES = {
-    # include/libloop/python.h is the CPython binding's C side.
-    "python": {"LL_PY_": "ll_py_bind's table: the index of a function is its name's place in "
-                         "_hotpath._API, whose length is checked against PY_API_COUNT"},
-    "go": {"ll_py_": "include/libloop/python.h is for CPython bindings",
-           "LL_PY_": "include/libloop/python.h is for CPython bindings"},
+    "python": {},
+    "go": {},
 }
 
 # Binding constants whose names follow no rule: binding -> {C name: name}.

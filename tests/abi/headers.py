@@ -39,11 +39,31 @@ def split_params(params):
 
 def c_eval(expr, known):
     """The integer value of a #define body made of literals and known macros."""
-    expr = re.sub(r"\b(LL_[A-Z0-9_]+)\b", lambda m: str(known[m.group(1)]), expr)
+    expr = re.sub(r"\b((?:LL|LLPY)_[A-Z0-9_]+)\b", lambda m: str(known[m.group(1)]), expr)
     expr = re.sub(r"\b0[xX][0-9a-fA-F]+\b", lambda m: str(int(m.group(0), 16)), expr)
     if not re.fullmatch(r"[\s0-9()+\-*/]+", expr):
         raise ValueError(expr)
     return int(eval(expr.replace("/", "//")))  # digits and operators only
+
+
+def read_constants(text, consts, prefix="LL_"):
+    """Add to consts every `#define PREFIX... value` and enum item named
+    PREFIX... of text (comments stripped)."""
+    for m in re.finditer(r"^\s*#\s*define\s+(%s[A-Z0-9_]*)[ \t]+([^\n]+)" % prefix, text, re.M):
+        if m.group(2).lstrip().startswith("{"):
+            continue  # a struct initializer (LL_SPAWN_EXTRA_INIT): each binding fills its struct
+        try:
+            consts[m.group(1)] = c_eval(m.group(2), consts)
+        except ValueError:
+            if prefix == "LL_":
+                raise
+    for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", text):
+        value = -1
+        for item in split_params(body):
+            name, _, val = item.partition("=")
+            value = c_eval(val, consts) if val.strip() else value + 1
+            if name.strip().startswith(prefix):
+                consts[name.strip()] = value
 
 
 def read_headers(root):
@@ -51,17 +71,7 @@ def read_headers(root):
     funcs, consts = {}, {}
     for path in header_paths(root):
         text = strip_c_comments(open(path).read())
-        for m in re.finditer(r"^\s*#\s*define\s+(LL_[A-Z0-9_]+)[ \t]+([^\n]+)", text, re.M):
-            if m.group(2).lstrip().startswith("{"):
-                continue  # a struct initializer (LL_SPAWN_EXTRA_INIT): each binding fills its struct
-            consts[m.group(1)] = c_eval(m.group(2), consts)
-        for body in re.findall(r"\benum\b[^{;]*\{([^}]*)\}", text):
-            value = -1
-            for item in split_params(body):
-                name, _, val = item.partition("=")
-                value = c_eval(val, consts) if val.strip() else value + 1
-                if name.strip().startswith("LL_"):
-                    consts[name.strip()] = value
+        read_constants(text, consts)
         no_typedefs = re.sub(r"\btypedef\b[^;]*;", " ", text)
         for m in re.finditer(r"\b(ll_[a-z0-9_]+)\s*\(([^;{]*?)\)\s*;", no_typedefs):
             params = split_params(m.group(2))

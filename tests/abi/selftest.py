@@ -64,7 +64,7 @@ MUTATIONS = [
 ]
 
 # What a self-test copies of the tree.
-SELF_TEST_TREE = ("include", "bindings/python/libloop", "bindings/go", "libloop", "capi", "docs/errors.md")
+SELF_TEST_TREE = ("include", "bindings/python/libloop", "bindings/python/cpython", "bindings/go", "libloop", "capi", "docs/errors.md")
 
 
 def self_test():

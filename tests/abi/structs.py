@@ -5,17 +5,22 @@ import ast
 import os
 import re
 
-from .headers import c_eval, header_paths, split_params, strip_c_comments
+from .headers import c_eval, header_paths, read_constants, split_params, strip_c_comments
+
+# Headers that are not libloop's API but hold a struct the Python binding
+# passes by ctypes: its own C object's (libloop-cpython.so), whose names
+# are LLPY_*.
+PRIVATE_HEADERS = {"bindings/python/cpython/llpy.h": "LLPY_"}
 
 # C struct -> (Python file, Structure class) for the structs the Python
-# binding passes to the library (the hot path's among them).
+# binding passes to the library or to its own C object.
 STRUCTS = {
     "ll_event": ("bindings/python/libloop/_netlib.py", "Event"),
     "ll_loop_stats": ("bindings/python/libloop/_lib.py", "LoopStats"),
     "ll_process_options": ("bindings/python/libloop/_netlib.py", "ProcessOptions"),
     "ll_spawn_extra": ("bindings/python/libloop/_netlib.py", "SpawnExtra"),
     "ll_error_context": ("bindings/python/libloop/_lib.py", "ErrorContext"),
-    "ll_py_soon_layout": ("bindings/python/libloop/_hotpath.py", "_SoonLayout"),
+    "llpy_soon_layout": ("bindings/python/libloop/_hotpath.py", "_SoonLayout"),
 }
 
 C_TYPES = {"int": "c_int", "unsigned int": "c_uint", "unsigned": "c_uint", "uint64_t": "c_uint64",
@@ -28,6 +33,11 @@ def read_header_structs(root, consts):
     saying what could not be read."""
     import ctypes
     texts = [strip_c_comments(open(p).read()) for p in header_paths(root)]
+    consts = dict(consts)
+    for rel, prefix in PRIVATE_HEADERS.items():
+        text = strip_c_comments(open(os.path.join(root, rel)).read())
+        read_constants(text, consts, prefix)
+        texts.append(text)
     text = "\n".join(texts)
     ids = set(re.findall(r"\btypedef\s+uint64_t\s+(ll_\w+)\s*;", text))
     structs = {}

@@ -6,7 +6,8 @@
  * LL_DATA_RECEIVED (nor LL_EOF_RECEIVED), as asyncio's remove_reader
  * cancels the read callback already queued; a paused transport keeps what
  * was read and delivers it on resume, before anything read later. Both
- * ways of receiving events are covered: protocol fns and a batch sink. */
+ * ways of receiving events are covered: protocol fns and a batch sink (one
+ * that tracks what it stopped, and one that asks ll_event_withhold). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -243,13 +244,18 @@ static void test_pause_holds_eof(void) {
 
 /* A batch sink (protocol fn NULL) gets an array made before its call: the
  * library withholds what was stopped before the call, the sink what its
- * own calls stop (it sets their kind to 0); either way a paused
- * transport's bytes come back on resume, in order. */
+ * own calls stop (it sets their kind to 0, tracking them itself, or asks
+ * ll_event_withhold for each event); either way a paused transport's bytes
+ * come back on resume, in order, and a closed one's are dropped. */
 static struct {
+    int ask;              /* the sink asks ll_event_withhold instead of tracking */
+    int action;           /* ACT_PAUSE or ACT_CLOSE (ACT_CLOSE: ask only) */
     ll_transport t[2];
     int nmade;
     int late;             /* read events of the paused transport in a later call */
     int own;              /* ... in the call that paused it (withheld by the sink) */
+    int lost[2];
+    int einval;           /* ll_event_withhold's refusals of what is not the array's */
     ll_transport target;  /* paused */
     int armed;
     char got[2][256];
@@ -258,15 +264,38 @@ static struct {
 
 static int slot_of(ll_transport t) { return t == B.t[0] ? 0 : t == B.t[1] ? 1 : -1; }
 
+/* ll_event_withhold refuses an event that is not one of the array's: a
+ * copy, one past its end, a pointer into the middle of one. */
+static void refusals(ll_event *evs, size_t n) {
+    ll_event copy = evs[0];
+    B.einval += ll_event_withhold(&copy) == LL_EINVAL && copy.kind == evs[0].kind;
+    B.einval += ll_event_withhold(evs + n) == LL_EINVAL;
+    B.einval += ll_event_withhold((ll_event *)((char *)evs + 8)) == LL_EINVAL;
+}
+
 static void sink(ll_loop loop, ll_event *evs, size_t n, void *arg) {
     (void)loop;
     (void)arg;
     ll_transport paused_here = 0;
+    if (B.ask)
+        refusals(evs, n);
     for (size_t i = 0; i < n; i++) {
         ll_event *ev = &evs[i];
+        if (B.ask) {
+            int rc = ll_event_withhold(ev);
+            CHECK(rc == 0 || rc == 1);
+            if (rc == 1) {
+                CHECK_EQ_INT(ev->kind, 0);
+                CHECK_EQ_INT(ll_event_withhold(ev), 1); /* asked again */
+                B.own++;
+                continue;
+            }
+        }
         if (ev->kind == LL_CONNECTION_MADE && B.nmade < 2)
             B.t[B.nmade++] = ev->transport;
         int s = slot_of(ev->transport);
+        if (ev->kind == LL_CONNECTION_LOST && s >= 0)
+            B.lost[s]++;
         if (ev->kind != LL_DATA_RECEIVED || s < 0)
             continue;
         if (ev->transport == paused_here) {
@@ -284,25 +313,47 @@ static void sink(ll_loop loop, ll_event *evs, size_t n, void *arg) {
         }
         if (B.armed) {
             B.armed = 0;
-            B.target = paused_here = B.t[1 - s];
-            CHECK_EQ_INT(ll_transport_pause_reading(B.target), 0);
+            B.target = B.t[1 - s];
+            paused_here = B.ask ? 0 : B.target;
+            if (B.action == ACT_CLOSE)
+                CHECK_EQ_INT(ll_transport_close(B.target), 0);
+            else
+                CHECK_EQ_INT(ll_transport_pause_reading(B.target), 0);
         }
     }
 }
 
-static void test_batch_sink_pause(void) {
-    ll_loop loop = new_loop();
-    memset(&B, 0, sizeof B);
+/* A listener whose connections go to the sink, and two clients accepted. */
+static ll_server sink_pair(ll_loop loop, int cl[2]) {
     CHECK_EQ_INT(ll_loop_set_event_batch(loop, sink, NULL), 0);
     ll_server s = 0;
     CHECK_EQ_INT(ll_tcp_listen(loop, "127.0.0.1", 0, 0, 0, NULL, NULL, &s), 0);
     int port = 0;
     ll_server_port(s, &port);
-    int cl[2];
     for (int i = 0; i < 2; i++) {
         cl[i] = raw_client(port);
         RUN_UNTIL(loop, B.nmade == i + 1, 5.0);
     }
+    return s;
+}
+
+static void sink_pair_end(ll_loop loop, ll_server s, int cl[2]) {
+    for (int i = 0; i < 2; i++) {
+        ll_transport_abort(B.t[i]);
+        close(cl[i]);
+    }
+    spin(loop, 3);
+    ll_release(s);
+    ll_release(loop);
+}
+
+static void batch_sink_pause(int ask) {
+    ll_loop loop = new_loop();
+    memset(&B, 0, sizeof B);
+    B.ask = ask;
+    B.action = ACT_PAUSE;
+    int cl[2];
+    ll_server s = sink_pair(loop, cl);
     char want[2][256] = {"", ""};
     for (int round = 0; round < ROUNDS; round++) {
         B.armed = 1;
@@ -333,12 +384,69 @@ static void test_batch_sink_pause(void) {
     }
     /* Both reads came in one iteration, so one array: the sink withheld. */
     CHECK_EQ_INT(B.own, ROUNDS);
-    for (int i = 0; i < 2; i++) {
-        ll_transport_abort(B.t[i]);
-        close(cl[i]);
+    CHECK(ask ? B.einval > 0 && B.einval % 3 == 0 : B.einval == 0);
+    sink_pair_end(loop, s, cl);
+}
+
+static void test_batch_sink_pause(void) { batch_sink_pause(0); }
+
+/* The same, the sink asking ll_event_withhold for each event as it
+ * reaches it rather than tracking what it paused. */
+static void test_batch_sink_pause_withhold_call(void) { batch_sink_pause(1); }
+
+/* Closed by the sink, asking ll_event_withhold: the other's bytes of the
+ * same array are withheld and dropped; its LL_CONNECTION_LOST comes once. */
+static void test_batch_sink_close_withhold_call(void) {
+    ll_loop loop = new_loop();
+    memset(&B, 0, sizeof B);
+    B.ask = 1;
+    B.action = ACT_CLOSE;
+    int cl[2];
+    ll_server s = sink_pair(loop, cl);
+    B.armed = 1;
+    send_both(cl, "a.", "b.");
+    RUN_UNTIL(loop, B.target != 0, 5.0);
+    int ti = slot_of(B.target);
+    if (ti >= 0) {
+        RUN_UNTIL(loop, B.lost[ti] == 1, 5.0);
+        spin(loop, 3);
+        CHECK_EQ_INT(B.own, 1);
+        CHECK_EQ_INT(B.late, 0);
+        CHECK_EQ_INT(B.ngot[ti], 0);
+        CHECK_EQ_INT(B.lost[ti], 1);
     }
+    sink_pair_end(loop, s, cl);
+}
+
+/* Outside a batch sink's call there is no array: LL_EINVAL, the kind
+ * kept; in a protocol fn too (the library withholds before calling one). */
+static int proto_einval, proto_calls;
+static int refusing_proto(ll_loop loop, const ll_event *ev, void *arg) {
+    (void)loop;
+    (void)arg;
+    ll_event copy = *ev;
+    proto_einval += ll_event_withhold(&copy) == LL_EINVAL && copy.kind == ev->kind;
+    proto_calls++;
+    return 0;
+}
+
+static void test_withhold_call_outside_a_sink(void) {
+    CHECK_EQ_INT(ll_event_withhold(NULL), LL_EINVAL);
+    ll_event ev = {0};
+    ev.kind = LL_DATA_RECEIVED;
+    CHECK_EQ_INT(ll_event_withhold(&ev), LL_EINVAL);
+    CHECK_EQ_INT(ev.kind, LL_DATA_RECEIVED);
+    ll_loop loop = new_loop();
+    int sv[2];
+    CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+    ll_transport t = 0;
+    CHECK_EQ_INT(ll_transport_open(loop, sv[0], LL_STREAM, refusing_proto, NULL, &t), 0);
+    CHECK_EQ_INT(write(sv[1], "z", 1), 1);
+    RUN_UNTIL(loop, proto_calls >= 2, 5.0); /* made, data */
+    CHECK_EQ_INT(proto_einval, proto_calls);
+    ll_transport_abort(t);
     spin(loop, 3);
-    ll_release(s);
+    close(sv[1]);
     ll_release(loop);
 }
 
@@ -350,5 +458,8 @@ int main(int argc, char **argv) {
     RUN_TEST(test_abort_from_other);
     RUN_TEST(test_pause_holds_eof);
     RUN_TEST(test_batch_sink_pause);
+    RUN_TEST(test_batch_sink_pause_withhold_call);
+    RUN_TEST(test_batch_sink_close_withhold_call);
+    RUN_TEST(test_withhold_call_outside_a_sink);
     return CHECK_REPORT();
 }

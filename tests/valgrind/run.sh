@@ -44,14 +44,19 @@ fi
 # sigaction refuses it), which the realtime-signal test uses.
 tests=${VALGRIND_TESTS:-"test_close_race test_executor test_queue_work test_release_race test_threads test_futures
  test_callbacks test_contracts test_spawn_extra test_process test_process_exit test_process_io test_process_env test_process_faults
- test_process_cycles test_timer_handles test_postq test_postq_race test_chain test_direct_write test_direct_write_lost test_py_sink test_py_soon"}
+ test_process_cycles test_timer_handles test_postq test_postq_race test_chain test_direct_write test_direct_write_lost
+ test_tcp_peer_calls test_sink test_soon"}
 # RSS under valgrind is valgrind's as much as ours: tests print RSS bounds
 # instead of asserting them when this is set (test_contracts.c).
 export LIBLOOP_VALGRIND=1
 rounds=${VALGRIND_ROUNDS:-1}
 fail=0
 for t in $tests; do
-    gcc -O1 -g -gdwarf-4 -Iinclude "tests/c/$t.c" -o "$out/$t" -L"$out" -lloop -Wl,-rpath,"$PWD/$out" -lpthread -lm || exit 1
+    # A name not in tests/c is a test of the Python binding's C object
+    # (bindings/python/tests/c), built with the object's sources.
+    src=(tests/c/$t.c)
+    [ -f "${src[0]}" ] || src=(-Ibindings/python/cpython -Itests/c "bindings/python/tests/c/$t.c" bindings/python/cpython/*.c)
+    gcc -O1 -g -gdwarf-4 -Iinclude "${src[@]}" -o "$out/$t" -L"$out" -lloop -Wl,-rpath,"$PWD/$out" -lpthread -lm || exit 1
     for r in $(seq "$rounds"); do
         log="$out/$t.$r.log"
         # shellcheck disable=SC2086 # VALGRIND_ARGS: several options

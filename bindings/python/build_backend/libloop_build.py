@@ -5,13 +5,18 @@ It uses the standard library only, so `pip install ./bindings/python` needs
 nothing from PyPI (pyproject.toml: `requires = []`, the backend found through
 `backend-path`), with or without build isolation.
 
-The wheel holds the package `libloop` (its .py and .pyi files and py.typed)
-and `libloop/libloop.so`, which libloop/_lib.py loads first after
-$LIBLOOP_LIBRARY. That library is $LIBLOOP_LIBRARY when it names an existing
-file, else <repo>/build/libloop.so made by `make -C <repo> lib` (Go and a C
-compiler). Because the wheel carries a native library it is tagged for the
-platform, py3-none-<platform>: the Python code itself needs no particular
-ABI, it loads the library with ctypes.
+The wheel holds the package `libloop` (its .py and .pyi files and py.typed),
+`libloop/libloop.so`, which libloop/_lib.py loads first after
+$LIBLOOP_LIBRARY, and `libloop/libloop-cpython.so`, the package's own C
+object (the hot path's C side, cpython/*.c; libloop/_hotpath.py loads it).
+That library is $LIBLOOP_LIBRARY when it names an existing file, else
+<repo>/build/libloop.so made by `make -C <repo> lib` (Go and a C compiler).
+The object is compiled here from cpython/*.c with $CC (else cc) and the
+public headers (<repo>/include, or an sdist's include/), as the Makefile
+compiles it (PYOBJ_FLAGS there): no Python headers, no link to libpython or
+libloop.so. Because the wheel carries native code it is tagged for the
+platform, py3-none-<platform>: neither the Python code nor the object needs
+a particular Python ABI (both reach C through ctypes).
 
 The version is the C library's, LL_VERSION_MAJOR/MINOR/PATCH in
 include/libloop.h (an sdist has no header: its PKG-INFO says the version).
@@ -21,7 +26,8 @@ backend does not handle is an error, not something silently left out.
 An editable install (`pip install -e`) puts a finder in site-packages that
 imports `libloop` from this source tree, and writes nothing into the tree:
 the package then loads $LIBLOOP_LIBRARY or <repo>/build/libloop.so (the
-order of _lib.py), so a later `make lib` is used without reinstalling.
+order of _lib.py) and <repo>/build/libloop-cpython.so, so a later `make lib`
+is used without reinstalling.
 """
 
 import base64
@@ -31,11 +37,13 @@ import hashlib
 import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tarfile
+import tempfile
 import time
 import zipfile
 
@@ -57,6 +65,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.normpath(os.path.join(ROOT, "..", ".."))
 PACKAGE = "libloop"
 LIBRARY = "libloop.so"
+OBJECT = "libloop-cpython.so"   # the package's C object (libloop/_hotpath.py)
+# The Makefile's PYOBJ_FLAGS: position-independent, only the llpy_* calls
+# exported, and -z defs: nothing left to find in libpython or libloop.so.
+_OBJECT_FLAGS = ["-O2", "-g", "-Wall", "-Wextra", "-fPIC", "-fvisibility=hidden", "-shared",
+                 "-Wl,-z,defs", f"-Wl,-soname,{OBJECT}"]
 GENERATOR = "libloop_build"
 
 # [project] keys this backend writes into the metadata.
@@ -225,6 +238,40 @@ def _library():
     return os.path.join(REPO, "build", LIBRARY)
 
 
+def _object_sources():
+    """cpython/*.c and *.h: the object's sources (in the tree and the sdist)."""
+    top = os.path.join(ROOT, "cpython")
+    try:
+        names = sorted(os.listdir(top))
+    except OSError:
+        _fail(f"no {top}: the C sources of {OBJECT} are missing")
+    return [os.path.join(top, n) for n in names if n.endswith((".c", ".h"))]
+
+
+def _include_dir():
+    """The public headers the object is compiled with: the repository's,
+    or those an sdist carries."""
+    for path in (os.path.join(ROOT, "include"), os.path.join(REPO, "include")):
+        if os.path.isfile(os.path.join(path, "libloop.h")):
+            return path
+    _fail("libloop.h is neither in include/ of this source tree nor of the repository")
+
+
+def _compile_object(directory):
+    """Compile the object into directory; return its path."""
+    cc = shlex.split(os.environ.get("CC") or "cc")
+    if shutil.which(cc[0]) is None:
+        _fail(f"building {OBJECT} (the hot path's C side) needs a C compiler: "
+              f"{cc[0]} is not on PATH (set CC)")
+    out = os.path.join(directory, OBJECT)
+    sources = [p for p in _object_sources() if p.endswith(".c")]
+    cmd = cc + _OBJECT_FLAGS + ["-I" + _include_dir()] + sources + ["-o", out]
+    done = subprocess.run(cmd)
+    if done.returncode != 0:
+        _fail(f"compiling {OBJECT} failed (exit {done.returncode}): {' '.join(cmd)}")
+    return out
+
+
 def _make_lib():
     if not _in_repo():
         _fail(f"{ROOT} is not inside the libloop repository (no capi/ and "
@@ -307,13 +354,17 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     files = [(arcname, _read(path), 0o644) for arcname, path in _package_files()]
     files.append((f"{PACKAGE}/{LIBRARY}", _read(_library()), 0o755))
+    with tempfile.TemporaryDirectory() as tmp:
+        files.append((f"{PACKAGE}/{OBJECT}", _read(_compile_object(tmp)), 0o755))
     return _write_wheel(wheel_directory, files)
 
 
 def build_sdist(sdist_directory, config_settings=None):
     """name-version.tar.gz: pyproject.toml, README.md, LICENSE, this backend,
-    the package and PKG-INFO. Installing it builds libloop.so, which needs the
-    repository (or LIBLOOP_LIBRARY): the Go sources are not in it."""
+    the package, the object's C sources (cpython/) with the public headers
+    they include (include/), and PKG-INFO. Installing it compiles the
+    object, and builds libloop.so, which needs the repository (or
+    LIBLOOP_LIBRARY): the Go sources are not in it."""
     name, version = _name_version()
     top = f"{name}-{version}"
     members = [("pyproject.toml", _read(os.path.join(ROOT, "pyproject.toml"))),
@@ -331,6 +382,16 @@ def build_sdist(sdist_directory, config_settings=None):
             arcname = os.path.relpath(os.path.join(here, entry), ROOT).replace(os.sep, "/")
             members.append((arcname, _read(os.path.join(here, entry))))
     members += [(arcname, _read(path)) for arcname, path in _package_files()]
+    for path in _object_sources():
+        members.append((f"cpython/{os.path.basename(path)}", _read(path)))
+    include = _include_dir()
+    for dirpath, dirnames, filenames in os.walk(include):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith(".h"):
+                path = os.path.join(dirpath, name)
+                arcname = "include/" + os.path.relpath(path, include).replace(os.sep, "/")
+                members.append((arcname, _read(path)))
 
     sdist_name = f"{top}.tar.gz"
     final = os.path.join(sdist_directory, sdist_name)
@@ -404,11 +465,15 @@ def prepare_metadata_for_build_editable(metadata_directory, config_settings=None
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     env = os.environ.get("LIBLOOP_LIBRARY")
     if not (env and os.path.isfile(env)):
-        _make_lib()  # <repo>/build/libloop.so, on _lib.py's search path
-    stray = os.path.join(ROOT, PACKAGE, LIBRARY)
-    if os.path.exists(stray):
-        print(f"libloop build: {stray} exists and is loaded before "
-              f"<repo>/build/libloop.so; remove it unless you mean it", file=sys.stderr)
+        _make_lib()  # <repo>/build/libloop.so and libloop-cpython.so, on the search paths
+    elif _in_repo():
+        os.makedirs(os.path.join(REPO, "build"), exist_ok=True)
+        _compile_object(os.path.join(REPO, "build"))  # where _hotpath.py looks after the package
+    for name in (LIBRARY, OBJECT):
+        stray = os.path.join(ROOT, PACKAGE, name)
+        if os.path.exists(stray):
+            print(f"libloop build: {stray} exists and is loaded before "
+                  f"<repo>/build/{name}; remove it unless you mean it", file=sys.stderr)
     source = os.path.join(ROOT, PACKAGE)
     files = [(f"{_FINDER_MODULE}.py", _FINDER.format(source=source).encode(), 0o644),
              (f"{_FINDER_MODULE}.pth", f"import {_FINDER_MODULE}\n".encode(), 0o644)]

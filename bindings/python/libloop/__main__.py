@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
-"""python -m libloop: the version, the library in use, and a one-line
-self-test (a timer, a task and a TCP echo on 127.0.0.1)."""
+"""python -m libloop: the version, the library in use, a one-line
+self-test (a timer, a task and a TCP echo on 127.0.0.1), and whether the
+hot path's C object (libloop-cpython.so) runs, or why not."""
 
 import asyncio
 import sys
 
 import libloop
+from libloop import _hotpath
 
 
 async def _self_test():
@@ -35,6 +37,8 @@ def main():
         print(f"self-test: FAILED ({exc!r})")
         return 1
     print("self-test: " + ("ok (timer, task, TCP echo)" if ok else "FAILED (echo mismatch)"))
+    print(f"hot path in C: {_hotpath.OBJECT_PATH}" if _hotpath.ENABLED
+          else f"hot path in C: off ({_hotpath.OFF_REASON})")
     return 0 if ok else 1
 
 

@@ -1,12 +1,19 @@
 # SPDX-License-Identifier: MIT
-"""The hot path's C side (include/libloop/python.h, capi/pyhot.c): libloop
-calls protocol.data_received itself and writes through a builtin, with no
-ctypes crossing per event or per write.
+"""The hot path's C side: the package's own C object, libloop-cpython.so
+(bindings/python/cpython, llpy.h), calls protocol.data_received itself and
+makes builtins for write() and call_soon, with no ctypes crossing per
+event, per write or per call.
 
-The package stays ctypes only: libloop gets CPython's C API as function
-addresses from ctypes.pythonapi (ll_py_bind), once per process. Where that
-cannot be done (a library without these calls, an interpreter without one
-of the functions), or with LIBLOOP_PY_HOTPATH=0 in the environment (A/B
+The object needs no Python headers and links neither libpython nor
+libloop.so: it gets CPython's C API as function addresses from
+ctypes.pythonapi, and libloop's two functions it calls
+(ll_transport_write_async_packed, ll_event_withhold) as addresses from the
+libloop.so this package opened (llpy_bind), once per process. It is found
+like libloop.so (OBJECT_PATHS: beside this package, as a wheel installs it,
+then the repository's build/, where `make lib` writes it, then beside the
+libloop.so in use) and loaded with it, at the first loop. Where it cannot
+be used (missing, of another interface, an interpreter without one of the
+functions), or with LIBLOOP_PY_HOTPATH=0 in the environment (A/B
 measurements, the tests of the fallback), ENABLED is False: the loop keeps
 its ctypes sink (NetworkMixin._on_events) for every event and
 transport_write is the declared ctypes call.
@@ -14,9 +21,9 @@ transport_write is the declared ctypes call.
 The C side is on only where it was proven right (refusal(): OFF_REASON
 says why not): CPython with its GIL (the C code holds borrowed references
 across calls that only the GIL keeps safe; a free-threaded build without it
-takes the Python path), the main interpreter (the C side keeps one table of
+takes the Python path), the main interpreter (the object keeps one table of
 the C API per process), a version this package was tested on, and, for
-call_soon in C, asyncio's Handle with exactly the slots pysoon.c fills.
+call_soon in C, asyncio's Handle with exactly the slots soon.c fills.
 """
 
 import ctypes
@@ -26,9 +33,15 @@ from ctypes import POINTER, c_int, c_size_t, c_uint64, c_void_p, py_object
 
 from . import _netlib as _net
 from . import _loader
-from ._lib import PYLIB, _fn
 
-# ll_py_bind's table, in enum ll_py_api's order.
+# The object's file name: not a Python identifier, so that `import` never
+# takes it for an extension module of the package.
+OBJECT_NAME = 'libloop-cpython.so'
+# llpy.h's LLPY_INTERFACE: the object's functions, tables and struct as this
+# file calls them. An object of another interface is not called.
+INTERFACE = 1
+
+# llpy_bind's first table, in enum llpy_py_fn's order.
 _API = ('PyGILState_Ensure', 'PyGILState_Release', 'PyLong_FromUnsignedLongLong',
         'PyLong_AsUnsignedLongLong', 'PyLong_FromLongLong', 'PyDict_GetItemWithError',
         'PyTuple_GetItem', 'PyBytes_FromStringAndSize', 'PyBytes_AsStringAndSize',
@@ -36,8 +49,55 @@ _API = ('PyGILState_Ensure', 'PyGILState_Release', 'PyLong_FromUnsignedLongLong'
         'PyObject_Vectorcall', 'Py_IncRef', 'Py_DecRef', 'PyErr_Fetch',
         'PyErr_NormalizeException', 'PyException_SetTraceback', 'PyErr_Occurred',
         'PyErr_WriteUnraisable')
-PY_API_COUNT = 20  # LL_PY_API_COUNT
+PY_API_COUNT = 20  # LLPY_PY_COUNT
 assert len(_API) == PY_API_COUNT
+# llpy_bind's second table, in enum llpy_ll_fn's order: libloop's functions.
+_LL_API = ('ll_transport_write_async_packed', 'll_event_withhold')
+
+
+def _object_paths():
+    """Where the object may be, in order (OBJECT_PATHS)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = [os.path.join(here, OBJECT_NAME),
+             os.path.normpath(os.path.join(here, '..', '..', '..', 'build', OBJECT_NAME))]
+    if os.sep in _loader.PATH:
+        paths.append(os.path.join(os.path.dirname(os.path.abspath(_loader.PATH)), OBJECT_NAME))
+    return list(dict.fromkeys(paths))
+
+
+OBJECT_PATHS = _object_paths()
+OBJECT_PATH = None   # the object in use, once loaded
+
+
+def _open_object():
+    """(the object, None) or (None, why not)."""
+    global OBJECT_PATH
+    tried = []
+    for path in OBJECT_PATHS:
+        if not os.path.isfile(path):
+            continue
+        try:
+            obj = ctypes.PyDLL(path)
+            version = obj.llpy_interface
+        except (OSError, AttributeError) as exc:
+            tried.append(f'{path} ({exc})')
+            continue
+        version.restype, version.argtypes = c_int, []
+        if version() != INTERFACE:
+            tried.append(f'{path} (interface {version()}, this package needs {INTERFACE}: '
+                         f'rebuild it with `make lib`)')
+            continue
+        OBJECT_PATH = path
+        return obj, None
+    return None, (f'no usable {OBJECT_NAME}: ' + ('; '.join(tried) if tried else
+                  'not found in ' + ', '.join(OBJECT_PATHS)))
+
+
+def _declare(obj, name, restype, argtypes):
+    fn = getattr(obj, name)
+    fn.restype, fn.argtypes = restype, argtypes
+    return fn
+
 
 # The protocol method the sink calls (borrowed by every sink: kept here).
 DATA_RECEIVED = sys.intern('data_received')
@@ -51,7 +111,7 @@ def _declared_write(tid, data):
 # The CPython versions the C side was tested on (make test runs the suite
 # under each); a later one takes the Python path until tested.
 TESTED_VERSIONS = ((3, 11), (3, 12), (3, 13))
-# asyncio.Handle's slots, which ll_py_soon_method fills in a Handle it makes
+# asyncio.Handle's slots, which llpy_soon_method fills in a Handle it makes
 # (3.11 to 3.13 alike): another set means a Handle it would half fill.
 HANDLE_SLOTS = frozenset(('_callback', '_args', '_cancelled', '_loop', '_source_traceback',
                           '_repr', '__weakref__', '_context'))
@@ -90,29 +150,39 @@ OFF_REASON = None   # why the sink and write are not in C (set by _init)
 SOON_OFF_REASON = None   # why call_soon is not in C (set by _bind_soon)
 
 
-def _declare():
-    """The C side's calls, or None (refused, or a library or interpreter
-    without them: OFF_REASON says which)."""
-    global OFF_REASON
+_object = None   # the loaded object (a PyDLL: its calls keep the GIL)
+
+
+def _bind():
+    """The C side's calls, or None (refused, or an object, library or
+    interpreter without them: OFF_REASON says which)."""
+    global OFF_REASON, _object
     OFF_REASON = refusal()
     if OFF_REASON is not None:
         return None
+    obj, OFF_REASON = _open_object()
+    if obj is None:
+        return None
     try:
-        fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _API]
+        py = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _API]
+        ll = [_loader.address(name) for name in _LL_API]
         calls = (
-            _fn(PYLIB, "ll_py_bind", c_int, [POINTER(c_void_p), c_size_t]),
-            _fn(PYLIB, "ll_py_write_method", c_void_p, []),
-            _fn(PYLIB, "ll_py_sink_new", c_int, [py_object, py_object, py_object,
-                                                 _net.EVENT_BATCH, c_void_p, POINTER(c_void_p)]),
-            _fn(PYLIB, "ll_py_sink_free", None, [c_void_p]),
-            _fn(PYLIB, "ll_py_sink_deliver", None, [c_uint64, c_void_p, c_size_t, c_void_p]),
+            _declare(obj, "llpy_bind", c_int, [POINTER(c_void_p), c_size_t,
+                                                POINTER(c_void_p), c_size_t]),
+            _declare(obj, "llpy_write_method", c_void_p, []),
+            _declare(obj, "llpy_sink_new", c_int, [py_object, py_object, py_object,
+                                                   _net.EVENT_BATCH, c_void_p, POINTER(c_void_p)]),
+            _declare(obj, "llpy_sink_free", None, [c_void_p]),
+            _declare(obj, "llpy_sink_deliver", None, [c_uint64, c_void_p, c_size_t, c_void_p]),
         )
     except AttributeError as exc:
         OFF_REASON = f'missing: {exc}'
         return None
     bind, method = calls[0], calls[1]
-    if bind((c_void_p * len(fns))(*fns), len(fns)) != 0:
+    if bind((c_void_p * len(py))(*py), len(py), (c_void_p * len(ll))(*ll), len(ll)) != 0:
+        OFF_REASON = 'llpy_bind refused the tables'
         return None
+    _object = obj
     return (_new_function(method()),) + calls[2:]   # one builtin for the process
 
 
@@ -132,12 +202,12 @@ _PyCFunction_NewEx.restype, _PyCFunction_NewEx.argtypes = py_object, [c_void_p, 
 ENABLED = False
 # transport_write(tid, data) -> ll_transport_write_async_packed's result.
 transport_write = _declared_write
-DELIVER = None   # ll_py_sink_deliver as the loop's batch fn
+DELIVER = None   # llpy_sink_deliver as the loop's batch fn
 
 
 def _init():
     global ENABLED, transport_write, DELIVER, _new, _free
-    calls = _declare()
+    calls = _bind()
     if calls is None:
         return
     transport_write, _new, _free, deliver = calls
@@ -151,7 +221,7 @@ _loader.on_load(_init)
 
 
 class _SoonLayout(ctypes.Structure):
-    """struct ll_py_soon_layout (include/libloop/python.h)."""
+    """struct llpy_soon_layout (llpy.h; tests/abi/structs.py holds them together)."""
     _fields_ = ([(name, c_void_p) for name in (
         'handle_type', 'fallback', 'signal_name', 'context_name', 'false_', 'true_', 'none',
         'alloc', 'tuple_new', 'tuple_set', 'tuple_size', 'context_copy', 'callable',
@@ -161,8 +231,8 @@ class _SoonLayout(ctypes.Structure):
 
 
 _HANDLE_SLOTS = ('_context', '_loop', '_callback', '_args', '_cancelled', '_repr',
-                 '_source_traceback')       # enum ll_py_handle_slot's order
-_LOOP_SLOTS = ('_soon_slow', '_signalled', '_ready_append', '_ready_popleft')  # enum ll_py_loop_slot's
+                 '_source_traceback')       # enum llpy_handle_slot's order
+_LOOP_SLOTS = ('_soon_slow', '_signalled', '_ready_append', '_ready_popleft')  # enum llpy_loop_slot's
 _SOON_API = ('PyType_GenericAlloc', 'PyTuple_New', 'PyTuple_SetItem', 'PyTuple_Size',
              'PyContext_CopyCurrent', 'PyCallable_Check', 'PyErr_NoMemory',
              'PyUnicode_CompareWithASCIIString', 'PyErr_ExceptionMatches', 'PyObject_Call')
@@ -196,11 +266,11 @@ def _slot_offsets(obj, names):
     return found
 
 
-_soon = {}   # 'method': ll_py_soon_method's address once bound; the layout's objects
+_soon = {}   # 'method': llpy_soon_method's address once bound; the layout's objects
 
 
 def _bind_soon(loop, handle_type, fallback, signal, report):
-    """ll_py_soon_bind for this loop's class, once; True when bound."""
+    """llpy_soon_bind for this loop's class, once; True when bound."""
     global SOON_OFF_REASON
     if 'method' in _soon:
         return _soon['method'] is not None
@@ -210,9 +280,9 @@ def _bind_soon(loop, handle_type, fallback, signal, report):
     if SOON_OFF_REASON is not None:
         return False
     try:
-        soon_bind = _fn(PYLIB, "ll_py_soon_bind", c_int, [POINTER(_SoonLayout)])
-        soon_method = _fn(PYLIB, "ll_py_soon_method", c_void_p, [])
-        run_method = _fn(PYLIB, "ll_py_run_method", c_void_p, [])
+        soon_bind = _declare(_object, "llpy_soon_bind", c_int, [POINTER(_SoonLayout)])
+        soon_method = _declare(_object, "llpy_soon_method", c_void_p, [])
+        run_method = _declare(_object, "llpy_run_method", c_void_p, [])
         fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _SOON_API]
     except AttributeError as exc:
         SOON_OFF_REASON = f'missing: {exc}'
@@ -228,7 +298,7 @@ def _bind_soon(loop, handle_type, fallback, signal, report):
                          (ctypes.c_ssize_t * 7)(*hoffs), handle_type.__basicsize__,
                          (ctypes.c_ssize_t * 4)(*loffs), type(loop).__basicsize__)
     if soon_bind(ctypes.byref(layout)) != 0:
-        SOON_OFF_REASON = 'll_py_soon_bind refused the layout'
+        SOON_OFF_REASON = 'llpy_soon_bind refused the layout'
         return False
     _soon['keep'] = keep + ends
     _soon['method'] = soon_method()
@@ -237,8 +307,8 @@ def _bind_soon(loop, handle_type, fallback, signal, report):
 
 
 def loop_methods_for(loop, handle_type, fallback, report, signal='_signal'):
-    """(call_soon, run_handles) of loop as builtins (ll_py_soon_method and
-    ll_py_run_method, their self the loop), or None without the C side.
+    """(call_soon, run_handles) of loop as builtins (llpy_soon_method and
+    llpy_run_method, their self the loop), or None without the C side.
     fallback is the Python call_soon function (called as fallback(loop,
     callback, *args, context=...)) for all but the plain case; report(loop,
     handle, exc) takes a callback's error; signal names the loop method to

@@ -238,6 +238,16 @@ def _bind(fn: _Unbound) -> None:
     fn.bound = f
 
 
+def address(name: str) -> int:
+    """The address of the library's function name, once it is open (for C
+    code of this package that calls it: _hotpath.py); AttributeError for a
+    function the library lacks."""
+    assert _handles is not None
+    addr = ctypes.cast(getattr(_handles[PYDLL], name), ctypes.c_void_p).value
+    assert addr is not None
+    return addr
+
+
 def on_load(hook: Callable[[], None]) -> None:
     """Run hook() once the library is open (now, if it already is)."""
     with _lock:

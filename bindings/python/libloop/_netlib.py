@@ -112,6 +112,10 @@ _u64p = POINTER(c_uint64)
 _P = PYLIB  # short calls: the GIL stays held
 
 ll_loop_set_event_batch = _fn(_P, "ll_loop_set_event_batch", c_int, [c_uint64, EVENT_BATCH, c_void_p])
+# Called by the hot path's C sink (libloop-cpython.so gets its address,
+# _hotpath.py); the ctypes sink knows its transports' state itself
+# (transports.event_dispatch), cheaper than a foreign call per event.
+ll_event_withhold = _fn(_P, "ll_event_withhold", c_int, [c_void_p])
 ll_transport_open = _fn(_P, "ll_transport_open", c_int, [c_uint64, c_int, c_int, c_void_p, c_void_p, _u64p])
 ll_transport_set_protocol = _fn(_P, "ll_transport_set_protocol", c_int, [c_uint64, c_void_p, c_void_p])
 ll_transport_write = _fn(_P, "ll_transport_write_async", c_int, [c_uint64, c_char_p, c_size_t])  # asyncio's write()

@@ -140,7 +140,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._task_class = _MachineTask if task_machine else tasks.Task  # create_task's
         self._tm = None          # TaskMachine, made by the first libloop.Task
         self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
-        # call_soon and the round of handles in C (capi/pysoon.c), bound on
+        # call_soon and the round of handles in C (cpython/soon.c, handles.c), bound on
         # the loop; the Python call_soon stays for what the C one does not
         # take (debug, closed, ...), a subclass's own call_soon is kept.
         methods = _hotpath.loop_methods_for(self, Handle, SchedulingMixin.call_soon,

@@ -38,7 +38,7 @@ class NetworkMixin:
 
     def _init_network(self):
         self._transports = {}  # C transport id -> transport object
-        # The C sink's list (include/libloop/python.h): id -> (context,
+        # The C sink's list (cpython/sink.c): id -> (context,
         # protocol, transport) of the transports whose data it hands to
         # protocol.data_received itself; kept by _CTransport.set_protocol
         # and _connection_lost. Mutated, never rebound: the C sink holds a

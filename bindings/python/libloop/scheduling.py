@@ -63,7 +63,7 @@ class SchedulingMixin:
         """Schedule callback(*args) for the next iteration (FIFO).
 
         With the hot path's C side, each loop's call_soon is a builtin doing
-        the plain case of this in C (capi/pysoon.c, bound in
+        the plain case of this in C (cpython/soon.c, bound in
         EventLoop.__init__); this method is then its fallback."""
         # The most frequent call of an asyncio program (a task step is one):
         # every bytecode here counts, so closed and debug share one flag
@@ -203,7 +203,7 @@ class SchedulingMixin:
             # Metrics (stats.py): counted per round, not per callback; a
             # cancelled handle is taken back on its own (rare) path.
             self._n_callbacks += n
-            if run_handles is not None:     # the loop below, in C (pysoon.c)
+            if run_handles is not None:     # the loop below, in C (handles.c)
                 self._n_callbacks -= run_handles(n)
             else:
                 for h in _islice(pop_all, n):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""call_soon and the round of handles in C (capi/pysoon.c, bound on each
+"""call_soon and the round of handles in C (cpython/soon.c and handles.c, bound on each
 loop by EventLoop.__init__): twin tests of what a program sees of
 call_soon from Python and from asyncio's own C Future and of its callbacks
 running, and libloop-only tests of what the C side must get right itself:

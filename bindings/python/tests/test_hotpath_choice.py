@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Where the C side of the Python hot path runs (libloop/_hotpath.py): on
 a CPython with its GIL, in the main interpreter, on a tested version, with
-asyncio's Handle as pysoon.c knows it; the Python path everywhere else.
-Run under every interpreter `make test` lists."""
+asyncio's Handle as soon.c knows it, and with the package's C object
+(libloop-cpython.so) found and of this package's interface; the Python
+path everywhere else. Run under every interpreter `make test` lists."""
 
 import asyncio
 import os
@@ -26,10 +27,11 @@ class ChoiceOnThisInterpreter(unittest.TestCase):
         self.assertIn(sys.version_info[:2], _hotpath.TESTED_VERSIONS)
         self.assertTrue(getattr(sys, '_is_gil_enabled', lambda: True)())
         self.assertIsNone(_hotpath.refusal(asyncio.Handle.__slots__))
-        self.assertTrue(_hotpath.ENABLED)
-        self.assertIsNone(_hotpath.OFF_REASON)
         loop = libloop.new_event_loop()
         try:
+            self.assertTrue(_hotpath.ENABLED)
+            self.assertIsNone(_hotpath.OFF_REASON)
+            self.assertIn(_hotpath.OBJECT_PATH, _hotpath.OBJECT_PATHS)
             self.assertIsInstance(loop.call_soon, types.BuiltinFunctionType)
             self.assertIsNone(_hotpath.SOON_OFF_REASON)
         finally:
@@ -63,6 +65,10 @@ CHILD = textwrap.dedent('''
         _hotpath.TESTED_VERSIONS = ()
     if CASE == 'slots':
         _hotpath.HANDLE_SLOTS = _hotpath.HANDLE_SLOTS | {'_a_new_slot'}
+    if CASE == 'no-object':
+        _hotpath.OBJECT_PATHS = ['/nonexistent/' + _hotpath.OBJECT_NAME]
+    if CASE == 'other-interface':
+        _hotpath.INTERFACE += 1
 
     async def echo_once():
         async def echo(r, w):
@@ -110,6 +116,18 @@ class ChoiceInAFreshProcess(unittest.TestCase):
         # The sink and write need no Handle: they stay in C.
         self.assertEqual((got, enabled, builtin, reason), ('abc', 'True', 'False', 'None'))
         self.assertIn('other slots', soon)
+
+    def test_missing_object_takes_the_python_path(self):
+        got, enabled, builtin, reason, _, soon = self.run_case('no-object')
+        self.assertEqual((got, enabled, builtin), ('abc', 'False', 'False'))
+        self.assertIn('no usable libloop-cpython.so', reason)
+        self.assertIn('/nonexistent/libloop-cpython.so', reason)
+        self.assertEqual(soon, reason)
+
+    def test_object_of_another_interface_takes_the_python_path(self):
+        got, enabled, builtin, reason, _, soon = self.run_case('other-interface')
+        self.assertEqual((got, enabled, builtin), ('abc', 'False', 'False'))
+        self.assertIn('this package needs', reason)
 
 
 if __name__ == '__main__':

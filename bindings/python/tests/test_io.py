@@ -19,13 +19,16 @@ class IOTests(LoopCase):
         def on_read():
             data = r.recv(100)
             got.append(data)
+            if data == b'hello':
+                # Sent only now: had it been scheduled up front, a stall of
+                # 20 ms would let both land in one read.
+                self.loop.call_later(0.02, w.send, b'stop')
             if data == b'stop':
                 self.assertTrue(self.loop.remove_reader(r))
                 self.loop.stop()
         try:
             self.loop.add_reader(r.fileno(), on_read)
             self.loop.call_soon(w.send, b'hello')
-            self.loop.call_later(0.02, w.send, b'stop')
             self.loop.run_forever()
             self.assertEqual(got, [b'hello', b'stop'])
             self.assertFalse(self.loop.remove_reader(r.fileno()))

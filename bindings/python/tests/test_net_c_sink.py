@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""data_received as the C sink delivers it (include/libloop/python.h): the
+"""data_received as the C sink delivers it (libloop-cpython.so, cpython/sink.c): the
 twin tests hold asyncio's behaviour on both loops — a KeyboardInterrupt
 out of data_received, a protocol that swaps its own data_received, a
 switch to a BufferedProtocol, each transport's context in one batch — and

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """StreamTransport.write's C call (libloop only): ll_transport_write_async_packed
-through _hotpath.transport_write (the builtin of include/libloop/python.h, or
+through _hotpath.transport_write (the builtin of libloop-cpython.so, cpython/write.c, or
 the declared ctypes call without it), and the packed result read back into
 the buffer's size and pause_writing."""
 

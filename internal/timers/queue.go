@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+
+package timers
+
+// Queue is a timer queue: a run (a FIFO) takes every timer not before the
+// last one it holds, a Heap takes the rest, and the earlier of the two
+// fronts pops. The order is exactly a heap's alone: the run's entries are
+// in Key order by construction. Timers scheduled with one delay one after
+// another (a timeout per request, a retry per peer) all go to the run: a
+// push is one store and a pop one load, in memory order, where a heap of a
+// million entries pays a sift-down of ten levels and a cache miss or two
+// per level. The zero Queue is empty and ready.
+type Queue[V any] struct {
+	run  FIFO[Entry[V]]
+	heap Heap[V]
+}
+
+// Len is how many timers the queue holds.
+func (q *Queue[V]) Len() int { return q.run.n + q.heap.n }
+
+// Push queues e.
+func (q *Queue[V]) Push(e Entry[V]) {
+	if q.run.n == 0 || !e.Before(q.run.Back().Key) {
+		q.run.Push(e)
+		return
+	}
+	q.heap.Push(e)
+}
+
+// Peek returns the earliest timer, valid until the queue next changes; the
+// queue must not be empty.
+func (q *Queue[V]) Peek() *Entry[V] {
+	switch {
+	case q.heap.n == 0:
+		return q.run.Front()
+	case q.run.n == 0:
+		return q.heap.Top()
+	}
+	if r, h := q.run.Front(), q.heap.Top(); r.Before(h.Key) {
+		return r
+	}
+	return q.heap.Top()
+}
+
+// Pop removes and returns the earliest timer; the queue must not be empty.
+func (q *Queue[V]) Pop() Entry[V] {
+	if q.heap.n == 0 || q.run.n > 0 && q.run.Front().Before(q.heap.Top().Key) {
+		return q.run.Pop()
+	}
+	return q.heap.Pop()
+}
+
+// RemoveIf drops every timer for which drop returns true (a purge),
+// calling it once per timer, and keeps the order of the rest.
+func (q *Queue[V]) RemoveIf(drop func(*Entry[V]) bool) {
+	q.heap.RemoveIf(drop)
+	q.run.RemoveIf(drop)
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+
+package timers
+
+import (
+	"math/rand"
+	"slices"
+	"sort"
+	"testing"
+)
+
+func entry(when int64, seq uint64) Entry[uint64] {
+	return Entry[uint64]{Key: Key{When: when, Seq: seq}, Val: seq}
+}
+
+// A queue pops in Key order for any mix of in-order and earlier deadlines,
+// equal ones included, interleaved with pops and purges, across chunk
+// boundaries; an emptied run keeps at most one chunk and no spare.
+func TestQueueOrderAndPurge(t *testing.T) {
+	for seed := int64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var q Queue[uint64]
+		var ref []Entry[uint64] // what is queued, kept in Key order
+		var seq uint64
+		var last int64
+		n := 1 + rng.Intn(3*chunkLen)
+		inOrder := rng.Intn(101) // percent of pushes not before the last one
+		for i := 0; i < n || len(ref) > 0; i++ {
+			switch {
+			case i < n && (len(ref) == 0 || rng.Intn(3) != 0):
+				when := last + int64(rng.Intn(3))
+				if rng.Intn(100) >= inOrder {
+					when = int64(rng.Intn(int(last) + 1))
+				}
+				last = max(last, when)
+				seq++
+				e := entry(when, seq)
+				q.Push(e)
+				k := sort.Search(len(ref), func(j int) bool { return e.Before(ref[j].Key) })
+				ref = slices.Insert(ref, k, e)
+			case rng.Intn(50) == 0:
+				odd := func(e *Entry[uint64]) bool { return e.Val%2 == 1 }
+				q.RemoveIf(odd)
+				ref = slices.DeleteFunc(ref, func(e Entry[uint64]) bool { return odd(&e) })
+			default:
+				if *q.Peek() != ref[0] {
+					t.Fatalf("seed %d: peek %+v, want %+v", seed, *q.Peek(), ref[0])
+				}
+				if got := q.Pop(); got != ref[0] {
+					t.Fatalf("seed %d: pop %+v, want %+v", seed, got, ref[0])
+				}
+				ref = ref[1:]
+			}
+			if q.Len() != len(ref) {
+				t.Fatalf("seed %d: len %d, want %d", seed, q.Len(), len(ref))
+			}
+		}
+		if len(q.run.chunks) > 1 || q.run.spare != nil || q.run.head != 0 {
+			t.Fatalf("seed %d: an empty run keeps %d chunks (spare %v, head %d)",
+				seed, len(q.run.chunks), q.run.spare != nil, q.run.head)
+		}
+	}
+}
+
+// In-order deadlines (one delay, scheduled one after another) never touch
+// the heap; an earlier one does.
+func TestQueueInOrderUsesTheRun(t *testing.T) {
+	var q Queue[uint64]
+	for i := 0; i < 3*chunkLen; i++ {
+		q.Push(entry(int64(i/2), uint64(i)))
+	}
+	if q.heap.Len() != 0 || q.run.Len() != 3*chunkLen {
+		t.Fatalf("heap %d, run %d", q.heap.Len(), q.run.Len())
+	}
+	q.Push(entry(5, 1<<40))
+	if q.heap.Len() != 1 {
+		t.Fatalf("heap %d after an earlier deadline", q.heap.Len())
+	}
+}
+
+// The heap alone: 100,000 entries pushed in random order come out in Key
+// order across chunk boundaries, a purge keeps heap order, and shrinking
+// frees chunks.
+func TestHeapOrderPurgeAndChunks(t *testing.T) {
+	var h Heap[uint64]
+	rng := rand.New(rand.NewSource(2))
+	const n = 100_000
+	for i := 0; i < n; i++ {
+		h.Push(entry(int64(rng.Intn(n/10)), uint64(i)))
+	}
+	if len(h.chunks) < n/chunkLen {
+		t.Fatalf("%d chunks for %d entries", len(h.chunks), n)
+	}
+	h.RemoveIf(func(e *Entry[uint64]) bool { return e.Val%3 == 0 })
+	if h.Len() != n-(n+2)/3 {
+		t.Fatalf("%d left after the purge", h.Len())
+	}
+	prev := Key{When: -1}
+	for i := 0; h.Len() > 0; i++ {
+		e := h.Pop()
+		if e.Before(prev) || e.Val%3 == 0 {
+			t.Fatalf("pop %d: %+v after %+v", i, e, prev)
+		}
+		prev = e.Key
+	}
+	if len(h.chunks) > 2 {
+		t.Fatalf("an empty heap keeps %d chunks", len(h.chunks))
+	}
+}
+
+// Popped and purged entries are cleared, so a pointer a timer carried is
+// not kept alive by the queue.
+func TestQueueClearsWhatItDrops(t *testing.T) {
+	var q Queue[*int]
+	x := new(int)
+	for i := 0; i < 10; i++ {
+		q.Push(Entry[*int]{Key: Key{When: int64(10 - i%2), Seq: uint64(i)}, Val: x})
+	}
+	q.Pop()
+	q.RemoveIf(func(e *Entry[*int]) bool { return e.Seq%2 == 0 })
+	for q.Len() > 0 {
+		q.Pop()
+	}
+	var all []Entry[*int]
+	for _, c := range q.run.chunks {
+		all = append(all, c[:]...)
+	}
+	for _, c := range q.heap.chunks {
+		all = append(all, c[:]...)
+	}
+	for _, e := range all {
+		if e.Val != nil {
+			t.Fatalf("a dropped entry still points at its value")
+		}
+	}
+}
