@@ -224,7 +224,7 @@ func newWithheldRig(t *testing.T, viaSink bool) *withheldRig {
 		}
 	}
 	if viaSink {
-		r.l.SetEventSink(&checkingSink{buf: make([]byte, readBufferSize), deliver: record})
+		r.l.SetHost(&checkingSink{buf: make([]byte, readBufferSize), deliver: record})
 	}
 	r.trs, r.peers = peerPair(t, r.l, func(int) Protocol {
 		if viaSink {
@@ -270,8 +270,10 @@ func (r *withheldRig) want(t *testing.T, what string, got0, got1 string) {
 
 // checkingSink delivers as a host sink must: a read event whose transport
 // may not hear it now (an earlier event of the call stopped it, or an
-// earlier read of it was withheld in this call) is withheld.
+// earlier read of it was withheld in this call) is withheld. It is the
+// loop's Host (an EventSink) and runs no host calls.
 type checkingSink struct {
+	nopHost
 	buf     []byte
 	deliver func(ev *Event)
 }
