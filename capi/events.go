@@ -72,10 +72,11 @@ func (s *loopState) ReadBuffer() []byte {
 }
 
 // Deliver implements libloop.EventSink: copy the events into the C array,
-// one crossing per eventBatch, then read back the EOF answers, the events
-// C withheld (kind 0: ll__deliver_events or a sink found the transport
-// paused or closed by an earlier event) and retire the ids of transports
-// whose LL_CONNECTION_LOST has been delivered. The
+// one crossing per eventBatch, then read back (readBack) the EOF answers,
+// the events C withheld (kind 0: ll__deliver_events or a sink found the
+// transport paused or closed by an earlier event) and retire the ids of
+// transports whose LL_CONNECTION_LOST has been delivered; only EOF's Result
+// means anything to the core, so no other kind's is read back. The
 // protocol array is not cleared after a call: C reads only its first k
 // entries, each written for that call (clearing it through Go's typed
 // pointers cost a memclrHasPointers, ~50 instructions, per call).
@@ -88,6 +89,7 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 	for len(evs) > 0 {
 		take := min(len(evs), eventBatch)
 		k := 0
+		var kinds uint32 // a bit per kind sent: is there anything to read back?
 		for i := 0; i < take; i++ {
 			id, slot := s.eventTarget(&evs[i])
 			n.sent[i] = slot != nil
@@ -96,32 +98,19 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			}
 			fillEvent(&cevs[k], &evs[i], id)
 			protos[k] = slot
+			kinds |= 1 << (uint32(evs[i].Kind) & 31)
 			k++
 		}
 		C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
 			C.uintptr_t(uintptr(unsafe.Pointer(n.protos))), C.int(k),
 			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), C.uintptr_t(n.batchFn), C.uintptr_t(n.batchArg))
-		k = 0
-		for i := 0; i < take; i++ {
-			if !n.sent[i] {
-				continue
-			}
-			if cevs[k].kind == 0 {
-				withheld = true
-				if isRead(evs[i].Kind) { // (the contract covers read events only)
-					evs[i].Withhold()
-					k++
-					continue
-				}
-			}
-			evs[i].Result = int(cevs[k].result)
-			switch evs[i].Kind {
-			case libloop.ConnectionLost:
-				s.retireTransport(evs[i].T)
-			case libloop.ProcessExited:
-				s.exitDelivered(evs[i].P)
-			}
-			k++
+		held := s.pending.withheld
+		// Only an EOF's answer, an end (an id to retire) or a withheld
+		// event needs reading back; a run of data events has nothing to
+		// read (the core ignores other kinds' Result), and skipping the
+		// loop is what pays for the withheld check in the common case.
+		if kinds&readBackKinds != 0 || held != 0 {
+			s.readBack(evs[:take], n, held != 0, &withheld)
 		}
 		evs = evs[take:]
 		s.flushPending()
@@ -137,6 +126,40 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 				}
 			}
 		}
+	}
+}
+
+// readBackKinds are the kinds whose delivery Deliver must look at
+// afterwards: EOFReceived's answer, the ids of ended transports and
+// processes.
+const readBackKinds = 1<<libloop.EOFReceived | 1<<libloop.ConnectionLost | 1<<libloop.ProcessExited
+
+// readBack applies what C did with a batch: the EOF answers, the events C
+// or the sink withheld (kind 0; held: there are some) and the ids of what
+// ended. withheld is set if any event came back with kind 0.
+func (s *loopState) readBack(evs []libloop.Event, n *netState, held bool, withheld *bool) {
+	cevs := (*[eventBatch]C.ll_event)(unsafe.Pointer(n.events))
+	k := 0
+	for i := range evs {
+		if !n.sent[i] {
+			continue
+		}
+		if held && cevs[k].kind == 0 {
+			*withheld = true
+			if isRead(evs[i].Kind) { // (the contract covers read events only)
+				evs[i].Withhold()
+				k++
+				continue
+			}
+		}
+		evs[i].Result = int(cevs[k].result)
+		switch evs[i].Kind {
+		case libloop.ConnectionLost:
+			s.retireTransport(evs[i].T)
+		case libloop.ProcessExited:
+			s.exitDelivered(evs[i].P)
+		}
+		k++
 	}
 }
 

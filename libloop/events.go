@@ -24,17 +24,19 @@ const (
 // delivered.
 type Event struct {
 	Kind EventKind
-	Code int // ConnectionLost, ErrorReceived: 0 or a negative error code
-	FD   int // process pipes: the child's fd; else -1
-	T    *Transport
-	P    *Process // ProcessExited: the process (T is nil)
-	Data []byte
-	Addr []byte // a raw struct sockaddr (datagrams)
+	// withheld: not delivered (withheld.go); its Result means nothing.
+	// Beside Kind, in what would be padding: the event stays 96 bytes,
+	// and each one is copied into the queue and cleared after delivery.
+	withheld bool
+	Code     int // ConnectionLost, ErrorReceived: 0 or a negative error code
+	FD       int // process pipes: the child's fd; else -1
+	T        *Transport
+	P        *Process // ProcessExited: the process (T is nil)
+	Data     []byte
+	Addr     []byte // a raw struct sockaddr (datagrams)
 	// Result is the protocol's answer to EOFReceived: non-zero keeps the
 	// transport open for writing, zero closes it (asyncio's eof_received).
 	Result int
-	// withheld: not delivered (withheld.go); its Result means nothing.
-	withheld bool
 }
 
 // Protocol receives a Go transport's events and returns the answer that
@@ -48,7 +50,8 @@ type EventSink interface {
 	// ReadBuffer returns the memory the loop reads into; Data and Addr of
 	// delivered events point into it. It is called once per loop.
 	ReadBuffer() []byte
-	// Deliver calls the protocols of evs in order and sets each Result.
+	// Deliver calls the protocols of evs in order and sets each
+	// EOFReceived's Result (no other kind's is read).
 	// Every event handed over may be delivered when the call starts; a
 	// read event whose transport is paused, closed or aborted by an
 	// earlier event of the call (the read hook says so: SetReadHook) must
@@ -87,6 +90,12 @@ type ioState struct {
 	// TLS scratch, shared by the loop's TLS transports: ciphertext read
 	// from a socket, and ciphertext encrypted for one (tls.go).
 	tlsIn, tlsOut []byte
+
+	// readStops counts the points where some transport's reads may have
+	// become undeliverable (syncRead, emit, Withhold); stopsBase is its
+	// value when delivery last took the event queue. While the two are
+	// equal no queued read event needs its transport looked at.
+	readStops, stopsBase uint64
 }
 
 // ioOwner is an object that owns an fd registered with the selector: a
@@ -191,6 +200,13 @@ func (l *Loop) consume(n int) []byte {
 // returns, as asyncio's call_soon(protocol.connection_lost).
 func (l *Loop) emit(ev Event) {
 	io := &l.io
+	if ev.T != nil && !ev.T.ReadsDelivered() && ev.isRead() {
+		// Rare (a read after a replay that was withheld again, or after a
+		// delivery made for room in the buffer paused the transport): the
+		// stop came before the event, so counting it here is what makes
+		// delivery look (readStops).
+		io.readStops++
+	}
 	io.evq = append(io.evq, ev)
 	if io.running || io.flushQueued || l.closed.Load() {
 		return
@@ -216,6 +232,13 @@ func (l *Loop) flushEvents() {
 // hear it at that moment (withheld.go): each is checked just before its
 // Go protocol runs or its run goes to the sink, and the sink checks the
 // rest of a run as it goes.
+//
+// The check is skipped while no transport stopped since the first of these
+// events could have been queued: stopsBase is readStops as it was when the
+// previous delivery took the queue, before any of evs was queued, so an
+// unchanged count means that every transport of evs could take its reads
+// when they were queued (emit counts those that could not) and still can.
+// It is looked at again after every protocol call and sink run.
 func (l *Loop) deliverQueued() {
 	io := &l.io
 	evs := io.evq
@@ -224,8 +247,11 @@ func (l *Loop) deliverQueued() {
 		return
 	}
 	io.evq = io.evqSpare[:0]
+	base := io.stopsBase
+	io.stopsBase = io.readStops
 	for i := 0; i < len(evs); {
-		if evs[i].isRead() && !evs[i].T.ReadsDelivered() {
+		check := io.readStops != base
+		if check && evs[i].isRead() && !evs[i].T.ReadsDelivered() {
 			l.withhold(&evs[i])
 			i++
 			continue
@@ -236,14 +262,17 @@ func (l *Loop) deliverQueued() {
 			continue
 		}
 		j := i + 1
-		for j < len(evs) && evs[j].protocol() == nil && !(evs[j].isRead() && !evs[j].T.ReadsDelivered()) {
+		for j < len(evs) && evs[j].protocol() == nil && !(check && evs[j].isRead() && !evs[j].T.ReadsDelivered()) {
 			j++
 		}
 		if io.sink != nil {
 			io.sink.Deliver(l, evs[i:j])
-			for k := i; k < j; k++ {
-				if evs[k].withheld {
-					l.withhold(&evs[k])
+			// Withhold counts: unchanged, nothing was withheld.
+			if io.readStops != base {
+				for k := i; k < j; k++ {
+					if evs[k].withheld {
+						l.withhold(&evs[k])
+					}
 				}
 			}
 		}

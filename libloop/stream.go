@@ -369,6 +369,7 @@ func (t *Transport) loopClosing() {
 	t.hostEnded = true // the loop's close or the host's refusal, not a loss
 	t.syncDirect()     // before the fd is closed
 	t.dropHeld()
+	t.syncRead() // a host refuses a connection in the middle of a delivery
 	unix.Close(t.fd)
 	t.pw, t.wsize = nil, 0
 	if t.tls != nil {

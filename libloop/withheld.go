@@ -37,6 +37,9 @@ const evReplay uint8 = 0x80
 func (ev *Event) Withhold() {
 	if ev.isRead() {
 		ev.withheld = true
+		// Counted as a stop, so that delivery looks at the sink's marks
+		// even if a sink withheld what the core would have delivered.
+		ev.T.loop.io.readStops++
 	}
 }
 
@@ -62,10 +65,18 @@ func (t *Transport) ReadsDelivered() bool {
 // the first transport is made.
 func (l *Loop) SetReadHook(h func(t *Transport, delivered bool)) { l.io.readHook = h }
 
-// syncRead reports t's ReadsDelivered to the hook.
+// syncRead reports t's ReadsDelivered to the hook. It is called at every
+// point where ReadsDelivered may change (PauseReading, ResumeReading,
+// close, finish, loopClosing, withhold, replayHeld, startTLS: every write
+// of state, readPaused and hasHeld), so it also counts the stops for
+// delivery (readStops: events.go, deliverQueued).
 func (t *Transport) syncRead() {
+	delivered := t.ReadsDelivered()
+	if !delivered {
+		t.loop.io.readStops++
+	}
 	if h := t.loop.io.readHook; h != nil {
-		h(t, t.ReadsDelivered())
+		h(t, delivered)
 	}
 }
 

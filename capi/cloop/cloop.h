@@ -19,6 +19,8 @@
  *   Go owns everything else, and these fields of C's memory, which only Go
  *   writes: a protocol slot's fn/arg/direct/held (Go's transport hooks),
  *   the record's chain terms and step fields, the registry's open flag.
+ *   Go reads one field of the record C writes for it: withheld, the
+ *   count of the delivery that just returned (deliver.c).
  *
  * They meet at three kinds of place, and only there:
  *   1. Go runs host code through the runners (batch.c, chain.c,
@@ -130,6 +132,11 @@ typedef struct ll__pending {
     ll__tentry *tmap;
     uint64_t tmap_mask;
     uint64_t tmap_count;
+    /* How many events the last ll__deliver_events withheld (left with kind
+     * 0, by ll__withhold or the sink): Go reads the kinds back only if any
+     * was. Here, not a result: a cgo call with one costs its wrapper ~25
+     * more instructions (_cgo_topofstack), an extra argument ~5. */
+    int64_t withheld;
 } ll__pending;
 
 /* A transport's protocol, in C memory so ll_transport_set_protocol takes
@@ -229,7 +236,8 @@ ll__call *ll__alloc_calls(int n);
 /* Run n due handle timers (timerslab.h) in order, as a batch of loop. */
 void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pending *pending);
 /* Deliver n events: each to its protocol, runs of protocol-less events to
- * the batch sink (batch_fn may be 0). One crossing for all of them. */
+ * the batch sink (batch_fn may be 0). One crossing for all of them. Sets
+ * pending's withheld. */
 void ll__deliver_events(uint64_t loop, uintptr_t events, uintptr_t protos, int n, uintptr_t pending,
                         uintptr_t batch_fn, uintptr_t batch_arg);
 
@@ -251,7 +259,8 @@ static inline int ll__is_read_event(int kind) {
  * now: its kind becomes 0, which tells Go it was not delivered. Returns 1
  * if withheld. */
 static inline int ll__withhold(ll_event *ev, ll__proto *p) {
-    if (p == NULL || !ll__is_read_event(ev->kind) || ((volatile ll__proto *)p)->held == 0)
+    /* held first: it is almost always 0, so the usual cost is one load. */
+    if (p == NULL || ((volatile ll__proto *)p)->held == 0 || !ll__is_read_event(ev->kind))
         return 0;
     ev->kind = 0;
     ((volatile ll__proto *)p)->held |= LL__HELD_BATCH;

@@ -22,11 +22,12 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
     ll_event *evs = (ll_event *)events_addr;
     ll__proto *const *protos = (ll__proto *const *)protos_addr;
     ll__batch_ctx saved = ll__batch_enter(loop, (ll__pending *)pending_addr);
-    int i = 0;
+    int i = 0, withheld = 0;
     while (i < n) {
         /* An earlier event may have paused, closed or aborted this one's
          * transport: then it gets no read event (ll__withhold). */
         if (ll__withhold(&evs[i], protos[i])) {
+            withheld++;
             i++;
             continue;
         }
@@ -56,10 +57,14 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
             tls_sink_run = saved_run;
         }
         for (int k = i; k < j; k++)
-            if (evs[k].kind == 0 && protos[k] != NULL)
-                ((volatile ll__proto *)protos[k])->held |= LL__HELD_BATCH;
+            if (evs[k].kind == 0) {
+                withheld++;
+                if (protos[k] != NULL)
+                    ((volatile ll__proto *)protos[k])->held |= LL__HELD_BATCH;
+            }
         i = j;
     }
+    ((ll__pending *)pending_addr)->withheld = withheld;
     ll__batch_leave(saved);
 }
 
