@@ -26,10 +26,15 @@
  *   1. Go runs host code through the runners (batch.c, chain.c,
  *      deliver.c, postq_loop.c's ll__postq_run): one crossing for many
  *      callbacks, with this thread marked as running the loop's batch.
- *   2. Go takes what C queued (capi/pending.go, flushPending) before it
- *      next touches the ready queue or the timer heap: after every runner
- *      returns and at every entry from a host call; C asks for it early
- *      only when its timer queue is full (ll__flush_pending_go).
+ *   2. Go takes what C queued at one door, capi/pending.go's enter, the
+ *      only caller of flushPending: control comes back to Go from host
+ *      code on the loop's thread only through it, when a runner returns
+ *      (capi makes every runner call through runHost, which ends in
+ *      enter) and when a host call enters Go (capi's id resolvers,
+ *      getLoop and the like, end in enter). So Go has taken it before it
+ *      next touches the ready queue or the timer heap. C asks for it early
+ *      only when its timer queue is full (ll__flush_pending_go, also
+ *      through enter).
  *   3. A public call whose fast path does not apply goes on into Go by one
  *      of the functions listed under "Go's side" below (capi's //export
  *      functions), which check ids and threads and decide.
