@@ -60,9 +60,7 @@ func (s *loopState) RunChain(l *libloop.Loop, n int, c *libloop.Chain) {
 	cc := &s.pending.chain
 	cc.epfd, cc.max_events = C.int32_t(c.Poll.Fd), C.int32_t(c.Poll.Max)
 	cc.events = C.uintptr_t(uintptr(c.Poll.Buf))
-	cc.changes = C.uintptr_t(uintptr(c.Changes))
-	cc.ready_len = C.uintptr_t(uintptr(c.ReadyLen))
-	cc.posted = C.uintptr_t(uintptr(c.Posted))
+	cc.view = C.uintptr_t(uintptr(unsafe.Pointer(c.View)))
 	cc.max_iterations = C.int64_t(c.MaxIterations)
 	s.runHost(func() {
 		C.ll__run_chain(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n),
