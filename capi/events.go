@@ -101,9 +101,11 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			kinds |= 1 << (uint32(evs[i].Kind) & 31)
 			k++
 		}
-		C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
-			C.uintptr_t(uintptr(unsafe.Pointer(n.protos))), C.int(k),
-			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), C.uintptr_t(n.batchFn), C.uintptr_t(n.batchArg))
+		s.runHost(func() {
+			C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
+				C.uintptr_t(uintptr(unsafe.Pointer(n.protos))), C.int(k),
+				C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), C.uintptr_t(n.batchFn), C.uintptr_t(n.batchArg))
+		})
 		held := s.pending.withheld
 		// Only an EOF's answer, an end (an id to retire) or a withheld
 		// event needs reading back; a run of data events has nothing to
@@ -113,7 +115,6 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			s.readBack(evs[:take], n, held != 0, &withheld)
 		}
 		evs = evs[take:]
-		s.flushPending()
 	}
 	if withheld {
 		// The withheld events go back to the core, which keeps a paused

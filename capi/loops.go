@@ -48,8 +48,9 @@ func (s *loopState) Buffer(n int) []libloop.HostCall {
 
 // Run implements libloop.Host: one crossing for the whole batch.
 func (s *loopState) Run(l *libloop.Loop, n int) {
-	C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n), C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
-	s.flushPending()
+	s.runHost(func() {
+		C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n), C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	})
 }
 
 // RunChain implements libloop.ChainRunner: the batch and the iterations
@@ -59,14 +60,13 @@ func (s *loopState) RunChain(l *libloop.Loop, n int, c *libloop.Chain) {
 	cc := &s.pending.chain
 	cc.epfd, cc.max_events = C.int32_t(c.Poll.Fd), C.int32_t(c.Poll.Max)
 	cc.events = C.uintptr_t(uintptr(c.Poll.Buf))
-	cc.changes = C.uintptr_t(uintptr(c.Changes))
-	cc.ready_len = C.uintptr_t(uintptr(c.ReadyLen))
-	cc.posted = C.uintptr_t(uintptr(c.Posted))
+	cc.view = C.uintptr_t(uintptr(unsafe.Pointer(c.View)))
 	cc.max_iterations = C.int64_t(c.MaxIterations)
-	C.ll__run_chain(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n),
-		C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	s.runHost(func() {
+		C.ll__run_chain(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n),
+			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	})
 	c.Iterations, c.Calls, c.Polled = int(cc.iterations), int(cc.calls), int(cc.polled)
-	s.flushPending()
 }
 
 // Call implements libloop.Host: one host call (a task step) through
@@ -78,8 +78,9 @@ func (s *loopState) Call(l *libloop.Loop, fc libloop.HostCall) {
 	outer, outerDecided := p.step_task, p.step_decided
 	p.step_task, p.step_decided = C.uint64_t(fc.ID), 0
 	defer func() { p.step_task, p.step_decided = outer, outerDecided }()
-	C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.one))), 1, C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
-	s.flushPending()
+	s.runHost(func() {
+		C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.one))), 1, C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	})
 }
 
 // beginRun closes the C-side queue to calls from outside a batch (the loop
@@ -87,7 +88,7 @@ func (s *loopState) Call(l *libloop.Loop, fc libloop.HostCall) {
 // idle loop collected to the ready queue. The returned func reopens it.
 func (s *loopState) beginRun() func() {
 	C.ll__pending_set_open(s.pending, 0)
-	s.flushPending()
+	s.enter(0) // the gate let this thread in
 	return func() {
 		if !s.loop.IsClosed() {
 			C.ll__pending_set_open(s.pending, 1)
@@ -142,7 +143,7 @@ func getLoop(id C.uint64_t) (*loopState, C.int) {
 		return nil, C.int(libloop.EBADHANDLE)
 	}
 	s := obj.(*loopState)
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return nil, rc
 	}
 	return s, 0
@@ -207,7 +208,7 @@ func ll__loop_close_go(id C.uint64_t, tok C.uintptr_t) C.int {
 		return C.int(rc)
 	}
 	defer s.gate.unborrow()
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return rc
 	}
 	return errCode(closeLoop(s))

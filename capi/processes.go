@@ -180,7 +180,7 @@ func getProcess(id C.uint64_t) (*libloop.Process, *loopState, C.int) {
 	}
 	p := obj.(*libloop.Process)
 	s := p.Loop().Data.(*loopState)
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return nil, nil, rc
 	}
 	return p, s, 0

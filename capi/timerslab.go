@@ -152,11 +152,12 @@ type slabBatch struct {
 
 func (b *slabBatch) Run() {
 	s := b.q.s
-	if len(b.slots) > 0 {
-		C.ll__ts_fire_many(C.uint64_t(s.id), (*C.uint32_t)(&b.slots[0]), C.int64_t(len(b.slots)), s.pending)
-	}
+	s.runHost(func() {
+		if len(b.slots) > 0 {
+			C.ll__ts_fire_many(C.uint64_t(s.id), (*C.uint32_t)(&b.slots[0]), C.int64_t(len(b.slots)), s.pending)
+		}
+	})
 	b.Drop()
-	s.flushPending()
 }
 
 // Len is how many of its timers are not cancelled (Stats' ready count;

@@ -23,7 +23,7 @@ func getTransport(id C.uint64_t) (*libloop.Transport, *loopState, C.int) {
 	}
 	t := obj.(*libloop.Transport)
 	s := t.Loop().Data.(*loopState)
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return nil, nil, rc
 	}
 	return t, s, 0

@@ -90,11 +90,13 @@ func New() (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Loop{
+	l := &Loop{
 		sel:          sel,
 		pollFirst:    sel.triesFirst(),
 		slowDuration: 100 * time.Millisecond,
-	}, nil
+	}
+	l.view().Version = ChainViewVersion
+	return l, nil
 }
 
 // BackendFD is the loop's selector fd (epoll on Linux, kqueue elsewhere),
@@ -141,7 +143,7 @@ func (l *Loop) Close() error {
 	// disposal may run host code (the exception handler, for an exception
 	// nobody retrieved); a post made there must be refused (ECLOSED, as
 	// every other scheduling call now), not queued for no iteration.
-	l.posted.closeAndTake()
+	l.closePosted()
 	for l.ready.len() > 0 {
 		if h := l.ready.pop().h; h != nil {
 			l.unref(h)
@@ -256,11 +258,12 @@ func (l *Loop) RunOnce(nowait bool) error {
 
 // postQueue holds callbacks posted from other threads until the loop takes
 // them; a mutex keeps it simple and the loop takes the whole batch at once.
+// How many wait is the loop's ChainView's Posted (chain.go), where a chain
+// runner reads it.
 type postQueue struct {
 	mu     sync.Mutex
 	items  []postedCall
 	spare  []postedCall
-	n      atomic.Int32
 	closed bool
 }
 
@@ -274,10 +277,11 @@ type postedCall struct {
 	code  int
 }
 
-func (q *postQueue) closeAndTake() {
+func (l *Loop) closePosted() {
+	q := &l.posted
 	q.mu.Lock()
 	q.closed = true
 	q.items = nil
-	q.n.Store(0)
+	l.view().Posted.Store(0)
 	q.mu.Unlock()
 }

@@ -19,33 +19,38 @@ type readyItem struct {
 type readyQueue struct {
 	buf  []readyItem
 	head int
-	n    int
+	// The length is view.ReadyLen: the loop's ChainView (chain.go) is kept
+	// here, so that the ring counts straight into the word a chain runner
+	// reads, at no cost over a field of its own.
+	view ChainView
 }
 
-func (q *readyQueue) len() int { return q.n }
+func (q *readyQueue) len() int { return int(q.view.ReadyLen) }
 
 func (q *readyQueue) push(h *Handle) {
-	if q.n == len(q.buf) {
+	n := int(q.view.ReadyLen)
+	if n == len(q.buf) {
 		q.grow()
 	}
-	q.buf[(q.head+q.n)&(len(q.buf)-1)] = readyItem{h: h}
-	q.n++
+	q.buf[(q.head+n)&(len(q.buf)-1)] = readyItem{h: h}
+	q.view.ReadyLen++
 }
 
 // pushHost queues a host call with no handle.
 func (q *readyQueue) pushHost(fn, arg uintptr) {
-	if q.n == len(q.buf) {
+	n := int(q.view.ReadyLen)
+	if n == len(q.buf) {
 		q.grow()
 	}
-	q.buf[(q.head+q.n)&(len(q.buf)-1)] = readyItem{fn: fn, arg: arg}
-	q.n++
+	q.buf[(q.head+n)&(len(q.buf)-1)] = readyItem{fn: fn, arg: arg}
+	q.view.ReadyLen++
 }
 
 func (q *readyQueue) pop() readyItem {
 	it := q.buf[q.head]
 	q.buf[q.head] = readyItem{}
 	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.n--
+	q.view.ReadyLen--
 	return it
 }
 
@@ -75,7 +80,7 @@ func (q *readyQueue) grow() {
 		size = 64
 	}
 	nb := make([]readyItem, size)
-	for i := 0; i < q.n; i++ {
+	for i := 0; i < q.len(); i++ {
 		nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
 	}
 	q.buf, q.head = nb, 0

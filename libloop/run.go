@@ -33,7 +33,7 @@ func (l *Loop) run(nowait, once bool) error {
 		}
 
 		timeout := int64(-1)
-		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
+		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.view().Posted.Load() > 0 {
 			timeout = 0
 		}
 		// With an fd watched and a selector that tries a non-blocking poll

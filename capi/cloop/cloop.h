@@ -22,14 +22,24 @@
  *   Go reads one field of the record C writes for it: withheld, the
  *   count of the delivery that just returned (deliver.c).
  *
+ * While a runner runs a chain (chain.c), C reads the loop's state through
+ * one struct Go keeps current, ll__chain_view: versioned, its layout
+ * checked against Go's when capi compiles, never a pointer into Go's own
+ * structures.
+ *
  * They meet at three kinds of place, and only there:
  *   1. Go runs host code through the runners (batch.c, chain.c,
  *      deliver.c, postq_loop.c's ll__postq_run): one crossing for many
  *      callbacks, with this thread marked as running the loop's batch.
- *   2. Go takes what C queued (capi/pending.go, flushPending) before it
- *      next touches the ready queue or the timer heap: after every runner
- *      returns and at every entry from a host call; C asks for it early
- *      only when its timer queue is full (ll__flush_pending_go).
+ *   2. Go takes what C queued at one door, capi/pending.go's enter, the
+ *      only caller of flushPending: control comes back to Go from host
+ *      code on the loop's thread only through it, when a runner returns
+ *      (capi makes every runner call through runHost, which ends in
+ *      enter) and when a host call enters Go (capi's id resolvers,
+ *      getLoop and the like, end in enter). So Go has taken it before it
+ *      next touches the ready queue or the timer heap. C asks for it early
+ *      only when its timer queue is full (ll__flush_pending_go, also
+ *      through enter).
  *   3. A public call whose fast path does not apply goes on into Go by one
  *      of the functions listed under "Go's side" below (capi's //export
  *      functions), which check ids and threads and decide.
@@ -73,14 +83,26 @@ typedef struct ll__later {
     uintptr_t arg;
 } ll__later;
 
+/* The loop's words that end a chain (libloop.ChainView): Go keeps them
+ * current (they are its own counters), C reads them after each iteration
+ * through this one struct and follows no other pointer into Go. Its
+ * layout is versioned: capi/chainview.go fails to compile when Go's struct
+ * and this one differ in version, size or an offset, and ll__run_chain
+ * runs no chain on a view of another version. */
+#define LL__CHAIN_VIEW_VERSION 1
+typedef struct ll__chain_view {
+    uint32_t version;  /* LL__CHAIN_VIEW_VERSION */
+    int32_t posted;    /* callbacks posted through Go, not yet taken (atomic) */
+    uint64_t changes;  /* the loop's change counter: a move ends the chain */
+    int64_t ready_len; /* Go's ready queue length: non-zero ends the chain */
+} ll__chain_view;
+
 /* A chain's terms and outcome (libloop.Chain, filled by Go). */
 typedef struct ll__chain {
     int32_t epfd; /* -1: no fd watched, no poll */
     int32_t max_events;
-    uintptr_t events;  /* struct epoll_event[max_events], Go memory valid during the call */
-    uintptr_t changes; /* const uint64_t *: the loop's change counter */
-    uintptr_t ready_len; /* const int64_t *: Go's ready queue length */
-    uintptr_t posted;    /* const int32_t *: Go-side posts waiting (atomic) */
+    uintptr_t events; /* struct epoll_event[max_events], Go memory valid during the call */
+    uintptr_t view;   /* const ll__chain_view *, Go memory valid during the call */
     int64_t max_iterations;
     int64_t iterations; /* out */
     int64_t calls;      /* out */

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+
+package main
+
+/*
+#include "capi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/libloop/libloop/libloop"
+)
+
+// The structs C reads in Go's layout, checked when capi compiles: each
+// array below has a negative or overflowing length, a compile error, when
+// C's declaration (cloop/cloop.h) and Go's disagree.
+
+// A chain's view (ll__chain_view, libloop.ChainView): version, size and
+// every offset.
+var (
+	_ [C.LL__CHAIN_VIEW_VERSION - libloop.ChainViewVersion]struct{}
+	_ [libloop.ChainViewVersion - C.LL__CHAIN_VIEW_VERSION]struct{}
+
+	_ [unsafe.Sizeof(C.ll__chain_view{}) - unsafe.Sizeof(libloop.ChainView{})]struct{}
+	_ [unsafe.Sizeof(libloop.ChainView{}) - unsafe.Sizeof(C.ll__chain_view{})]struct{}
+
+	_ [unsafe.Offsetof(C.ll__chain_view{}.version) - unsafe.Offsetof(libloop.ChainView{}.Version)]struct{}
+	_ [unsafe.Offsetof(libloop.ChainView{}.Version) - unsafe.Offsetof(C.ll__chain_view{}.version)]struct{}
+	_ [unsafe.Offsetof(C.ll__chain_view{}.posted) - unsafe.Offsetof(libloop.ChainView{}.Posted)]struct{}
+	_ [unsafe.Offsetof(libloop.ChainView{}.Posted) - unsafe.Offsetof(C.ll__chain_view{}.posted)]struct{}
+	_ [unsafe.Offsetof(C.ll__chain_view{}.changes) - unsafe.Offsetof(libloop.ChainView{}.Changes)]struct{}
+	_ [unsafe.Offsetof(libloop.ChainView{}.Changes) - unsafe.Offsetof(C.ll__chain_view{}.changes)]struct{}
+	_ [unsafe.Offsetof(C.ll__chain_view{}.ready_len) - unsafe.Offsetof(libloop.ChainView{}.ReadyLen)]struct{}
+	_ [unsafe.Offsetof(libloop.ChainView{}.ReadyLen) - unsafe.Offsetof(C.ll__chain_view{}.ready_len)]struct{}
+)
