@@ -86,7 +86,7 @@ typedef struct ll__later {
 /* The loop's words that end a chain (libloop.ChainView): Go keeps them
  * current (they are its own counters), C reads them after each iteration
  * through this one struct and follows no other pointer into Go. Its
- * layout is versioned: capi/chainview.go fails to compile when Go's struct
+ * layout is versioned: capi/layouts.go fails to compile when Go's struct
  * and this one differ in version, size or an offset, and ll__run_chain
  * runs no chain on a view of another version. */
 #define LL__CHAIN_VIEW_VERSION 1

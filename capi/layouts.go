@@ -35,3 +35,21 @@ var (
 	_ [unsafe.Offsetof(C.ll__chain_view{}.ready_len) - unsafe.Offsetof(libloop.ChainView{}.ReadyLen)]struct{}
 	_ [unsafe.Offsetof(libloop.ChainView{}.ReadyLen) - unsafe.Offsetof(C.ll__chain_view{}.ready_len)]struct{}
 )
+
+// A host callback in a batch (ll__call, libloop.HostCall): the Host's
+// Buffer is C memory that Go fills as []HostCall, so size and every offset.
+var (
+	_ [unsafe.Sizeof(C.ll__call{}) - unsafe.Sizeof(libloop.HostCall{})]struct{}
+	_ [unsafe.Sizeof(libloop.HostCall{}) - unsafe.Sizeof(C.ll__call{})]struct{}
+
+	_ [unsafe.Offsetof(C.ll__call{}.fn) - unsafe.Offsetof(libloop.HostCall{}.Fn)]struct{}
+	_ [unsafe.Offsetof(libloop.HostCall{}.Fn) - unsafe.Offsetof(C.ll__call{}.fn)]struct{}
+	_ [unsafe.Offsetof(C.ll__call{}.arg) - unsafe.Offsetof(libloop.HostCall{}.Arg)]struct{}
+	_ [unsafe.Offsetof(libloop.HostCall{}.Arg) - unsafe.Offsetof(C.ll__call{}.arg)]struct{}
+	_ [unsafe.Offsetof(C.ll__call{}.id) - unsafe.Offsetof(libloop.HostCall{}.ID)]struct{}
+	_ [unsafe.Offsetof(libloop.HostCall{}.ID) - unsafe.Offsetof(C.ll__call{}.id)]struct{}
+	_ [unsafe.Offsetof(C.ll__call{}.fd) - unsafe.Offsetof(libloop.HostCall{}.FD)]struct{}
+	_ [unsafe.Offsetof(libloop.HostCall{}.FD) - unsafe.Offsetof(C.ll__call{}.fd)]struct{}
+	_ [unsafe.Offsetof(C.ll__call{}.kind) - unsafe.Offsetof(libloop.HostCall{}.Kind)]struct{}
+	_ [unsafe.Offsetof(libloop.HostCall{}.Kind) - unsafe.Offsetof(C.ll__call{}.kind)]struct{}
+)
