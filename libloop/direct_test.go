@@ -12,7 +12,8 @@ import (
 
 // directWatch is a host's DirectWriter: it records what it was told per
 // transport, and fails when it is told a change after the fd was closed,
-// or "writable" for a transport that is not.
+// the same value twice, or "writable" for a transport whose inputs say it
+// is not.
 type directWatch struct {
 	nopHost
 	t    *testing.T
@@ -28,8 +29,11 @@ func watchDirect(t *testing.T, l *Loop) *directWatch {
 
 func (w *directWatch) DirectChanged(tr *Transport, on bool) {
 	t := w.t
-	if on != tr.DirectWritable() {
-		t.Errorf("told %v, DirectWritable is %v", on, !on)
+	if on != tr.directWritable() || on != tr.DirectWritable() {
+		t.Errorf("told %v, the gate's inputs say %v", on, !on)
+	}
+	if last, ok := w.last[tr]; ok && last == on {
+		t.Errorf("told %v twice", on)
 	}
 	if fd, ok := w.fds[tr]; ok && w.last[tr] {
 		// The change away from writable comes while the fd is open.
@@ -50,8 +54,9 @@ func (w *directWatch) adopt(tr *Transport) {
 func (w *directWatch) check(what string) {
 	w.t.Helper()
 	for tr, on := range w.last {
-		if on != tr.DirectWritable() {
-			w.t.Fatalf("%s: the host's last word %v, DirectWritable %v", what, on, !on)
+		if on != tr.DirectWritable() || on != tr.directWritable() {
+			w.t.Fatalf("%s: the host's last word %v, the gate %v, its inputs %v", what, on,
+				tr.DirectWritable(), tr.directWritable())
 		}
 	}
 }
