@@ -181,7 +181,7 @@ typedef struct ll__proto {
     /* Read events (LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED, LL_EOF_RECEIVED)
      * are withheld while held is not 0: LL__HELD_STATE exactly while the
      * core's ReadsDelivered is false (paused, closing, closed, or older
-     * reads withheld: libloop/withheld.go), kept by its read hook;
+     * reads withheld: libloop/withheld.go), kept by capi's ReadsChanged;
      * LL__HELD_BATCH from the moment C withholds one of the transport's
      * read events in a delivery until Go has taken it back, so that none of
      * its later read events overtakes it. */
