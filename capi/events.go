@@ -269,11 +269,11 @@ func heldFlag(delivered bool) C.int16_t {
 	return C.LL__HELD_STATE
 }
 
-// readChanged is the core's read hook (libloop/withheld.go): it keeps the
-// slot's LL__HELD_STATE bit equal to !ReadsDelivered at every change, so C
+// ReadsChanged implements libloop.ReadWatcher: it keeps the slot's
+// LL__HELD_STATE bit equal to !ReadsDelivered at every change, so C
 // withholds a read event the moment an earlier one's protocol paused,
 // closed or aborted the transport. LL__HELD_BATCH is C's and stays.
-func readChanged(t *libloop.Transport, delivered bool) {
+func (s *loopState) ReadsChanged(t *libloop.Transport, delivered bool) {
 	if slot := protoOf(t); slot != nil {
 		slot.held = slot.held&C.LL__HELD_BATCH | heldFlag(delivered)
 	}
@@ -287,10 +287,11 @@ func directFlag(writable bool) C.int16_t {
 	return 0
 }
 
-// directChanged is the core's direct hook (libloop/direct.go): it keeps
-// the slot's flag equal to DirectWritable at every change, before the core
-// buffers bytes or closes the fd, so C may send whenever the flag is 1.
-func directChanged(t *libloop.Transport, writable bool) {
+// DirectChanged implements libloop.DirectWriter (libloop/writegate.go): it
+// keeps the slot's flag equal to DirectWritable at every change, before
+// the core buffers bytes or closes the fd, so C may make a write's first
+// try whenever the flag is 1.
+func (s *loopState) DirectChanged(t *libloop.Transport, writable bool) {
 	if slot := protoOf(t); slot != nil {
 		slot.direct = directFlag(writable)
 	}

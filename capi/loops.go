@@ -38,7 +38,25 @@ type loopState struct {
 	gate loopGate
 	// slab orders the handle timers C made (timerslab.go).
 	slab *timerSlab
+	// hostRun is the host queue ll_loop_set_host_queue installed (fn 0:
+	// none); RunHostQueue calls it.
+	hostRun struct{ fn, arg uintptr }
 }
+
+// loopState is the core's Host with every optional face (libloop/host.go):
+// SetHost finds them by type assertion, so a method renamed on either
+// side would silently turn one off; this stops the build instead.
+var _ interface {
+	libloop.ChainRunner
+	libloop.EventSink
+	libloop.ReadWatcher
+	libloop.DirectWriter
+	libloop.PostSource
+	libloop.TimerHost
+	libloop.HostQueue
+	libloop.Spawner
+	libloop.HostEnv
+} = (*loopState)(nil)
 
 // Buffer implements libloop.Host: the batch lives in C memory so C can
 // read it without a copy.
@@ -177,11 +195,7 @@ func ll__loop_new(out *C.uint64_t) C.int {
 	l.Tag = s.id
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)
-	l.SetHost(s) // and its event sink, chain runner and post source
-	l.SetDirectHook(directChanged)
-	l.SetReadHook(readChanged)
-	l.SetSpawner(posixSpawn)
-	l.SetHostEnv(hostEnv)
+	l.SetHost(s) // and every optional face of libloop.Host loopState has
 	*out = C.uint64_t(s.id)
 	return 0
 }
@@ -372,15 +386,17 @@ func ll_loop_set_host_queue(id C.uint64_t, fn C.ll_host_run_fn, arg unsafe.Point
 	if rc != 0 {
 		return rc
 	}
-	if fn == nil {
-		s.loop.SetHostQueue(nil)
-		return 0
-	}
-	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
-	s.loop.SetHostQueue(func() bool {
-		return C.ll__call_host_run(C.uintptr_t(fnAddr), C.uint64_t(s.id), C.uintptr_t(argAddr)) != 0
-	})
+	s.hostRun.fn, s.hostRun.arg = uintptr(unsafe.Pointer(fn)), uintptr(arg)
 	return 0
+}
+
+// RunHostQueue implements libloop.HostQueue: the host's run function, if
+// one is installed, in one crossing.
+func (s *loopState) RunHostQueue(l *libloop.Loop) bool {
+	if s.hostRun.fn == 0 {
+		return false // removed while announced: nothing more to run
+	}
+	return C.ll__call_host_run(C.uintptr_t(s.hostRun.fn), C.uint64_t(s.id), C.uintptr_t(s.hostRun.arg)) != 0
 }
 
 //export ll_loop_host_ready

@@ -30,7 +30,8 @@ import (
 // event (handed to Go as the next poll's answer), or MaxIterations. The
 // loop allows a chain only while it runs forever or until a future is
 // done (ll_loop_run_once runs exactly one iteration), outside debug mode,
-// with no timer at all and no host queue of its own (Python's).
+// with no timer at all and no work in a host queue of its own (Python's;
+// HostReady ends a chain).
 
 // ChainRunner is a Host that can run the loop's next iterations in a
 // batch's crossing (a chain, above).
@@ -131,8 +132,8 @@ func (l *Loop) allowChain() func() {
 // iteration's callbacks (last) may run a chain when the loop allows one.
 func (l *Loop) dispatch(n int, last bool) {
 	ch := &l.chain
-	if !last || !ch.allowed || l.debug || l.hostRun != nil || l.stopping || l.ready.len() > 0 ||
-		l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.timerSource != nil {
+	if !last || !ch.allowed || l.debug || l.hostPending || l.stopping || l.ready.len() > 0 ||
+		l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.sourceQueued {
 		l.host.Run(l, n)
 		return
 	}

@@ -24,7 +24,8 @@ type Loop struct {
 	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerQueue
 	hostTimers     timers.Queue[hostCall] // timers with no handle (CallLaterHost)
-	timerSource    TimerSource            // a host's own timers (timersource.go), or nil
+	timerSource    TimerSource            // a host's own timers (TimerHost), or nil
+	sourceQueued   bool                   // timerSource may hold timers (timersource.go)
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -69,8 +70,8 @@ type Loop struct {
 	droppedWaits map[*Future]map[uint64]struct{}
 	executor     *executor
 
-	hostRun     func() bool
-	hostPending bool
+	hostQueue   HostQueue // the host's own ready queue, or nil (host.go)
+	hostPending bool      // it has work (HostReady)
 
 	counters loopCounters // Stats' totals (stats.go)
 
@@ -159,6 +160,7 @@ func (l *Loop) Close() error {
 	l.hostTimers = timers.Queue[hostCall]{}
 	if l.timerSource != nil {
 		l.timerSource.Drop()
+		l.sourceQueued = false
 	}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {

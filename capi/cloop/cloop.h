@@ -17,7 +17,8 @@
  *   loop's batch it is running (thread.c).
  *
  *   Go owns everything else, and these fields of C's memory, which only Go
- *   writes: a protocol slot's fn/arg/direct/held (Go's transport hooks),
+ *   writes: a protocol slot's fn/arg/direct/held (loopState's
+ *   DirectChanged and ReadsChanged, told by the core),
  *   the record's chain terms and step fields, the registry's open flag.
  *   Go reads one field of the record C writes for it: withheld, the
  *   count of the delivery that just returned (deliver.c).
@@ -43,8 +44,10 @@
  *   3. A public call whose fast path does not apply goes on into Go by one
  *      of the functions listed under "Go's side" below (capi's //export
  *      functions), which check ids and threads and decide.
- * C never decides what runs: it queues, sends when Go's direct flag says
- * it may, and calls what Go handed it.
+ * C never decides what runs: it queues, makes a write's first send when
+ * Go's direct flag says it may, and calls what Go handed it. There is one
+ * write path, Go's Transport.Write: C's send (send.c) is only its first
+ * try, and whatever the kernel did not take goes on into Write.
  */
 #ifndef LIBLOOP_CLOOP_H
 #define LIBLOOP_CLOOP_H
@@ -168,16 +171,17 @@ typedef struct ll__proto {
     uintptr_t arg;
     /* The write fast path: direct is 1 exactly while the transport is an
      * open stream socket with nothing buffered, no sendfile, write_eof or
-     * TLS (libloop's DirectWritable). The core keeps it at every change
-     * (its direct hook, capi/events.go), turning it off before it buffers
-     * or closes fd; so on the loop's thread ll_transport_write* may send
-     * on fd from C whenever it is 1. */
+     * TLS (libloop's DirectWritable, its write gate: libloop/writegate.go,
+     * whose one transition tells every change to capi's DirectChanged,
+     * turning it off before the core buffers or closes fd); so on the
+     * loop's thread ll_transport_write* may make a write's first send on
+     * fd from C whenever it is 1, and hand Go the rest. */
     int32_t fd;
     int16_t direct;
     /* Read events (LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED, LL_EOF_RECEIVED)
      * are withheld while held is not 0: LL__HELD_STATE exactly while the
      * core's ReadsDelivered is false (paused, closing, closed, or older
-     * reads withheld: libloop/withheld.go), kept by its read hook;
+     * reads withheld: libloop/withheld.go), kept by capi's ReadsChanged;
      * LL__HELD_BATCH from the moment C withholds one of the transport's
      * read events in a delivery until Go has taken it back, so that none of
      * its later read events overtakes it. */
