@@ -30,6 +30,11 @@
 # are installed with apt-get when we are root; otherwise the script says what
 # is missing and skips (exit 0; the smoke test fails instead).
 #
+#   bash bench/python/real_libs.sh servers COMMAND [ARG...]
+# starts the two servers, runs COMMAND with REAL_PG_PORT and REAL_REDIS_PORT
+# set (e.g. one client under cProfile: real_libs.py pg1 libloop
+# '$REAL_PG_PORT' in a bash -c), and stops them.
+#
 #   bash bench/python/real_libs.sh smoke
 # is the smoke test (`make test-real-servers`, part of `make test`): each
 # workload for a few hundred operations on each loop (uvloop when it is
@@ -56,7 +61,14 @@ cd "$ROOT"
 . bench/common.sh
 
 MODE=bench
-[ "${1:-}" = smoke ] && MODE=smoke
+case "${1:-}" in
+smoke) MODE=smoke ;;
+servers)
+    MODE=servers
+    shift
+    [ $# -gt 0 ] || { echo "usage: real_libs.sh servers COMMAND [ARG...]" >&2; exit 2; }
+    ;;
+esac
 PY="${BENCH_PY:-/usr/bin/python3}"
 REPS="${BENCH_REPS:-5}"
 LOOPS="${BENCH_LOOPS:-asyncio uvloop libloop}"
@@ -110,7 +122,7 @@ if [ -n "$need" ]; then
     fi
     if [ -n "$need" ]; then
         say "missing: $need (apt-get install -y --no-install-recommends $need)"
-        if [ "$MODE" = smoke ]; then
+        if [ "$MODE" != bench ]; then
             echo "real servers: the smoke test needs: $need"
             exit 1
         fi
@@ -342,6 +354,14 @@ smoke_uvicorn() { # LOOP
 t_start=$(date +%s)
 start_postgres || die "PostgreSQL did not start"
 start_redis || die "redis-server did not start"
+
+# ---- servers: a command of the caller's against them (profiling, by hand) --------------
+if [ "$MODE" = servers ]; then
+    say "PostgreSQL on $HOST:$PG_PORT (user postgres, database postgres), Redis on $HOST:$REDIS_PORT"
+    rc=0
+    REAL_PG_PORT="$PG_PORT" REAL_REDIS_PORT="$REDIS_PORT" "$@" || rc=$?
+    exit "$rc"
+fi
 
 # ---- smoke: every workload on every loop, answers checked, no timing -----------------
 if [ "$MODE" = smoke ]; then
