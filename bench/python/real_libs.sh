@@ -84,7 +84,7 @@ RES="$ROOT/bench/results"
 LIBLOOP_PYTHON="${LIBLOOP_PYTHON:-$ROOT/bindings/python}"
 export PYTHONPATH="$LIBLOOP_PYTHON${PYTHONPATH:+:$PYTHONPATH}"
 export LIBLOOP_LIBRARY="${LIBLOOP_LIBRARY:-$ROOT/build/libloop.so}"
-PG_BIN="$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -1)"
+PG_BIN="$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -1 || true)"
 
 say() { echo "real_libs.sh: $*" >&2; }
 die() {
@@ -117,7 +117,7 @@ if [ -n "$need" ]; then
         apt-get install -y -qq --no-install-recommends $need >/dev/null 2>&1 ||
             { apt-get update -qq && apt-get install -y -qq --no-install-recommends $need >/dev/null; } ||
             say "apt-get install failed"
-        PG_BIN="$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -1)"
+        PG_BIN="$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d 2>/dev/null | sort -V | tail -1 || true)"
         need="$(missing)"
     fi
     if [ -n "$need" ]; then
