@@ -266,7 +266,7 @@ bench-python-net: lib
 
 # asyncpg against PostgreSQL, redis-py against Redis (one connection; a pool
 # of 10 with 200 tasks) and uvicorn under wrk, on asyncio, uvloop and libloop,
-# pinned to one CPU and not (~15 minutes). bench/python/real_libs.sh starts
+# pinned to one CPU and not (16-24 minutes on a shared 2-core machine). bench/python/real_libs.sh starts
 # and stops the servers, installs what is missing when root, and otherwise
 # says what is missing and skips.
 bench-real: lib
