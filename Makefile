@@ -18,7 +18,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: lint lint-go lint-c lint-python errtab test-real-libs conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
+.PHONY: lint lint-go lint-c lint-python errtab test-real-libs test-real-servers conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-real bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind
 
 all: lib examples
 
@@ -232,15 +232,29 @@ test-real-libs: lib
 	  else echo "the real-library test needs python3-aiohttp (apt-get install python3-aiohttp)"; exit 1; fi; }
 	LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python timeout 300 /usr/bin/python3 tests/python_real_libs.py
 
+# Real libraries against real servers, the smoke version of `make bench-real`:
+# asyncpg (one connection; a pool of 10 with 200 tasks) against a PostgreSQL
+# server, redis.asyncio (likewise) against a Redis server, uvicorn (h11)
+# under keep-alive requests and a second of wrk, each for a few hundred
+# operations on asyncio's loop, uvloop's (when installed) and libloop's, every
+# answer checked, no timing. bench/python/real_libs.sh starts both servers on
+# 127.0.0.1 in a temporary directory and stops them; it installs postgresql,
+# redis-server, python3-asyncpg, python3-redis, python3-uvicorn and wrk with
+# apt-get when missing and root, and fails saying what is missing otherwise.
+test-real-servers: lib
+	bash bench/python/real_libs.sh smoke
+
 # Benchmarks are not tests: C against libuv/libev, then Python against
 # asyncio/uvloop (needs python3-uvloop for /usr/bin/python3; see bench/python)
-# and the Python network workloads (bench/python/run_net.sh),
+# and the Python network workloads (bench/python/run_net.sh), then real
+# libraries against real servers (asyncpg, redis-py, uvicorn;
+# bench/python/real_libs.sh),
 # then the network workloads W4, W5, W10 from C against libuv/libev
 # (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing),
 # then the subprocess workloads W8, W8-1g (bench/run_spawn.sh, same needs).
 # then W11, TLS (bench/run_tls.sh). Last, bench-chart draws
 # bench/results/chart.png from the raw results.
-bench: bench-c bench-python bench-python-net bench-net bench-tls bench-spawn bench-chart
+bench: bench-c bench-python bench-python-net bench-real bench-net bench-tls bench-spawn bench-chart
 
 bench-c: lib
 	bash bench/run.sh
@@ -253,6 +267,14 @@ bench-python: lib
 # python3-aiohttp and wrk (bench/python/run_net.sh says what is missing).
 bench-python-net: lib
 	bash bench/python/run_net.sh
+
+# asyncpg against PostgreSQL, redis-py against Redis (one connection; a pool
+# of 10 with 200 tasks) and uvicorn under wrk, on asyncio, uvloop and libloop,
+# pinned to one CPU and not (16-24 minutes on a shared 2-core machine). bench/python/real_libs.sh starts
+# and stops the servers, installs what is missing when root, and otherwise
+# says what is missing and skips.
+bench-real: lib
+	bash bench/python/real_libs.sh
 
 bench-net: lib
 	bash bench/run_net.sh
