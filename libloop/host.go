@@ -6,8 +6,9 @@ package libloop
 // libloop.so, runs C and Python callbacks. It tells the loop how to run
 // them through one Host, set once with SetHost, and schedules them as
 // HostCall values with the *Host methods (CallSoonHost, CallAtHost,
-// CallSoonThreadsafeHost, AddReaderHost, NewTaskHost, ...). A Go program
-// that only uses Go funcs sets no Host.
+// CallSoonThreadsafeHost, AddReaderHost, NewTaskHost, ...; CallAtHostMany
+// is CallAtHost for a run of handle-less timers). A Go program that only
+// uses Go funcs sets no Host.
 
 // HostCallKind says which C signature a HostCall has.
 type HostCallKind int32
