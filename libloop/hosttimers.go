@@ -77,12 +77,37 @@ func (l *Loop) queueDueTimers(end int64) {
 			}
 			l.ready.push(h)
 		case 2:
-			e := l.hostTimers.Pop()
-			l.ready.pushHost(e.Val.fn, e.Val.arg)
+			l.queueDueHostTimers(end)
 		default: // a run of the source's, up to the next of the loop's own
 			own, w, seq := l.earliestOwn()
 			l.batches.q = append(l.batches.q, l.timerSource.Take(end, own != 0, w, seq))
 			l.ready.pushBatchMark()
 		}
+	}
+}
+
+// queueDueHostTimers moves the handle-less timers due before end to the
+// ready queue while they come before the fronts of the other timer queues,
+// which it reads once: none of them changes meanwhile. queueDueTimers'
+// merge reads every front again for each timer it moves, ~60 instructions
+// a timer more in a run of handle-less timers.
+func (l *Loop) queueDueHostTimers(end int64) {
+	bound := timers.Key{When: end} // before it: due
+	if l.timers.len() > 0 {
+		if e := l.timers.peek(); e.Before(bound) {
+			bound = e.Key
+		}
+	}
+	if l.timerSource != nil {
+		if w, s, ok := l.timerSource.Peek(); ok && (timers.Key{When: w, Seq: s}).Before(bound) {
+			bound = timers.Key{When: w, Seq: s}
+		}
+	}
+	for {
+		e, ok := l.hostTimers.PopBefore(bound)
+		if !ok {
+			return
+		}
+		l.ready.pushHost(e.Val.fn, e.Val.arg)
 	}
 }

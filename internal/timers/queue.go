@@ -50,6 +50,32 @@ func (q *Queue[V]) Pop() Entry[V] {
 	return q.heap.Pop()
 }
 
+// PopBefore removes and returns the earliest timer if it comes before
+// bound (ok true), or leaves the queue as it is (ok false): Peek, a test
+// and Pop with one comparison of the two fronts, for a caller that drains
+// every timer before a bound.
+func (q *Queue[V]) PopBefore(bound Key) (e Entry[V], ok bool) {
+	inRun := q.heap.n == 0
+	switch {
+	case inRun:
+		if q.run.n == 0 {
+			return e, false
+		}
+	case q.run.n > 0:
+		inRun = q.run.Front().Before(q.heap.Top().Key)
+	}
+	if inRun {
+		if !q.run.Front().Before(bound) {
+			return e, false
+		}
+		return q.run.Pop(), true
+	}
+	if !q.heap.Top().Before(bound) {
+		return e, false
+	}
+	return q.heap.Pop(), true
+}
+
 // RemoveIf drops every timer for which drop returns true (a purge),
 // calling it once per timer, and keeps the order of the rest.
 func (q *Queue[V]) RemoveIf(drop func(*Entry[V]) bool) {

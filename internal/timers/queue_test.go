@@ -14,8 +14,8 @@ func entry(when int64, seq uint64) Entry[uint64] {
 }
 
 // A queue pops in Key order for any mix of in-order and earlier deadlines,
-// equal ones included, interleaved with pops and purges, across chunk
-// boundaries; an emptied run keeps at most one chunk and no spare.
+// equal ones included, interleaved with pops (PopBefore's too) and purges,
+// across chunk boundaries; an emptied run keeps at most one chunk and no spare.
 func TestQueueOrderAndPurge(t *testing.T) {
 	for seed := int64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewSource(seed))
@@ -42,6 +42,21 @@ func TestQueueOrderAndPurge(t *testing.T) {
 				odd := func(e *Entry[uint64]) bool { return e.Val%2 == 1 }
 				q.RemoveIf(odd)
 				ref = slices.DeleteFunc(ref, func(e Entry[uint64]) bool { return odd(&e) })
+			case rng.Intn(4) == 0: // a bound at, before or after the front
+				bound := ref[0].Key
+				switch rng.Intn(3) {
+				case 0:
+					bound.Seq++
+				case 1:
+					bound.When -= int64(rng.Intn(2))
+				}
+				e, ok := q.PopBefore(bound)
+				if want := ref[0].Before(bound); ok != want || ok && e != ref[0] {
+					t.Fatalf("seed %d: PopBefore(%+v) = %+v, %v; front %+v", seed, bound, e, ok, ref[0])
+				}
+				if ok {
+					ref = ref[1:]
+				}
 			default:
 				if *q.Peek() != ref[0] {
 					t.Fatalf("seed %d: peek %+v, want %+v", seed, *q.Peek(), ref[0])
@@ -54,6 +69,9 @@ func TestQueueOrderAndPurge(t *testing.T) {
 			if q.Len() != len(ref) {
 				t.Fatalf("seed %d: len %d, want %d", seed, q.Len(), len(ref))
 			}
+		}
+		if _, ok := q.PopBefore(Key{When: last + 1}); ok {
+			t.Fatalf("seed %d: PopBefore pops from an empty queue", seed)
 		}
 		if len(q.run.chunks) > 1 || q.run.spare != nil || q.run.head != 0 {
 			t.Fatalf("seed %d: an empty run keeps %d chunks (spare %v, head %d)",
