@@ -197,8 +197,11 @@ extern LL_TLS LL__HIDDEN uint64_t ll__thread_loop;
 void ll__set_thread_loop(uint64_t loop);
 /* A value naming this thread to Go, distinct among live threads. */
 LL__HIDDEN uintptr_t ll__thread_token(void);
-/* The record of the batch running on this thread if it is loop's, or NULL. */
-LL__HIDDEN ll__pending *ll__batch_queue(uint64_t loop);
+/* The record of the batch running on this thread if it is loop's, or NULL.
+ * Inline: the timer calls ask it first, every call. */
+static inline ll__pending *ll__batch_queue(uint64_t loop) {
+    return loop != 0 && loop == ll__batch.loop ? ll__batch.pending : NULL;
+}
 
 /* A pending entry with this fn is not a callback: it records that the
  * running step yielded (ll_task_yield answered in C, soon.c). */
