@@ -89,8 +89,9 @@ func (l *Loop) queueDueTimers(end int64) {
 // queueDueHostTimers moves the handle-less timers due before end to the
 // ready queue while they come before the fronts of the other timer queues,
 // which it reads once: none of them changes meanwhile. queueDueTimers'
-// merge reads every front again for each timer it moves, ~60 instructions
-// a timer more in a run of handle-less timers.
+// merge reads every front again for each timer it moves, and a Pop each
+// copies the timer out: together ~100 instructions a timer more in a run
+// of handle-less timers.
 func (l *Loop) queueDueHostTimers(end int64) {
 	bound := timers.Key{When: end} // before it: due
 	if l.timers.len() > 0 {
@@ -103,8 +104,17 @@ func (l *Loop) queueDueHostTimers(end int64) {
 			bound = timers.Key{When: w, Seq: s}
 		}
 	}
+	q := &l.hostTimers
 	for {
-		e, ok := l.hostTimers.PopBefore(bound)
+		// In-order timers a run at a time, in place; a heap entry by Pop.
+		if run := q.RunBefore(bound); len(run) > 0 {
+			for i := range run {
+				l.ready.pushHost(run[i].Val.fn, run[i].Val.arg)
+			}
+			q.Discard(len(run))
+			continue
+		}
+		e, ok := q.PopBefore(bound)
 		if !ok {
 			return
 		}

@@ -67,6 +67,25 @@ func (r *FIFO[T]) Pop() T {
 	return e
 }
 
+// FrontChunk returns the elements from the first on that share its chunk,
+// in place (none if the FIFO is empty): a prefix of the FIFO.
+func (r *FIFO[T]) FrontChunk() []T {
+	if r.n == 0 {
+		return nil
+	}
+	return r.front[r.head:min(r.head+r.n, chunkLen)]
+}
+
+// Discard removes the first n elements, which must lie in the front chunk
+// (n at most len(FrontChunk())).
+func (r *FIFO[T]) Discard(n int) {
+	clear(r.front[r.head : r.head+n]) // a T that points somewhere must not stay reachable here
+	r.head += n
+	if r.n -= n; r.n == 0 || r.head == chunkLen {
+		r.advance()
+	}
+}
+
 // advance moves past a spent front chunk, or starts over at the front of
 // the first chunk, keeping it, once the FIFO is empty.
 //

@@ -76,6 +76,33 @@ func (q *Queue[V]) PopBefore(bound Key) (e Entry[V], ok bool) {
 	return q.heap.Pop(), true
 }
 
+// RunBefore returns the earliest timers, in order, for as long as each
+// comes before bound and before the heap's front: a prefix of the run's
+// front chunk, in place, found by a binary search (the run is in Key
+// order). It is empty if the earliest timer is the heap's or not before
+// bound. They stay queued until Discard: a caller that drains the queue
+// takes in-order timers a run at a time, not one Pop each.
+func (q *Queue[V]) RunBefore(bound Key) []Entry[V] {
+	if q.heap.n > 0 && q.heap.Top().Before(bound) {
+		bound = q.heap.Top().Key
+	}
+	s := q.run.FrontChunk()
+	lo, hi := 0, len(s) // s[:lo] before bound, s[hi:] not
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m].Before(bound) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return s[:lo]
+}
+
+// Discard removes the first n timers of the last RunBefore, which the
+// queue has not changed since.
+func (q *Queue[V]) Discard(n int) { q.run.Discard(n) }
+
 // RemoveIf drops every timer for which drop returns true (a purge),
 // calling it once per timer, and keeps the order of the rest.
 func (q *Queue[V]) RemoveIf(drop func(*Entry[V]) bool) {

@@ -14,8 +14,9 @@ func entry(when int64, seq uint64) Entry[uint64] {
 }
 
 // A queue pops in Key order for any mix of in-order and earlier deadlines,
-// equal ones included, interleaved with pops (PopBefore's too) and purges,
-// across chunk boundaries; an emptied run keeps at most one chunk and no spare.
+// equal ones included, interleaved with pops (PopBefore's and RunBefore's
+// too) and purges, across chunk boundaries; an emptied run keeps at most
+// one chunk and no spare.
 func TestQueueOrderAndPurge(t *testing.T) {
 	for seed := int64(1); seed <= 40; seed++ {
 		rng := rand.New(rand.NewSource(seed))
@@ -42,6 +43,30 @@ func TestQueueOrderAndPurge(t *testing.T) {
 				odd := func(e *Entry[uint64]) bool { return e.Val%2 == 1 }
 				q.RemoveIf(odd)
 				ref = slices.DeleteFunc(ref, func(e Entry[uint64]) bool { return odd(&e) })
+			case rng.Intn(5) == 0: // a run before a bound among the next few
+				bound := ref[rng.Intn(min(len(ref), 3*chunkLen))].Key
+				if rng.Intn(2) == 0 {
+					bound.Seq++
+				}
+				run := q.RunBefore(bound)
+				k := 0
+				for k < len(ref) && ref[k].Before(bound) && k < len(run) {
+					if run[k] != ref[k] {
+						t.Fatalf("seed %d: RunBefore[%d] = %+v, want %+v", seed, k, run[k], ref[k])
+					}
+					k++
+				}
+				if k != len(run) {
+					t.Fatalf("seed %d: RunBefore holds %d, %d of them in order before the bound", seed, len(run), k)
+				}
+				// It stops only at the bound, the heap's front or the chunk's end.
+				if k < len(ref) && ref[k].Before(bound) && !(q.heap.n > 0 && *q.heap.Top() == ref[k]) &&
+					k != len(q.run.FrontChunk()) {
+					t.Fatalf("seed %d: RunBefore stops at %d of %d before %+v", seed, k, len(q.run.FrontChunk()), ref[k])
+				}
+				n := rng.Intn(len(run) + 1)
+				q.Discard(n)
+				ref = ref[n:]
 			case rng.Intn(4) == 0: // a bound at, before or after the front
 				bound := ref[0].Key
 				switch rng.Intn(3) {
