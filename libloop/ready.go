@@ -33,9 +33,9 @@ func (q *readyQueue) push(h *Handle) {
 }
 
 // pushHost queues a host call with no handle. It leaves the slot's h as it
-// is, nil: a free slot is all zero (pop clears the slot it takes, grow's
-// are new), and not storing the pointer spares a write barrier check, and
-// the barrier itself while the GC marks.
+// is, nil: a free slot's h is nil (pop clears the one it takes, grow's
+// slots are new), and not storing the pointer spares a write barrier
+// check, and the barrier itself while the GC marks.
 func (q *readyQueue) pushHost(fn, arg uintptr) {
 	if q.n == len(q.buf) {
 		q.grow()
@@ -45,9 +45,14 @@ func (q *readyQueue) pushHost(fn, arg uintptr) {
 	q.n++
 }
 
+// pop takes the head entry. A free slot needs only a nil h (pushHost
+// writes fn and arg, push all three): it is cleared only if it holds a
+// handle, so a by-value call costs no barrier here either.
 func (q *readyQueue) pop() readyItem {
 	it := q.buf[q.head]
-	q.buf[q.head] = readyItem{} // free slots are zero (pushHost)
+	if it.h != nil {
+		q.buf[q.head].h = nil
+	}
 	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
 	return it
