@@ -85,10 +85,12 @@ func (q *readyQueue) grow() {
 		size = 64
 	}
 	nb := make([]readyItem, size)
-	// Full (q.n == len(q.buf)): the ring unrolled in two copies, not an
-	// element at a time (~30 instructions an entry while a million due
-	// timers fill a new ring).
-	k := copy(nb, q.buf[q.head:])
-	copy(nb[k:], q.buf[:q.head])
+	// An element at a time, not two copy() calls: making nb often starts
+	// the GC's marking, and then copy's bulk barrier costs more than a
+	// barrier a store (callgrind, a million due timers filling the ring:
+	// ~9 instructions an entry more in all, though fewer in this loop).
+	for i := 0; i < q.n; i++ {
+		nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+	}
 	q.buf, q.head = nb, 0
 }
