@@ -101,9 +101,11 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			kinds |= 1 << (uint32(evs[i].Kind) & 31)
 			k++
 		}
-		C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
-			C.uintptr_t(uintptr(unsafe.Pointer(n.protos))), C.int(k),
-			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), C.uintptr_t(n.batchFn), C.uintptr_t(n.batchArg))
+		s.runHost(func() {
+			C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
+				C.uintptr_t(uintptr(unsafe.Pointer(n.protos))), C.int(k),
+				C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), C.uintptr_t(n.batchFn), C.uintptr_t(n.batchArg))
+		})
 		held := s.pending.withheld
 		// Only an EOF's answer, an end (an id to retire) or a withheld
 		// event needs reading back; a run of data events has nothing to
@@ -113,7 +115,6 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			s.readBack(evs[:take], n, held != 0, &withheld)
 		}
 		evs = evs[take:]
-		s.flushPending()
 	}
 	if withheld {
 		// The withheld events go back to the core, which keeps a paused
@@ -268,11 +269,11 @@ func heldFlag(delivered bool) C.int16_t {
 	return C.LL__HELD_STATE
 }
 
-// readChanged is the core's read hook (libloop/withheld.go): it keeps the
-// slot's LL__HELD_STATE bit equal to !ReadsDelivered at every change, so C
+// ReadsChanged implements libloop.ReadWatcher: it keeps the slot's
+// LL__HELD_STATE bit equal to !ReadsDelivered at every change, so C
 // withholds a read event the moment an earlier one's protocol paused,
 // closed or aborted the transport. LL__HELD_BATCH is C's and stays.
-func readChanged(t *libloop.Transport, delivered bool) {
+func (s *loopState) ReadsChanged(t *libloop.Transport, delivered bool) {
 	if slot := protoOf(t); slot != nil {
 		slot.held = slot.held&C.LL__HELD_BATCH | heldFlag(delivered)
 	}
@@ -286,10 +287,11 @@ func directFlag(writable bool) C.int16_t {
 	return 0
 }
 
-// directChanged is the core's direct hook (libloop/direct.go): it keeps
-// the slot's flag equal to DirectWritable at every change, before the core
-// buffers bytes or closes the fd, so C may send whenever the flag is 1.
-func directChanged(t *libloop.Transport, writable bool) {
+// DirectChanged implements libloop.DirectWriter (libloop/writegate.go): it
+// keeps the slot's flag equal to DirectWritable at every change, before
+// the core buffers bytes or closes the fd, so C may make a write's first
+// try whenever the flag is 1.
+func (s *loopState) DirectChanged(t *libloop.Transport, writable bool) {
 	if slot := protoOf(t); slot != nil {
 		slot.direct = directFlag(writable)
 	}

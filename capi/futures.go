@@ -56,16 +56,6 @@ func (s *loopState) FutureDisposed(f *libloop.Future) {
 	}
 }
 
-// enter checks a call made on a loop's thread and restores FIFO order with
-// the C-side call_soon queue before the call touches the loop.
-func enter(s *loopState) C.int {
-	if err := s.loop.CheckThread(); err != nil {
-		return errCode(err)
-	}
-	s.flushPending()
-	return 0
-}
-
 // lookupFuture returns the future a future or task id names (a task is a
 // future), without any thread check.
 func lookupFuture(id C.uint64_t) (*libloop.Future, C.int) {
@@ -89,7 +79,7 @@ func getFuture(id C.uint64_t) (futRef, C.int) {
 
 func resolveFuture(f *libloop.Future) (futRef, C.int) {
 	r := futRef{f: f, t: f.Task(), loop: f.Loop().Data.(*loopState)}
-	if rc := enter(r.loop); rc != 0 {
+	if rc := r.loop.enter(r.loop.debugCheck()); rc != 0 {
 		return futRef{}, rc
 	}
 	return r, 0

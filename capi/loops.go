@@ -38,7 +38,25 @@ type loopState struct {
 	gate loopGate
 	// slab orders the handle timers C made (timerslab.go).
 	slab *timerSlab
+	// hostRun is the host queue ll_loop_set_host_queue installed (fn 0:
+	// none); RunHostQueue calls it.
+	hostRun struct{ fn, arg uintptr }
 }
+
+// loopState is the core's Host with every optional face (libloop/host.go):
+// SetHost finds them by type assertion, so a method renamed on either
+// side would silently turn one off; this stops the build instead.
+var _ interface {
+	libloop.ChainRunner
+	libloop.EventSink
+	libloop.ReadWatcher
+	libloop.DirectWriter
+	libloop.PostSource
+	libloop.TimerHost
+	libloop.HostQueue
+	libloop.Spawner
+	libloop.HostEnv
+} = (*loopState)(nil)
 
 // Buffer implements libloop.Host: the batch lives in C memory so C can
 // read it without a copy.
@@ -48,8 +66,9 @@ func (s *loopState) Buffer(n int) []libloop.HostCall {
 
 // Run implements libloop.Host: one crossing for the whole batch.
 func (s *loopState) Run(l *libloop.Loop, n int) {
-	C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n), C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
-	s.flushPending()
+	s.runHost(func() {
+		C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n), C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	})
 }
 
 // RunChain implements libloop.ChainRunner: the batch and the iterations
@@ -59,14 +78,13 @@ func (s *loopState) RunChain(l *libloop.Loop, n int, c *libloop.Chain) {
 	cc := &s.pending.chain
 	cc.epfd, cc.max_events = C.int32_t(c.Poll.Fd), C.int32_t(c.Poll.Max)
 	cc.events = C.uintptr_t(uintptr(c.Poll.Buf))
-	cc.changes = C.uintptr_t(uintptr(c.Changes))
-	cc.ready_len = C.uintptr_t(uintptr(c.ReadyLen))
-	cc.posted = C.uintptr_t(uintptr(c.Posted))
+	cc.view = C.uintptr_t(uintptr(unsafe.Pointer(c.View)))
 	cc.max_iterations = C.int64_t(c.MaxIterations)
-	C.ll__run_chain(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n),
-		C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	s.runHost(func() {
+		C.ll__run_chain(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.calls))), C.int(n),
+			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	})
 	c.Iterations, c.Calls, c.Polled = int(cc.iterations), int(cc.calls), int(cc.polled)
-	s.flushPending()
 }
 
 // Call implements libloop.Host: one host call (a task step) through
@@ -78,8 +96,9 @@ func (s *loopState) Call(l *libloop.Loop, fc libloop.HostCall) {
 	outer, outerDecided := p.step_task, p.step_decided
 	p.step_task, p.step_decided = C.uint64_t(fc.ID), 0
 	defer func() { p.step_task, p.step_decided = outer, outerDecided }()
-	C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.one))), 1, C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
-	s.flushPending()
+	s.runHost(func() {
+		C.ll__run_batch(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(s.one))), 1, C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	})
 }
 
 // beginRun closes the C-side queue to calls from outside a batch (the loop
@@ -87,7 +106,7 @@ func (s *loopState) Call(l *libloop.Loop, fc libloop.HostCall) {
 // idle loop collected to the ready queue. The returned func reopens it.
 func (s *loopState) beginRun() func() {
 	C.ll__pending_set_open(s.pending, 0)
-	s.flushPending()
+	s.enter(0) // the gate let this thread in
 	return func() {
 		if !s.loop.IsClosed() {
 			C.ll__pending_set_open(s.pending, 1)
@@ -142,7 +161,7 @@ func getLoop(id C.uint64_t) (*loopState, C.int) {
 		return nil, C.int(libloop.EBADHANDLE)
 	}
 	s := obj.(*loopState)
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return nil, rc
 	}
 	return s, 0
@@ -176,11 +195,7 @@ func ll__loop_new(out *C.uint64_t) C.int {
 	l.Tag = s.id
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)
-	l.SetHost(s) // and its event sink, chain runner and post source
-	l.SetDirectHook(directChanged)
-	l.SetReadHook(readChanged)
-	l.SetSpawner(posixSpawn)
-	l.SetHostEnv(hostEnv)
+	l.SetHost(s) // and every optional face of libloop.Host loopState has
 	*out = C.uint64_t(s.id)
 	return 0
 }
@@ -207,7 +222,7 @@ func ll__loop_close_go(id C.uint64_t, tok C.uintptr_t) C.int {
 		return C.int(rc)
 	}
 	defer s.gate.unborrow()
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return rc
 	}
 	return errCode(closeLoop(s))
@@ -371,15 +386,17 @@ func ll_loop_set_host_queue(id C.uint64_t, fn C.ll_host_run_fn, arg unsafe.Point
 	if rc != 0 {
 		return rc
 	}
-	if fn == nil {
-		s.loop.SetHostQueue(nil)
-		return 0
-	}
-	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
-	s.loop.SetHostQueue(func() bool {
-		return C.ll__call_host_run(C.uintptr_t(fnAddr), C.uint64_t(s.id), C.uintptr_t(argAddr)) != 0
-	})
+	s.hostRun.fn, s.hostRun.arg = uintptr(unsafe.Pointer(fn)), uintptr(arg)
 	return 0
+}
+
+// RunHostQueue implements libloop.HostQueue: the host's run function, if
+// one is installed, in one crossing.
+func (s *loopState) RunHostQueue(l *libloop.Loop) bool {
+	if s.hostRun.fn == 0 {
+		return false // removed while announced: nothing more to run
+	}
+	return C.ll__call_host_run(C.uintptr_t(s.hostRun.fn), C.uint64_t(s.id), C.uintptr_t(s.hostRun.arg)) != 0
 }
 
 //export ll_loop_host_ready

@@ -35,14 +35,9 @@ func refuseOtherThread(s *loopState, caller C.uint64_t) C.int {
 }
 
 // enterFrom is enter for a checked call: the marker check replaces debug
-// mode's gettid check (it is exact in every mode), then the C-side
-// call_soon queue is flushed so FIFO order holds.
+// mode's gettid check (it is exact in every mode).
 func enterFrom(s *loopState, caller C.uint64_t) C.int {
-	if rc := refuseOtherThread(s, caller); rc != 0 {
-		return rc
-	}
-	s.flushPending()
-	return 0
+	return s.enter(refuseOtherThread(s, caller))
 }
 
 // getLoopFrom resolves a loop id for a checked call.

@@ -17,13 +17,50 @@ import (
 // Go takes what C queued: the second of the places where the C side of the
 // runtime meets Go (cloop/cloop.h). A host's call_soon and timers made from
 // a callback of the running batch, or while the loop is idle, wait in the
-// loop's record in C; flushPending moves them into the core before Go next
-// touches its ready queue or timer heap, so C-queued and Go-queued work
+// loop's record in C. Control comes back to Go from host code on the
+// loop's thread in two ways only: a host call into Go, and the return of
+// a runner Go called. Both pass through one door, enter, and enter is the
+// one place that calls flushPending: so Go takes C's work before it next
+// touches its ready queue or timer heap, and C-queued and Go-queued work
 // keep one FIFO order and one timer order.
 
+// enter is that door. A host call that touches a loop resolves it through
+// enter (getLoop, getLoopFrom, getFuture, ... all end here), passing the
+// verdict of its own thread check (0: allowed); runHost passes 0 when a
+// runner returns. A new entry point that acts on a loop goes through it
+// too, so that it never sees the loop without what C queued for it.
+func (s *loopState) enter(refusal C.int) C.int {
+	if refusal != 0 {
+		return refusal
+	}
+	// Inlined: most entries find nothing queued, and pay two loads.
+	if p := s.pending; p != nil && p.len|p.ntimers != 0 {
+		s.flushPending()
+	}
+	return 0
+}
+
+// runHost runs host code on the loop's thread: run calls one of cloop's
+// runners (one crossing for many callbacks), and control then comes back
+// through enter. Every runner call in capi is made through it. It is
+// inlined, closure and all: no cost over calling the runner directly.
+func (s *loopState) runHost(run func()) {
+	run()
+	s.enter(0)
+}
+
+// debugCheck is the thread check of a call outside loopthread.go's list:
+// exact only in debug mode (Loop.CheckThread).
+func (s *loopState) debugCheck() C.int {
+	if err := s.loop.CheckThread(); err != nil {
+		return errCode(err)
+	}
+	return 0
+}
+
 // flushPending moves call_soon requests queued in C to the core's ready
-// queue, in order. Every entry point that touches the loop calls it first,
-// so C-queued and Go-queued callbacks keep one FIFO order. A long run of
+// queue, in order, and C's timers to the core's queues. Only enter calls
+// it. A long run of
 // plain calls is handed over whole, array and all (softBatch): one place
 // in the FIFO, one crossing to run, nothing copied.
 func (s *loopState) flushPending() {
@@ -75,18 +112,13 @@ func (s *loopState) flushPending() {
 	p.len = 0
 }
 
-// A C-side timer (ll__later) is a libloop.HostTimer in place.
-var _ = [1]struct{}{}[unsafe.Sizeof(C.ll__later{})-unsafe.Sizeof(libloop.HostTimer{})+
-	unsafe.Offsetof(C.ll__later{}.fn)-unsafe.Offsetof(libloop.HostTimer{}.Fn)+
-	unsafe.Offsetof(C.ll__later{}.arg)-unsafe.Offsetof(libloop.HostTimer{}.Arg)]
-
 // ll__flush_pending_go moves a loop's C-side queues into it (cloop/timers.c
 // calls it when 4096 timers wait), on the thread that queued them.
 //
 //export ll__flush_pending_go
 func ll__flush_pending_go(id C.uint64_t) {
 	if obj, ok := ids.get(uint64(id), kindLoop); ok {
-		obj.(*loopState).flushPending()
+		obj.(*loopState).enter(0)
 	}
 }
 
@@ -112,10 +144,11 @@ type softBatch struct {
 
 func (b *softBatch) Run() {
 	s := b.s
-	C.ll__run_soon_array(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(b.items))), b.n,
-		C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	s.runHost(func() {
+		C.ll__run_soon_array(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(b.items))), b.n,
+			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))))
+	})
 	b.Drop()
-	s.flushPending()
 }
 
 // Len is how many calls the batch holds (0 once run or dropped).

@@ -92,9 +92,10 @@ type postBatch struct {
 func (b *postBatch) Run() {
 	s, n := b.s, b.n
 	b.n = 0
-	C.ll__postq_run(s.pending.postq, C.uint64_t(s.id), C.uintptr_t(b.chunk), b.off, n,
-		C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), 1)
-	s.flushPending()
+	s.runHost(func() {
+		C.ll__postq_run(s.pending.postq, C.uint64_t(s.id), C.uintptr_t(b.chunk), b.off, n,
+			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), 1)
+	})
 }
 
 // Len is how many calls the batch holds (0 once run or dropped).

@@ -147,18 +147,18 @@ type procRef struct {
 	released, delivered bool // the host released the id / the exit was delivered
 }
 
-// hostEnv reads the environment of the C host (libloop.HostEnv): C's
-// environ and getenv, which see the host's setenv.
-var hostEnv = libloop.HostEnv{
-	Environ: func() []string {
-		env, _ := cStrings(C.ll__environ())
-		return env
-	},
-	Getenv: func(key string) string {
-		ck := C.CString(key)
-		defer C.free(unsafe.Pointer(ck))
-		return C.GoString(C.ll__getenv(ck))
-	},
+// Environ implements libloop.HostEnv: the C host's environ, which sees
+// the host's setenv.
+func (s *loopState) Environ() []string {
+	env, _ := cStrings(C.ll__environ())
+	return env
+}
+
+// Getenv implements libloop.HostEnv with C's getenv.
+func (s *loopState) Getenv(key string) string {
+	ck := C.CString(key)
+	defer C.free(unsafe.Pointer(ck))
+	return C.GoString(C.ll__getenv(ck))
 }
 
 // bindProcess gives p a claimed id and protocol slot (for LL_PROCESS_EXITED).
@@ -180,7 +180,7 @@ func getProcess(id C.uint64_t) (*libloop.Process, *loopState, C.int) {
 	}
 	p := obj.(*libloop.Process)
 	s := p.Loop().Data.(*loopState)
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return nil, nil, rc
 	}
 	return p, s, 0

@@ -18,7 +18,7 @@ import (
 // idle one, and every long callback loses it: the return waits for a
 // hand-off between threads and sysmon keeps polling every 20 µs. Measured:
 // 1,500 host batches of 0.2 ms on one CPU, 2,500-2,850 context switches
-// with one P, ~300 with two (the loop's own 5 ms yields) (tests/c/test_one_cpu.c); aiohttp under wrk
+// with one P, ~300 with two (the loop's own 5 ms yields) (tests/c/test_yield_one_cpu.c); aiohttp under wrk
 // (the server bound to one CPU): 39.4-40.6k → 42.3-42.7k requests/s. A second
 // P costs nothing while idle; the host thread is still the only one
 // running loop code.

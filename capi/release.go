@@ -78,7 +78,7 @@ func releaseOn(s *loopState, id uint64, tok uintptr, drop func()) C.int {
 	if _, ok := ids.take(id); !ok {
 		return C.int(libloop.EBADHANDLE)
 	}
-	s.flushPending() // FIFO with the C-side queue, as enter does
+	s.enter(0) // the gate let this thread in
 	drop()
 	return 0
 }
@@ -97,7 +97,7 @@ func releaseLoop(s *loopState, tok uintptr) C.int {
 	if _, ok := ids.take(s.id); !ok {
 		return C.int(libloop.EBADHANDLE) // another thread released it first
 	}
-	s.flushPending()
+	s.enter(0) // the gate let this thread in
 	// Close cannot fail with ERUNNING here (the gate says it is not
 	// running); a selector close error leaves nothing to retry, so the
 	// release completes either way.

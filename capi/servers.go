@@ -84,7 +84,7 @@ func getServer(id C.uint64_t) (*libloop.Server, *loopState, C.int) {
 	}
 	srv := obj.(*libloop.Server)
 	s := srv.Loop().Data.(*loopState)
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return nil, nil, rc
 	}
 	return srv, s, 0

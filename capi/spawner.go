@@ -15,7 +15,10 @@ import (
 	"github.com/libloop/libloop/libloop"
 )
 
-// posixSpawn is the loops' Spawner (libloop.Loop.SetSpawner): a vfork
+// Spawn implements libloop.Spawner with posixSpawn.
+func (s *loopState) Spawn(r *libloop.SpawnRequest) (int, int, error) { return posixSpawn(r) }
+
+// posixSpawn is the loops' Spawner (loopState.Spawn): a vfork
 // clone on Linux (spawn/vfork_linux.c), posix_spawn elsewhere, whose child
 // closes the other fds with one close_range and gets SIGPIPE and SIGXFSZ
 // back at their defaults. Its strings go to C in one Go buffer, one

@@ -80,10 +80,9 @@ func slabCancel(caller, id C.uint64_t) C.int {
 		return C.int(libloop.EBADHANDLE)
 	}
 	if s != nil {
-		if rc := refuseOtherThread(s, caller); rc != 0 {
+		if rc := enterFrom(s, caller); rc != 0 {
 			return rc
 		}
-		s.flushPending()
 	}
 	return C.ll__ts_cancel(id)
 }

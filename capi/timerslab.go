@@ -18,8 +18,9 @@ import (
 // slots in a few segments) beside a timers.Heap of slots for the rest,
 // each entry with its record's key copied in (a record's deadline and
 // sequence never change while it is queued), the earlier front first, as
-// timers.Queue does. It is the core's TimerSource while it holds timers
-// (so an idle loop pays nothing for it). Loop thread only.
+// timers.Queue does. It is the core's TimerSource (loopState.Timers); the
+// core looks at it only from a push (NextSeq) until Peek finds it empty,
+// so an idle loop pays nothing for it. Loop thread only.
 type timerSlab struct {
 	s    *loopState
 	cs   *C.ll__tslab
@@ -67,9 +68,7 @@ func (q *timerSlab) push(slot uint32) {
 	} else {
 		q.heap.Push(timers.Entry[uint32]{Key: k, Val: slot})
 	}
-	if q.n++; q.n == 1 {
-		q.s.loop.SetTimerSource(q)
-	}
+	q.n++
 }
 
 // front returns the earliest slot, its key, and whether it is the run's;
@@ -98,9 +97,7 @@ func (q *timerSlab) take() uint32 {
 	} else {
 		q.heap.Pop()
 	}
-	if q.n--; q.n == 0 {
-		q.s.loop.SetTimerSource(nil)
-	}
+	q.n--
 	r := rec(slot)
 	r.tag &^= C.LL__TS_INQ
 	if r.tag&C.LL__TS_CANCELLED != 0 {
@@ -152,11 +149,12 @@ type slabBatch struct {
 
 func (b *slabBatch) Run() {
 	s := b.q.s
-	if len(b.slots) > 0 {
-		C.ll__ts_fire_many(C.uint64_t(s.id), (*C.uint32_t)(&b.slots[0]), C.int64_t(len(b.slots)), s.pending)
-	}
+	s.runHost(func() {
+		if len(b.slots) > 0 {
+			C.ll__ts_fire_many(C.uint64_t(s.id), (*C.uint32_t)(&b.slots[0]), C.int64_t(len(b.slots)), s.pending)
+		}
+	})
 	b.Drop()
-	s.flushPending()
 }
 
 // Len is how many of its timers are not cancelled (Stats' ready count;
@@ -207,9 +205,6 @@ func (q *timerSlab) Tidy() {
 		q.heap.RemoveIf(func(e *timers.Entry[uint32]) bool { return cancelled(e.Val) })
 		q.n = q.run.n + q.heap.Len()
 		q.cs.cancelled = 0
-		if q.n == 0 {
-			q.s.loop.SetTimerSource(nil)
-		}
 	}
 	q.flushDead()
 }
@@ -221,15 +216,18 @@ func (q *timerSlab) Drop() {
 	q.heap = timers.Heap[uint32]{}
 	q.n = 0
 	q.dead = q.dead[:0]
-	q.s.loop.SetTimerSource(nil)
 	if p := q.s.pending; p != nil {
 		p.ntimers = 0 // C-queued timers of a closed loop would be refused anyway
 		C.ll__ts_drop_all(&p.slab)
 	}
 }
 
-// dropTimers is Drop for capi's own close paths: the core calls Drop only
-// while the slab is its source, and C may hold timers it has not seen.
+// Timers implements libloop.TimerHost: the core's TimerSource is the slab.
+func (s *loopState) Timers() libloop.TimerSource { return s.slab }
+
+// dropTimers is Drop again for capi's own close path (closeLoop), after
+// the core's Close dropped what it knew: timers C queued while it closed
+// lose the loop's reference too.
 func (s *loopState) dropTimers() {
 	if s.slab != nil {
 		s.slab.Drop()

@@ -23,7 +23,7 @@ func getTransport(id C.uint64_t) (*libloop.Transport, *loopState, C.int) {
 	}
 	t := obj.(*libloop.Transport)
 	s := t.Loop().Data.(*loopState)
-	if rc := enter(s); rc != 0 {
+	if rc := s.enter(s.debugCheck()); rc != 0 {
 		return nil, nil, rc
 	}
 	return t, s, 0
@@ -31,7 +31,7 @@ func getTransport(id C.uint64_t) (*libloop.Transport, *loopState, C.int) {
 
 // withTransport runs op on a resolved transport and returns its error code
 // (the write fast path's flag follows the transport's state by itself:
-// the core's direct hook, events.go).
+// loopState.DirectChanged, events.go).
 func withTransport(id C.uint64_t, op func(*libloop.Transport) error) C.int {
 	t, _, rc := getTransport(id)
 	if rc != 0 {

@@ -2,7 +2,10 @@
 
 package libloop
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Iterations run in the host's batch (the chain). A host whose callbacks
 // run in C batches (capi) and schedule each other with call_soon makes the
@@ -27,7 +30,8 @@ import "unsafe"
 // event (handed to Go as the next poll's answer), or MaxIterations. The
 // loop allows a chain only while it runs forever or until a future is
 // done (ll_loop_run_once runs exactly one iteration), outside debug mode,
-// with no timer at all and no host queue of its own (Python's).
+// with no timer at all and no work in a host queue of its own (Python's;
+// HostReady ends a chain).
 
 // ChainRunner is a Host that can run the loop's next iterations in a
 // batch's crossing (a chain, above).
@@ -40,19 +44,38 @@ type ChainRunner interface {
 }
 
 // Chain is a chain's terms and its outcome. The loop fills the first
-// group; the runner reads them and the words they point to (each valid
-// until RunChain returns, written only by the loop's thread or, for
-// Posted, atomically) and fills the second group.
+// group; the runner reads them, and the View while it runs (valid until
+// RunChain returns), and fills the second group.
 type Chain struct {
-	Poll          PollTarget     // Fd -1: no fd watched, iterations do not poll
-	MaxIterations int            //
-	Changes       unsafe.Pointer // *uint64: the loop's change counter; a change ends the chain
-	ReadyLen      unsafe.Pointer // *int: Go's ready queue length; non-zero ends it
-	Posted        unsafe.Pointer // *int32: Go-side posts waiting (atomic); non-zero ends it
+	Poll          PollTarget // Fd -1: no fd watched, iterations do not poll
+	MaxIterations int        //
+	View          *ChainView // the loop's words that end a chain
 
 	Iterations int // iterations run after the batch
 	Calls      int // callbacks they called
 	Polled     int // events the last poll left in Poll.Buf for the next iteration (-1: none)
+}
+
+// ChainViewVersion names ChainView's layout. A runner in another language
+// declares the same struct under the same number (capi/cloop/cloop.h's
+// ll__chain_view, LL__CHAIN_VIEW_VERSION; capi checks that both agree when
+// it compiles) and runs no chain on a view of another version.
+const ChainViewVersion = 1
+
+// ChainView is what a chain runner reads, after each iteration it runs, to
+// know that the next one is still only its own call_soon work: one struct
+// of fixed layout (offsets 0, 4, 8, 16; 24 bytes, no Go pointers), so the
+// runner follows no pointer into the loop's internals. These words are the
+// loop's own counters, kept here rather than copied: the ready queue counts
+// its length in ReadyLen (the view lives in the ready queue, ready.go), the
+// post queue its waiting calls in Posted, and changed bumps Changes; so
+// the view is current at every moment, written only by the loop's thread
+// or, for Posted, atomically by any thread.
+type ChainView struct {
+	Version  uint32       // ChainViewVersion
+	Posted   atomic.Int32 // callbacks posted through Go, not yet taken; non-zero ends the chain
+	Changes  uint64       // the loop's change counter (changed); a move ends the chain
+	ReadyLen int64        // the ready queue's length; non-zero ends the chain
 }
 
 // PollTarget names the selector's poll: on Linux an epoll fd and a buffer
@@ -81,7 +104,6 @@ type chainState struct {
 	runner  ChainRunner
 	sel     pollTargetSelector // nil: the selector cannot be polled elsewhere
 	allowed bool               // RunForever/RunUntilComplete, set by allowChain
-	changes uint64             // see changed
 	c       Chain
 	polled  int // events waiting in the selector's buffer for the next poll; -1: none
 }
@@ -94,7 +116,10 @@ func (l *Loop) setChainRunner(d Host) {
 }
 
 // changed counts a change of the loop's state that a chain must not miss.
-func (l *Loop) changed() { l.chain.changes++ }
+func (l *Loop) changed() { l.view().Changes++ }
+
+// view is the loop's ChainView.
+func (l *Loop) view() *ChainView { return &l.ready.view }
 
 // allowChain lets batches run chains until the returned func is called
 // (the run entry points that run iterations until stopped).
@@ -107,8 +132,8 @@ func (l *Loop) allowChain() func() {
 // iteration's callbacks (last) may run a chain when the loop allows one.
 func (l *Loop) dispatch(n int, last bool) {
 	ch := &l.chain
-	if !last || !ch.allowed || l.debug || l.hostRun != nil || l.stopping || l.ready.len() > 0 ||
-		l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.timerSource != nil {
+	if !last || !ch.allowed || l.debug || l.hostPending || l.stopping || l.ready.len() > 0 ||
+		l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.sourceQueued {
 		l.host.Run(l, n)
 		return
 	}
@@ -122,9 +147,7 @@ func (l *Loop) dispatch(n int, last bool) {
 		c.Poll = ch.sel.pollTarget()
 	}
 	c.MaxIterations = maxChain
-	c.Changes = unsafe.Pointer(&ch.changes)
-	c.ReadyLen = unsafe.Pointer(&l.ready.n)
-	c.Posted = unsafe.Pointer(&l.posted.n)
+	c.View = l.view()
 	c.Iterations, c.Calls, c.Polled = 0, 0, -1
 	ch.runner.RunChain(l, n, c)
 	if c.Iterations > 0 {

@@ -54,7 +54,7 @@ type EventSink interface {
 	// EOFReceived's Result (no other kind's is read).
 	// Every event handed over may be delivered when the call starts; a
 	// read event whose transport is paused, closed or aborted by an
-	// earlier event of the call (the read hook says so: SetReadHook) must
+	// earlier event of the call (a ReadWatcher hears so) must
 	// not be, and is marked with Withhold instead.
 	Deliver(l *Loop, evs []Event)
 }
@@ -74,9 +74,9 @@ const (
 // for delivery in batches.
 type ioState struct {
 	sink           EventSink
-	directHook     func(t *Transport, writable bool)  // see direct.go
-	readHook       func(t *Transport, delivered bool) // see withheld.go
-	held           map[*Transport][]heldRead          // withheld reads of paused transports
+	direct         DirectWriter              // the host's, or nil (writegate.go)
+	reads          ReadWatcher               // the host's, or nil (withheld.go)
+	held           map[*Transport][]heldRead // withheld reads of paused transports
 	rbuf           []byte
 	rused          int
 	ready          []readyIO

@@ -5,6 +5,9 @@ package libloop
 import (
 	"slices"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // recordingHost runs host calls by recording their Arg, in order.
@@ -81,4 +84,85 @@ func TestCallSoonHostHandleAndID(t *testing.T) {
 	if _, err := l.CallSoonHost(HostCall{Fn: 1}, false); err != ECLOSED {
 		t.Fatalf("closed loop: %v", err)
 	}
+}
+
+// facesHost has the optional faces a Go test can drive without C: a host
+// queue, a spawner and an environment of its own.
+type facesHost struct {
+	recordingHost
+	runs    int
+	more    bool
+	spawned []string
+	environ int
+	paths   int
+}
+
+func (h *facesHost) RunHostQueue(l *Loop) bool { h.runs++; return h.more }
+
+func (h *facesHost) Spawn(r *SpawnRequest) (int, int, error) {
+	h.spawned = append(h.spawned, r.Path)
+	return 0, -1, unix.ENOTSUP
+}
+
+func (h *facesHost) Environ() []string { h.environ++; return []string{"A=b"} }
+
+func (h *facesHost) Getenv(key string) string {
+	if key == "PATH" {
+		h.paths++
+		return "/bin:/usr/bin"
+	}
+	return ""
+}
+
+// hostOnly hides a host's other faces: SetHost finds only Host's methods
+// and HostEnv's.
+type hostOnly struct {
+	Host
+	HostEnv
+}
+
+// SetHost finds each optional face by type assertion, and the loop uses
+// it: the host queue runs once per iteration while the host says it has
+// work, Spawn goes to the host's Spawner with the host's PATH, and without
+// a Spawner the inherited environment is the host's.
+func TestHostFacesFoundAtSetHost(t *testing.T) {
+	l := newTestLoop(t)
+	h := &facesHost{more: true}
+	l.SetHost(h)
+	if err := l.RunOnce(true); err != nil || h.runs != 0 {
+		t.Fatalf("ran the host queue %d times before HostReady (%v)", h.runs, err)
+	}
+	l.HostReady()
+	l.RunOnce(true)
+	l.RunOnce(true) // it said it has more
+	h.more = false
+	l.RunOnce(true)
+	l.RunOnce(true) // it said it has no more
+	if h.runs != 3 {
+		t.Fatalf("host queue ran %d times, want 3", h.runs)
+	}
+	o := &ProcessOptions{File: "true", Argv: []string{"true"}, Stdio: [3]int{StdioDevNull, StdioDevNull, StdioDevNull}}
+	if _, err := l.Spawn(o, nil); err != unix.ENOTSUP || len(h.spawned) != 1 || h.paths == 0 {
+		t.Fatalf("Spawn: %v, the host's spawner saw %q, PATH read %d times", err, h.spawned, h.paths)
+	}
+
+	l2 := newTestLoop(t)
+	h2 := &facesHost{}
+	l2.SetHost(hostOnly{h2, h2})
+	p, err := l2.Spawn(o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h2.spawned) != 0 || h2.environ != 1 {
+		t.Fatalf("without a Spawner: the host's spawner saw %q, its environment was read %d times",
+			h2.spawned, h2.environ)
+	}
+	for i := 0; i < 2000; i++ { // reap it
+		if _, exited := p.ReturnCode(); exited {
+			return
+		}
+		l2.RunOnce(true)
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the child did not exit")
 }

@@ -116,9 +116,12 @@ func (l *Loop) queueDueHostTimers(end int64) {
 			bound = e.Key
 		}
 	}
-	if l.timerSource != nil {
-		if w, s, ok := l.timerSource.Peek(); ok && (timers.Key{When: w, Seq: s}).Before(bound) {
-			bound = timers.Key{When: w, Seq: s}
+	if l.sourceQueued { // as earliestTimer
+		w, s, ok := l.timerSource.Peek()
+		if !ok {
+			l.sourceQueued = false // until the next NextSeq
+		} else if k := (timers.Key{When: w, Seq: s}); k.Before(bound) {
+			bound = k
 		}
 	}
 	q := &l.hostTimers

@@ -24,7 +24,8 @@ type Loop struct {
 	postSource     PostSource  // a host's own cross-thread queue, if any
 	timers         timerQueue
 	hostTimers     timers.Queue[hostCall] // timers with no handle (CallLaterHost)
-	timerSource    TimerSource            // a host's own timers (timersource.go), or nil
+	timerSource    TimerSource            // a host's own timers (TimerHost), or nil
+	sourceQueued   bool                   // timerSource may hold timers (timersource.go)
 	timerCancelled int
 	seq            uint64
 	freeHandles    []*Handle
@@ -69,8 +70,8 @@ type Loop struct {
 	droppedWaits map[*Future]map[uint64]struct{}
 	executor     *executor
 
-	hostRun     func() bool
-	hostPending bool
+	hostQueue   HostQueue // the host's own ready queue, or nil (host.go)
+	hostPending bool      // it has work (HostReady)
 
 	counters loopCounters // Stats' totals (stats.go)
 
@@ -90,11 +91,13 @@ func New() (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Loop{
+	l := &Loop{
 		sel:          sel,
 		pollFirst:    sel.triesFirst(),
 		slowDuration: 100 * time.Millisecond,
-	}, nil
+	}
+	l.view().Version = ChainViewVersion
+	return l, nil
 }
 
 // BackendFD is the loop's selector fd (epoll on Linux, kqueue elsewhere),
@@ -141,7 +144,7 @@ func (l *Loop) Close() error {
 	// disposal may run host code (the exception handler, for an exception
 	// nobody retrieved); a post made there must be refused (ECLOSED, as
 	// every other scheduling call now), not queued for no iteration.
-	l.posted.closeAndTake()
+	l.closePosted()
 	for l.ready.len() > 0 {
 		if h := l.ready.pop().h; h != nil {
 			l.unref(h)
@@ -157,6 +160,7 @@ func (l *Loop) Close() error {
 	l.hostTimers = timers.Queue[hostCall]{}
 	if l.timerSource != nil {
 		l.timerSource.Drop()
+		l.sourceQueued = false
 	}
 	l.fds.each(l.dropWatch)
 	for t := range l.tasks {
@@ -256,11 +260,12 @@ func (l *Loop) RunOnce(nowait bool) error {
 
 // postQueue holds callbacks posted from other threads until the loop takes
 // them; a mutex keeps it simple and the loop takes the whole batch at once.
+// How many wait is the loop's ChainView's Posted (chain.go), where a chain
+// runner reads it.
 type postQueue struct {
 	mu     sync.Mutex
 	items  []postedCall
 	spare  []postedCall
-	n      atomic.Int32
 	closed bool
 }
 
@@ -274,10 +279,11 @@ type postedCall struct {
 	code  int
 }
 
-func (q *postQueue) closeAndTake() {
+func (l *Loop) closePosted() {
+	q := &l.posted
 	q.mu.Lock()
 	q.closed = true
 	q.items = nil
-	q.n.Store(0)
+	l.view().Posted.Store(0)
 	q.mu.Unlock()
 }

@@ -98,7 +98,7 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	if err == nil && l.spawn.spawner != nil {
 		// Env nil: the spawner passes the host's own environment on as
 		// it is, with no copy.
-		pid, p.pidfd, err = l.spawn.spawner(req)
+		pid, p.pidfd, err = l.spawn.spawner.Spawn(req)
 	} else if err == nil {
 		if req.Env == nil {
 			req.Env = l.spawn.environ()
@@ -129,19 +129,6 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 	p.watchExit()
 	return p, nil
 }
-
-// Spawner starts a program the way a host does it best (capi: a vfork
-// clone on Linux, whose child closes the other fds with one close_range and
-// resets SIGPIPE and SIGXFSZ). It gets the request (Env nil: the host's
-// own, inherited) and returns the pid and a pidfd (-1 if none). The child
-// must get Stdio[i] as fd i, the PassFDs, and no other fd unless
-// InheritFDs; what it cannot do is its error (ENOTSUP), and a program that
-// cannot run is its error too (execve's, setuid's ...), never a child that
-// exits 127.
-type Spawner func(r *SpawnRequest) (pid, pidfd int, err error)
-
-// SetSpawner makes Spawn start children with s (nil: Go's ForkExec).
-func (l *Loop) SetSpawner(s Spawner) { l.spawn.spawner = s }
 
 // lookPath finds file in the PATH of env (or the parent's), as execvp.
 // A path with a '/' is not checked here: the exec itself reports ENOENT,

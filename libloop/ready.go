@@ -19,17 +19,21 @@ type readyItem struct {
 type readyQueue struct {
 	buf  []readyItem
 	head int
-	n    int
+	// The length is view.ReadyLen: the loop's ChainView (chain.go) is kept
+	// here, so that the ring counts straight into the word a chain runner
+	// reads, at no cost over a field of its own.
+	view ChainView
 }
 
-func (q *readyQueue) len() int { return q.n }
+func (q *readyQueue) len() int { return int(q.view.ReadyLen) }
 
 func (q *readyQueue) push(h *Handle) {
-	if q.n == len(q.buf) {
+	n := int(q.view.ReadyLen)
+	if n == len(q.buf) {
 		q.grow()
 	}
-	q.buf[(q.head+q.n)&(len(q.buf)-1)] = readyItem{h: h}
-	q.n++
+	q.buf[(q.head+n)&(len(q.buf)-1)] = readyItem{h: h}
+	q.view.ReadyLen++
 }
 
 // pushHost queues a host call with no handle. It leaves the slot's h as it
@@ -37,12 +41,13 @@ func (q *readyQueue) push(h *Handle) {
 // slots are new), and not storing the pointer spares a write barrier
 // check, and the barrier itself while the GC marks.
 func (q *readyQueue) pushHost(fn, arg uintptr) {
-	if q.n == len(q.buf) {
+	n := int(q.view.ReadyLen)
+	if n == len(q.buf) {
 		q.grow()
 	}
-	it := &q.buf[(q.head+q.n)&(len(q.buf)-1)]
+	it := &q.buf[(q.head+n)&(len(q.buf)-1)]
 	it.fn, it.arg = fn, arg
-	q.n++
+	q.view.ReadyLen++
 }
 
 // pop takes the head entry. A free slot needs only a nil h (pushHost
@@ -54,7 +59,7 @@ func (q *readyQueue) pop() readyItem {
 		q.buf[q.head].h = nil
 	}
 	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.n--
+	q.view.ReadyLen--
 	return it
 }
 
@@ -89,7 +94,7 @@ func (q *readyQueue) grow() {
 	// the GC's marking, and then copy's bulk barrier costs more than a
 	// barrier a store (callgrind, a million due timers filling the ring:
 	// ~9 instructions an entry more in all, though fewer in this loop).
-	for i := 0; i < q.n; i++ {
+	for i := 0; i < q.len(); i++ {
 		nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
 	}
 	q.buf, q.head = nb, 0

@@ -33,7 +33,7 @@ func (l *Loop) run(nowait, once bool) error {
 		}
 
 		timeout := int64(-1)
-		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.posted.n.Load() > 0 {
+		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.view().Posted.Load() > 0 {
 			timeout = 0
 		}
 		// With an fd watched and a selector that tries a non-blocking poll
@@ -85,18 +85,18 @@ func (l *Loop) run(nowait, once bool) error {
 		l.takePosted()
 		l.takeHostPosts()
 
-		if l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.timerSource != nil {
+		if l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.sourceQueued {
 			l.queueDueTimers(timers.DueBy(monoNow()))
 		}
 
 		ntodo := l.ready.len()
 		l.yieldWork += 1 + uint64(ntodo)
-		if l.hostPending && l.hostRun != nil {
+		if l.hostPending {
 			// The host's own queue holds what it scheduled in the previous
 			// iteration, so it runs before this iteration's I/O and timers.
 			l.hostPending = false
 			l.yieldWork += yieldHostRun
-			if l.hostRun() {
+			if l.hostQueue != nil && l.hostQueue.RunHostQueue(l) {
 				l.hostPending = true
 			}
 		}
@@ -114,7 +114,7 @@ func (l *Loop) run(nowait, once bool) error {
 }
 
 func (l *Loop) purgeCancelledTimers() {
-	if l.timerSource != nil {
+	if l.sourceQueued {
 		l.timerSource.Tidy()
 	}
 	n := l.timers.len()

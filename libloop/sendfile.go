@@ -51,7 +51,6 @@ func (t *Transport) Sendfile(fd int, offset, count int64, done SendfileFunc) err
 	}
 	t.writes().sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.wsize,
 		copying: st.Mode&unix.S_IFMT != unix.S_IFREG}
-	t.syncDirect()
 	return t.updateInterest()
 }
 
@@ -116,8 +115,7 @@ func (op *sendfileOp) end(err error) {
 		return
 	}
 	t.pw.sendfile = nil
-	t.dropIdleWrites()
-	t.syncDirect()
+	t.dropIdleWrites() // the gate opens if nothing else waits
 	op.finish(err)
 }
 

@@ -12,34 +12,22 @@ import (
 // start, where the host's environment is, and one /dev/null shared by every
 // child that wants it (one open per loop, not three per spawn).
 type spawnState struct {
-	spawner Spawner
-	host    HostEnv
-	null    int  // the open /dev/null when hasNull
-	hasNull bool // null is open
+	spawner Spawner // the host's (host.go), or nil: Go's ForkExec
+	env     HostEnv // the host's (host.go), or nil: os.Environ
+	null    int     // the open /dev/null when hasNull
+	hasNull bool    // null is open
 }
-
-// HostEnv is the host's environment where it is not the Go runtime's: a C
-// host's setenv after the library loaded changes C's environ, while
-// os.Environ keeps the snapshot taken at start. Either function may be nil
-// (then os.Environ / os.Getenv).
-type HostEnv struct {
-	Environ func() []string
-	Getenv  func(key string) string
-}
-
-// SetHostEnv makes Spawn read the inherited environment through e.
-func (l *Loop) SetHostEnv(e HostEnv) { l.spawn.host = e }
 
 func (s *spawnState) environ() []string {
-	if s.host.Environ != nil {
-		return s.host.Environ()
+	if s.env != nil {
+		return s.env.Environ()
 	}
 	return os.Environ()
 }
 
 func (s *spawnState) getenv(key string) string {
-	if s.host.Getenv != nil {
-		return s.host.Getenv(key)
+	if s.env != nil {
+		return s.env.Getenv(key)
 	}
 	return os.Getenv(key)
 }

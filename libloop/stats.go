@@ -29,7 +29,7 @@ type Stats struct {
 	// call_soon and timer callbacks, fd watchers, task steps, done
 	// callbacks. A callback cancelled while queued is not counted (a host
 	// callback cancelled by an earlier one of its own batch still is).
-	// Callbacks of a host's own queue (SetHostQueue) are the host's to count.
+	// Callbacks of a host's own queue (HostQueue) are the host's to count.
 	Callbacks uint64
 	// Idle is the time spent blocked in poll (a poll that may block, i.e.
 	// with a non-zero timeout).

@@ -52,11 +52,12 @@ type Transport struct {
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 112 bytes (105
+	// Flags, packed at the end: with them the struct is 112 bytes (106
 	// used), Go's 112-byte size class; past 112 it would take 128, which a
 	// server with tens of thousands of connections notices.
 	socket      bool
 	state       transportState
+	direct      bool // the write gate: DirectWritable (writegate.go)
 	interest    uint8
 	readPaused  bool
 	readEOF     bool // no more reading: EOF seen, or nothing to read
@@ -92,14 +93,6 @@ type pendingWrites struct {
 	sendfile *sendfileOp
 }
 
-// writes returns the pending-write state, making it on first use.
-func (t *Transport) writes() *pendingWrites {
-	if t.pw == nil {
-		t.pw = &pendingWrites{}
-	}
-	return t.pw
-}
-
 // sendfileOp returns the sendfile in progress, or nil.
 func (t *Transport) sendfileOp() *sendfileOp {
 	if t.pw == nil {
@@ -108,17 +101,12 @@ func (t *Transport) sendfileOp() *sendfileOp {
 	return t.pw.sendfile
 }
 
-// dropIdleWrites lets the pending-write state go once nothing waits.
-func (t *Transport) dropIdleWrites() {
-	if pw := t.pw; pw != nil && len(pw.wq) == 0 && len(pw.dgq) == 0 && pw.sendfile == nil {
-		t.pw = nil
-	}
-}
-
 func (l *Loop) newTransport(fd int, kind TransportKind, socket bool, proto Protocol) *Transport {
-	return &Transport{loop: l, fd: fd, kind: kind, socket: socket, evFD: -1,
+	t := &Transport{loop: l, fd: fd, kind: kind, socket: socket, evFD: -1,
 		high: DefaultHighWater, low: DefaultLowWater, proto: proto,
 		readEOF: kind == PipeWrite, peerWatch: kind == PipeWrite}
+	t.direct = t.directWritable() // what a host reads when it learns of t
+	return t
 }
 
 // start registers the fd and queues ConnectionMade, the first event.
@@ -290,8 +278,7 @@ func (t *Transport) close() error {
 		t.finish(0) // nothing of the host's was sent yet: as abort
 		return nil
 	}
-	t.state = tClosing
-	t.syncDirect()
+	t.setState(tClosing)
 	t.dropHeld()
 	t.syncRead()
 	if t.tls != nil {
@@ -326,15 +313,14 @@ func (t *Transport) finish(code int) {
 	if t.state == tClosed {
 		return
 	}
-	t.state = tClosed
-	t.syncDirect() // before the fd is closed: a host must not send on it
+	t.setState(tClosed) // the gate shuts before the fd is closed
 	t.dropHeld()
 	t.syncRead()
 	t.loop.unwatchOwner(t.fd, t)
 	t.interest = 0
 	unix.Close(t.fd)
 	op := t.sendfileOp()
-	t.pw, t.wsize = nil, 0
+	t.dropWrites()
 	if op != nil {
 		// The transport's own failure (a reset read while the file went
 		// out) is the sendfile's too; a close by the host is ECLOSED.
@@ -365,13 +351,12 @@ func (t *Transport) loopClosing() {
 	if t.state == tClosed {
 		return
 	}
-	t.state = tClosed
-	t.hostEnded = true // the loop's close or the host's refusal, not a loss
-	t.syncDirect()     // before the fd is closed
+	t.setState(tClosed) // the gate shuts before the fd is closed
+	t.hostEnded = true  // the loop's close or the host's refusal, not a loss
 	t.dropHeld()
 	t.syncRead() // a host refuses a connection in the middle of a delivery
 	unix.Close(t.fd)
-	t.pw, t.wsize = nil, 0
+	t.dropWrites()
 	if t.tls != nil {
 		t.tls.pipe.abort(ECLOSED) // a handshake goroutine ends
 	}

@@ -64,14 +64,6 @@ func (t *Transport) writeRaw(p []byte) {
 	t.maybePause()
 }
 
-// DirectWritable reports whether a write may go straight to the socket
-// with send(MSG_NOSIGNAL) from outside (a host's C fast path): the
-// transport is an open stream socket and nothing waits to be written. A
-// write that the kernel takes whole then changes nothing here.
-func (t *Transport) DirectWritable() bool {
-	return t.state == tOpen && t.socket && t.kind == Stream && t.wsize == 0 && t.pw == nil && !t.eofWritten && t.tls == nil
-}
-
 // Writev writes several buffers as one Write (asyncio's writelines).
 func (t *Transport) Writev(bufs [][]byte) error {
 	for _, b := range bufs {
@@ -100,8 +92,7 @@ func (t *Transport) WriteEOF() error {
 	if t.eofWritten {
 		return nil
 	}
-	t.eofWritten = true
-	t.syncDirect()
+	t.setEOFWritten()
 	if t.kind == PipeWrite || !t.socket {
 		return t.Close()
 	}
@@ -122,8 +113,7 @@ func (t *Transport) shutdownWrite() {
 
 // buffer copies p behind what is queued, into the last chunk when it fits.
 func (t *Transport) buffer(p []byte) {
-	t.wsize += len(p)
-	t.syncDirect() // off before the bytes wait: a direct send would overtake them
+	t.addBuffered(len(p)) // the gate shuts before the bytes wait
 	pw := t.writes()
 	if n := len(pw.wq); n > 0 {
 		last := pw.wq[n-1]
@@ -199,9 +189,8 @@ func (t *Transport) drained() {
 		t.shutdownWrite()
 	}
 	if t.state != tClosed {
-		t.dropIdleWrites() // an idle transport carries no write state
+		t.dropIdleWrites() // an idle transport carries no write state; the gate opens
 		t.updateInterest()
-		t.syncDirect() // the one way back to direct: the buffer drained while open
 	}
 }
 
@@ -232,7 +221,7 @@ func (t *Transport) dropWritten(n int) {
 	if n <= 0 {
 		return
 	}
-	t.wsize -= n
+	t.subBuffered(n)
 	for n > 0 {
 		rest := len(t.pw.wq[0]) - t.pw.woff
 		if n < rest {

@@ -29,7 +29,7 @@ func (l *Loop) post(c postedCall) error {
 		return ECLOSED
 	}
 	q.items = append(q.items, c)
-	q.n.Add(1)
+	l.view().Posted.Add(1)
 	l.wakeLocked()
 	q.mu.Unlock()
 	return nil
@@ -61,13 +61,13 @@ func (l *Loop) wakeLocked() {
 // takePosted moves callbacks posted from other threads to the ready queue.
 func (l *Loop) takePosted() {
 	q := &l.posted
-	if q.n.Load() == 0 {
+	if l.view().Posted.Load() == 0 {
 		return
 	}
 	q.mu.Lock()
 	items := q.items
 	q.items = q.spare[:0]
-	q.n.Store(0)
+	l.view().Posted.Store(0)
 	q.mu.Unlock()
 	for i := range items {
 		if c := &items[i].call; c.Fn != 0 && l.byValue(c.ID, c.Kind) {

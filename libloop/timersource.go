@@ -9,8 +9,11 @@ import "github.com/libloop/libloop/internal/timers"
 // and running one never crosses into Go per timer). The loop merges its
 // fronts with its own timers in (deadline, sequence) order, the sequence
 // numbers coming from the loop's one counter (NextSeq), so equal deadlines
-// run in scheduling order whichever queue holds them. Every method is
-// called on the loop's thread.
+// run in scheduling order whichever queue holds them. A host supplies one
+// through TimerHost (host.go). The loop looks at it only while it may hold
+// timers: from the NextSeq of a timer being queued until Peek finds none,
+// so a loop whose host holds no timers pays nothing per iteration for it.
+// Every method is called on the loop's thread.
 type TimerSource interface {
 	// Peek returns the earliest timer's deadline (loop ns) and sequence,
 	// or ok false if there is none. It may drop cancelled timers first.
@@ -31,13 +34,11 @@ type TimerSource interface {
 	Drop()
 }
 
-// SetTimerSource installs a host's timer queue (nil removes it).
-func (l *Loop) SetTimerSource(src TimerSource) { l.timerSource = src }
-
 // NextSeq takes the next scheduling sequence number, for a TimerSource's
-// timer being queued now.
+// timer being queued now: from then on the loop looks at the source.
 func (l *Loop) NextSeq() uint64 {
 	l.changed()
+	l.sourceQueued = l.timerSource != nil
 	l.seq++
 	return l.seq
 }
@@ -47,8 +48,11 @@ func (l *Loop) NextSeq() uint64 {
 // and its deadline.
 func (l *Loop) earliestTimer() (which int, when int64) {
 	which, when, seq := l.earliestOwn()
-	if l.timerSource != nil {
-		if w, s, ok := l.timerSource.Peek(); ok && (which == 0 || w < when || w == when && s < seq) {
+	if l.sourceQueued {
+		w, s, ok := l.timerSource.Peek()
+		if !ok {
+			l.sourceQueued = false // until the next NextSeq
+		} else if which == 0 || w < when || w == when && s < seq {
 			which, when = 3, w
 		}
 	}

@@ -79,12 +79,10 @@ func (t *Transport) startTLS(cfg *TLSConfig, server bool, serverName string, sil
 		return err
 	}
 	st.setTimer(timer)
-	t.tls = st
-	t.syncDirect()
+	t.setTLS(st)
 	if err := t.updateInterest(); err != nil {
 		st.stopTimer()
-		t.tls = nil
-		t.syncDirect()
+		t.setTLS(nil)
 		return err
 	}
 	// Bytes read before the handshake and withheld from the protocol (it

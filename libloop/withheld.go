@@ -16,7 +16,7 @@ package libloop
 // reads before it reads again, ioReady).
 //
 // A host that delivers in batches learns of state changes only between the
-// events it hands over: the read hook tells it, at every change, whether a
+// events it hands over: its ReadWatcher hears, at every change, whether a
 // transport's read events may be delivered now, and a host sink that meets
 // one it may not deliver marks it with Withhold.
 
@@ -59,13 +59,8 @@ func (t *Transport) ReadsDelivered() bool {
 	return t.state == tOpen && !t.readPaused && !t.hasHeld
 }
 
-// SetReadHook installs h, called with ReadsDelivered's new value at every
-// point where it may have changed (nil: none). A host that delivers a batch
-// of events itself reads it between the events it hands over. Set it before
-// the first transport is made.
-func (l *Loop) SetReadHook(h func(t *Transport, delivered bool)) { l.io.readHook = h }
-
-// syncRead reports t's ReadsDelivered to the hook. It is called at every
+// syncRead reports t's ReadsDelivered to the host's ReadWatcher (host.go).
+// It is called at every
 // point where ReadsDelivered may change (PauseReading, ResumeReading,
 // close, finish, loopClosing, withhold, replayHeld, startTLS: every write
 // of state, readPaused and hasHeld), so it also counts the stops for
@@ -75,8 +70,8 @@ func (t *Transport) syncRead() {
 	if !delivered {
 		t.loop.io.readStops++
 	}
-	if h := t.loop.io.readHook; h != nil {
-		h(t, delivered)
+	if w := t.loop.io.reads; w != nil {
+		w.ReadsChanged(t, delivered)
 	}
 }
 

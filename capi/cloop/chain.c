@@ -11,12 +11,13 @@
 
 /* Whether the loop's next iteration is nothing but what the host queued
  * here with call_soon (libloop/chain.go lists the other cases). */
-static int chain_may_go_on(const ll__pending *p, const ll__chain *c, uint64_t changes0) {
+static int chain_may_go_on(const ll__pending *p, const ll__chain *c, const ll__chain_view *v,
+                           uint64_t changes0) {
     if (p->len == 0 || p->ntimers > 0 || c->iterations >= c->max_iterations)
         return 0;
-    if (*(const uint64_t *)c->changes != changes0 || *(const int64_t *)c->ready_len != 0)
+    if (v->changes != changes0 || v->ready_len != 0)
         return 0;
-    if (__atomic_load_n((const int32_t *)c->posted, __ATOMIC_ACQUIRE) != 0 ||
+    if (__atomic_load_n(&v->posted, __ATOMIC_ACQUIRE) != 0 ||
         (p->postq != NULL && ll__postq_pending(p->postq)))
         return 0;
     for (int64_t i = 0; i < p->len; i++)
@@ -57,11 +58,14 @@ static inline long chain_poll(const ll__chain *c) {
 void ll__run_chain(uint64_t loop, uintptr_t calls_addr, int n, uintptr_t pending_addr) {
     ll__pending *p = (ll__pending *)pending_addr;
     ll__chain *c = &p->chain;
-    uint64_t changes0 = *(const uint64_t *)c->changes;
+    const ll__chain_view *v = (const ll__chain_view *)c->view;
+    uint64_t changes0 = v->changes;
     ll__run_batch(loop, calls_addr, n, pending_addr);
     c->iterations = c->calls = 0;
     c->polled = -1;
-    while (chain_may_go_on(p, c, changes0)) {
+    if (v->version != LL__CHAIN_VIEW_VERSION)
+        return; /* a layout this side does not know: the batch only */
+    while (chain_may_go_on(p, c, v, changes0)) {
         if (c->epfd >= 0) {
             long got = chain_poll(c);
             if (got != 0) {

@@ -17,24 +17,37 @@
  *   loop's batch it is running (thread.c).
  *
  *   Go owns everything else, and these fields of C's memory, which only Go
- *   writes: a protocol slot's fn/arg/direct/held (Go's transport hooks),
+ *   writes: a protocol slot's fn/arg/direct/held (loopState's
+ *   DirectChanged and ReadsChanged, told by the core),
  *   the record's chain terms and step fields, the registry's open flag.
  *   Go reads one field of the record C writes for it: withheld, the
  *   count of the delivery that just returned (deliver.c).
+ *
+ * While a runner runs a chain (chain.c), C reads the loop's state through
+ * one struct Go keeps current, ll__chain_view: versioned, its layout
+ * checked against Go's when capi compiles, never a pointer into Go's own
+ * structures.
  *
  * They meet at three kinds of place, and only there:
  *   1. Go runs host code through the runners (batch.c, chain.c,
  *      deliver.c, postq_loop.c's ll__postq_run): one crossing for many
  *      callbacks, with this thread marked as running the loop's batch.
- *   2. Go takes what C queued (capi/pending.go, flushPending) before it
- *      next touches the ready queue or the timer heap: after every runner
- *      returns and at every entry from a host call; C asks for it early
- *      only when its timer queue is full (ll__flush_pending_go).
+ *   2. Go takes what C queued at one door, capi/pending.go's enter, the
+ *      only caller of flushPending: control comes back to Go from host
+ *      code on the loop's thread only through it, when a runner returns
+ *      (capi makes every runner call through runHost, which ends in
+ *      enter) and when a host call enters Go (capi's id resolvers,
+ *      getLoop and the like, end in enter). So Go has taken it before it
+ *      next touches the ready queue or the timer heap. C asks for it early
+ *      only when its timer queue is full (ll__flush_pending_go, also
+ *      through enter).
  *   3. A public call whose fast path does not apply goes on into Go by one
  *      of the functions listed under "Go's side" below (capi's //export
  *      functions), which check ids and threads and decide.
- * C never decides what runs: it queues, sends when Go's direct flag says
- * it may, and calls what Go handed it.
+ * C never decides what runs: it queues, makes a write's first send when
+ * Go's direct flag says it may, and calls what Go handed it. There is one
+ * write path, Go's Transport.Write: C's send (send.c) is only its first
+ * try, and whatever the kernel did not take goes on into Write.
  */
 #ifndef LIBLOOP_CLOOP_H
 #define LIBLOOP_CLOOP_H
@@ -67,21 +80,35 @@ typedef struct ll__soon {
 } ll__soon;
 
 /* A timer queued in C: its deadline in loop nanoseconds; fn 0 marks a
- * handle timer, whose record's slot is arg (timerslab.h). */
+ * handle timer, whose record's slot is arg (timerslab.h). Its layout is
+ * libloop.HostTimer's (capi/layouts.go checks it): Go hands runs of the
+ * array to the core in place. */
 typedef struct ll__later {
     int64_t when;
     uintptr_t fn;
     uintptr_t arg;
 } ll__later;
 
+/* The loop's words that end a chain (libloop.ChainView): Go keeps them
+ * current (they are its own counters), C reads them after each iteration
+ * through this one struct and follows no other pointer into Go. Its
+ * layout is versioned: capi/layouts.go fails to compile when Go's struct
+ * and this one differ in version, size or an offset, and ll__run_chain
+ * runs no chain on a view of another version. */
+#define LL__CHAIN_VIEW_VERSION 1
+typedef struct ll__chain_view {
+    uint32_t version;  /* LL__CHAIN_VIEW_VERSION */
+    int32_t posted;    /* callbacks posted through Go, not yet taken (atomic) */
+    uint64_t changes;  /* the loop's change counter: a move ends the chain */
+    int64_t ready_len; /* Go's ready queue length: non-zero ends the chain */
+} ll__chain_view;
+
 /* A chain's terms and outcome (libloop.Chain, filled by Go). */
 typedef struct ll__chain {
     int32_t epfd; /* -1: no fd watched, no poll */
     int32_t max_events;
-    uintptr_t events;  /* struct epoll_event[max_events], Go memory valid during the call */
-    uintptr_t changes; /* const uint64_t *: the loop's change counter */
-    uintptr_t ready_len; /* const int64_t *: Go's ready queue length */
-    uintptr_t posted;    /* const int32_t *: Go-side posts waiting (atomic) */
+    uintptr_t events; /* struct epoll_event[max_events], Go memory valid during the call */
+    uintptr_t view;   /* const ll__chain_view *, Go memory valid during the call */
     int64_t max_iterations;
     int64_t iterations; /* out */
     int64_t calls;      /* out */
@@ -147,16 +174,17 @@ typedef struct ll__proto {
     uintptr_t arg;
     /* The write fast path: direct is 1 exactly while the transport is an
      * open stream socket with nothing buffered, no sendfile, write_eof or
-     * TLS (libloop's DirectWritable). The core keeps it at every change
-     * (its direct hook, capi/events.go), turning it off before it buffers
-     * or closes fd; so on the loop's thread ll_transport_write* may send
-     * on fd from C whenever it is 1. */
+     * TLS (libloop's DirectWritable, its write gate: libloop/writegate.go,
+     * whose one transition tells every change to capi's DirectChanged,
+     * turning it off before the core buffers or closes fd); so on the
+     * loop's thread ll_transport_write* may make a write's first send on
+     * fd from C whenever it is 1, and hand Go the rest. */
     int32_t fd;
     int16_t direct;
     /* Read events (LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED, LL_EOF_RECEIVED)
      * are withheld while held is not 0: LL__HELD_STATE exactly while the
      * core's ReadsDelivered is false (paused, closing, closed, or older
-     * reads withheld: libloop/withheld.go), kept by its read hook;
+     * reads withheld: libloop/withheld.go), kept by capi's ReadsChanged;
      * LL__HELD_BATCH from the moment C withholds one of the transport's
      * read events in a delivery until Go has taken it back, so that none of
      * its later read events overtakes it. */

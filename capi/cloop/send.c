@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The write fast path: a write on the loop's thread to an open stream
- * socket with nothing buffered is sent here, without entering Go. */
+/* The write fast path: the first try of a write on the loop's thread to
+ * an open stream socket with nothing buffered is a send from here, without
+ * entering Go. It is not a second write path: when the kernel does not
+ * take all of it (a partial send, EAGAIN, an error), or the slot's direct
+ * flag is 0, what is left goes to Go's one write path, Transport.Write
+ * (ll__transport_write_go, ll__transport_write_async_size_go), which
+ * tries it once more and buffers the rest, or ends the transport on the
+ * error. The flag is Go's write gate (libloop/writegate.go), so the rest
+ * is buffered behind nothing. */
 #include <sys/socket.h>
 #include "cloop.h"
 
@@ -33,7 +40,8 @@ static inline int send_direct(const ll__proto *p, const void **data, size_t *len
 }
 
 /* A write on the loop's thread to an open stream socket with nothing
- * buffered: sent here, without entering Go. Anything else goes to Go. */
+ * buffered: its first try is sent here, without entering Go; the rest, and
+ * any other write, goes to Go's Write. */
 int ll_transport_write(ll_transport t, const void *data, size_t len) {
     if (len > 0 && data != NULL) {
         const ll__proto *p = direct_slot(t);

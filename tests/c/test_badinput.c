@@ -3,7 +3,7 @@
  * 0, stale, forged or of another kind, bad arguments, and calls the loop's
  * state refuses (closed, running). Every bad call returns its documented
  * code, never crashes, and the loop goes on running callbacks afterwards.
- * test_net_badinput.c is the same table for the transport calls. */
+ * test_badinput_transports.c is the same table for the transport calls. */
 #include <limits.h>
 #include <math.h>
 #include <string.h>

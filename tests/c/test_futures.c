@@ -2,7 +2,7 @@
 /* Futures: states, outcomes and their retrieval codes, done callbacks
  * (scheduled with call_soon, in registration order), host values freed
  * exactly once, and the bad-input table of every ll_future_* function.
- * "Exception was never retrieved" is in test_task_lifecycle.c. */
+ * "Exception was never retrieved" is in test_tasks_lifecycle.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

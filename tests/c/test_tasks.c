@@ -2,7 +2,7 @@
 /* Tasks: coroutines as step functions (asyncio's Task.__step). The seed
  * trace of "Hello ... World", bare yield, the errors a step can make,
  * and the bad-input table. Cancellation, current/all tasks and lifetime
- * are in test_task_lifecycle.c. */
+ * are in test_tasks_lifecycle.c. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

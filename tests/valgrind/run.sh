@@ -42,9 +42,9 @@ if [ "$gotags" = valgrind ] && ! go tool nm "$out/libloop.so" | grep 'runtime\.v
 fi
 # test_signals is left out: valgrind keeps SIGRTMAX for itself (its
 # sigaction refuses it), which the realtime-signal test uses.
-tests=${VALGRIND_TESTS:-"test_close_race test_executor test_queue_work test_release_race test_threads test_futures
- test_callbacks test_contracts test_spawn_extra test_process test_process_exit test_process_io test_process_env test_process_faults
- test_process_cycles test_timer_handles test_postq test_postq_race test_chain test_direct_write test_direct_write_lost
+tests=${VALGRIND_TESTS:-"test_loop_close_race test_executor test_executor_queue_work test_ids_release_race test_threads test_futures
+ test_callbacks test_contracts test_process_spawn_extra test_process test_process_exit test_process_io test_process_env test_badinput_process
+ test_process_cycles test_timers_handles test_threads_postq test_threads_postq_race test_chain test_direct_write test_direct_write_lost
  test_tcp_peer_calls test_sink test_soon"}
 # RSS under valgrind is valgrind's as much as ours: tests print RSS bounds
 # instead of asserting them when this is set (test_contracts.c).

@@ -4,7 +4,7 @@
  * at the offsets it is given, so a layout it cannot trust is refused with
  * LL_EINVAL and llpy_soon_method stays NULL; one layout per process. What
  * the builtin does with real objects is checked from Python
- * (bindings/python/tests/test_call_soon_c.py). */
+ * (bindings/python/tests/test_callbacks_hotpath.py). */
 #include <stddef.h>
 #include <string.h>
 

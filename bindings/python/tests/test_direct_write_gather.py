@@ -27,7 +27,7 @@ def _recv_all(sock):
 class GatherTests(ClosesOpened, LoopCase):
 
     def pair(self):
-        """(transport, protocol, peer) as in test_net_transport."""
+        """(transport, protocol, peer) as in test_tcp."""
         t, p, peer = connected_pair(self)
         peer.setblocking(True)
         peer.settimeout(10)

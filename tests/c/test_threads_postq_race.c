@@ -3,7 +3,7 @@
  * lost wakeup when the loop goes to sleep between single posts (the wake
  * flag, the linger, the barrier the loop forces before it sleeps), and
  * posts racing ll_loop_close and the reuse of the loop's queue record by
- * the next loop. test_postq.c has the queue's order and boundaries. */
+ * the next loop. test_threads_postq.c has the queue's order and boundaries. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>

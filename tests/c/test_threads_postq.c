@@ -5,7 +5,7 @@
  * (the bias: plain-store posts) joined half-way by a second, one order
  * across threads (a post that happens before another runs before it),
  * posts from the loop's own thread, and one thread posting to several
- * loops. test_postq_race.c has the wakeup and close races. Run it under
+ * loops. test_threads_postq_race.c has the wakeup and close races. Run it under
  * the ASan build too (make test-asan): chunks are freed and reused as the
  * loop passes them. */
 #include <pthread.h>

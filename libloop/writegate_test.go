@@ -10,10 +10,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// directWatch records what the direct hook reported per transport, and
-// fails when the hook reports a change after the fd was closed or says
-// "writable" for a transport that is not.
+// directWatch is a host's DirectWriter: it records what it was told per
+// transport, and fails when it is told a change after the fd was closed,
+// the same value twice, or "writable" for a transport whose inputs say it
+// is not.
 type directWatch struct {
+	nopHost
 	t    *testing.T
 	last map[*Transport]bool
 	fds  map[*Transport]int
@@ -21,19 +23,25 @@ type directWatch struct {
 
 func watchDirect(t *testing.T, l *Loop) *directWatch {
 	w := &directWatch{t: t, last: map[*Transport]bool{}, fds: map[*Transport]int{}}
-	l.SetDirectHook(func(tr *Transport, on bool) {
-		if on != tr.DirectWritable() {
-			t.Errorf("hook told %v, DirectWritable is %v", on, !on)
-		}
-		if fd, ok := w.fds[tr]; ok && w.last[tr] {
-			// The change away from writable comes while the fd is open.
-			if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
-				t.Errorf("hook told %v after fd %d was closed", on, fd)
-			}
-		}
-		w.last[tr] = on
-	})
+	l.SetHost(w)
 	return w
+}
+
+func (w *directWatch) DirectChanged(tr *Transport, on bool) {
+	t := w.t
+	if on != tr.directWritable() || on != tr.DirectWritable() {
+		t.Errorf("told %v, the gate's inputs say %v", on, !on)
+	}
+	if last, ok := w.last[tr]; ok && last == on {
+		t.Errorf("told %v twice", on)
+	}
+	if fd, ok := w.fds[tr]; ok && w.last[tr] {
+		// The change away from writable comes while the fd is open.
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+			t.Errorf("told %v after fd %d was closed", on, fd)
+		}
+	}
+	w.last[tr] = on
 }
 
 // adopt starts following tr as a host does: read the value once.
@@ -46,8 +54,9 @@ func (w *directWatch) adopt(tr *Transport) {
 func (w *directWatch) check(what string) {
 	w.t.Helper()
 	for tr, on := range w.last {
-		if on != tr.DirectWritable() {
-			w.t.Fatalf("%s: the hook's last word %v, DirectWritable %v", what, on, !on)
+		if on != tr.DirectWritable() || on != tr.directWritable() {
+			w.t.Fatalf("%s: the host's last word %v, the gate %v, its inputs %v", what, on,
+				tr.DirectWritable(), tr.directWritable())
 		}
 	}
 }
@@ -67,7 +76,7 @@ func directPair(t *testing.T, l *Loop, w *directWatch) (*Transport, int) {
 	return tr, fds[1]
 }
 
-// Every change of DirectWritable reaches the hook: buffering, draining,
+// Every change of DirectWritable reaches the DirectWriter: buffering, draining,
 // write_eof, close with and without a buffer, abort, a peer reset, sendfile.
 func TestDirectHookFollowsEveryChange(t *testing.T) {
 	l := newTestLoop(t)

@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
     int cpu = sched_getcpu();
     CPU_SET(cpu < 0 ? 0 : cpu, &set);
     if (sched_setaffinity(0, sizeof set, &set) != 0) {   /* the children inherit it */
-        perror("test_one_cpu: sched_setaffinity");
+        perror("test_yield_one_cpu: sched_setaffinity");
         return 1;
     }
     RUN_TEST(test_long_host_batches_on_one_cpu);
