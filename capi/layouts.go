@@ -53,3 +53,17 @@ var (
 	_ [unsafe.Offsetof(C.ll__call{}.kind) - unsafe.Offsetof(libloop.HostCall{}.Kind)]struct{}
 	_ [unsafe.Offsetof(libloop.HostCall{}.Kind) - unsafe.Offsetof(C.ll__call{}.kind)]struct{}
 )
+
+// A C-side timer (ll__later, libloop.HostTimer): flushPending hands the
+// record's array to CallAtHostMany in place, so size and every offset.
+var (
+	_ [unsafe.Sizeof(C.ll__later{}) - unsafe.Sizeof(libloop.HostTimer{})]struct{}
+	_ [unsafe.Sizeof(libloop.HostTimer{}) - unsafe.Sizeof(C.ll__later{})]struct{}
+
+	_ [unsafe.Offsetof(C.ll__later{}.when) - unsafe.Offsetof(libloop.HostTimer{}.When)]struct{}
+	_ [unsafe.Offsetof(libloop.HostTimer{}.When) - unsafe.Offsetof(C.ll__later{}.when)]struct{}
+	_ [unsafe.Offsetof(C.ll__later{}.fn) - unsafe.Offsetof(libloop.HostTimer{}.Fn)]struct{}
+	_ [unsafe.Offsetof(libloop.HostTimer{}.Fn) - unsafe.Offsetof(C.ll__later{}.fn)]struct{}
+	_ [unsafe.Offsetof(C.ll__later{}.arg) - unsafe.Offsetof(libloop.HostTimer{}.Arg)]struct{}
+	_ [unsafe.Offsetof(libloop.HostTimer{}.Arg) - unsafe.Offsetof(C.ll__later{}.arg)]struct{}
+)

@@ -69,12 +69,21 @@ func (s *loopState) flushPending() {
 		return
 	}
 	if p.ntimers > 0 {
-		for _, t := range unsafe.Slice(p.timers, int(p.ntimers)) {
-			if t.fn == 0 { // a handle timer: its record is in C
-				s.slab.push(uint32(t.arg))
-				continue
+		// Runs of handle-less timers go to the core whole; a handle
+		// timer (fn 0) is a slot of the slab, its record in C.
+		ts := unsafe.Slice((*libloop.HostTimer)(unsafe.Pointer(p.timers)), int(p.ntimers))
+		for len(ts) > 0 {
+			n := 0
+			for n < len(ts) && ts[n].Fn != 0 {
+				n++
 			}
-			s.loop.CallAtHost(int64(t.when), libloop.HostCall{Fn: uintptr(t.fn), Arg: uintptr(t.arg)}, false)
+			if n == 0 {
+				s.slab.push(uint32(ts[0].Arg))
+				n = 1
+			} else {
+				s.loop.CallAtHostMany(ts[:n]) // ECLOSED only: C's timers are refused with the loop
+			}
+			ts = ts[n:]
 		}
 		p.ntimers = 0
 	}

@@ -6,8 +6,9 @@ package libloop
 // libloop.so, runs C and Python callbacks. It tells the loop how to run
 // them through one Host, set once with SetHost, and schedules them as
 // HostCall values with the *Host methods (CallSoonHost, CallAtHost,
-// CallSoonThreadsafeHost, AddReaderHost, NewTaskHost, ...). Whatever else
-// a host plugs into (its own timers, queues, event delivery, spawning,
+// CallSoonThreadsafeHost, AddReaderHost, NewTaskHost, ...; CallAtHostMany
+// is CallAtHost for a run of handle-less timers). Whatever else a host
+// plugs into (its own timers, queues, event delivery, spawning,
 // environment, a send path of its own) is an optional interface of the
 // same Host, listed below. A Go program that only uses Go funcs sets no
 // Host.

@@ -11,7 +11,8 @@ import (
 
 // Timers with and without handles, at a few shared deadlines, run in
 // deadline order and, for equal deadlines, in the order they were
-// scheduled, whichever heap holds them; cancelled handle timers do not run.
+// scheduled, whichever heap holds them (handed over one by one or in runs,
+// CallAtHostMany); cancelled handle timers do not run.
 func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 	l := newTestLoop(t)
 	d := &recordingHost{}
@@ -24,10 +25,24 @@ func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 	}
 	var want []sched
 	rng := rand.New(rand.NewSource(1))
+	var many []HostTimer // a run not yet handed over: scheduled when it is
+	flush := func() {
+		if err := l.CallAtHostMany(many); err != nil {
+			t.Fatal(err)
+		}
+		many = many[:0]
+	}
 	for i := 1; i <= 3000; i++ {
 		when := base + float64(rng.Intn(5))*0.001 // many equal deadlines
 		arg := uintptr(i)
-		switch rng.Intn(3) {
+		k := rng.Intn(4)
+		if k == 3 {
+			many = append(many, HostTimer{When: atNs(t, l, when), Fn: 1, Arg: arg})
+			want = append(want, sched{when, arg})
+			continue
+		}
+		flush()
+		switch k {
 		case 0:
 			if _, err := l.CallAtHost(atNs(t, l, when), HostCall{Fn: 1, Arg: arg}, false); err != nil {
 				t.Fatal(err)
@@ -46,6 +61,7 @@ func TestHostTimersMergeWithHandleTimersInOrder(t *testing.T) {
 		}
 		want = append(want, sched{when, arg})
 	}
+	flush()
 	slices.SortStableFunc(want, func(a, b sched) int {
 		switch {
 		case a.when < b.when:
@@ -93,7 +109,8 @@ func laterHost(l *Loop, delay float64, fn, arg uintptr) error {
 }
 
 // A host timer can be scheduled with asyncio's edge deadlines, is refused
-// on a closed loop and without a function, and a closed loop drops it.
+// on a closed loop and without a function (in a run, only that one is),
+// and a closed loop drops it.
 func TestHostTimerEdges(t *testing.T) {
 	l := newTestLoop(t)
 	d := &recordingHost{}
@@ -110,15 +127,22 @@ func TestHostTimerEdges(t *testing.T) {
 	if _, err := l.CallAtHost(atNs(t, l, -1e300), HostCall{Fn: 1, Arg: 2}, false); err != nil {
 		t.Fatal(err)
 	}
+	now := atNs(t, l, l.Time())
+	if err := l.CallAtHostMany([]HostTimer{{now, 1, 5}, {now, 0, 6}, {now, 1, 7}}); err != EINVAL {
+		t.Fatalf("a run with fn 0: %v", err)
+	}
 	l.CallSoon(func() { l.Stop() })
 	l.RunForever()
-	if !slices.Equal(d.got, []uintptr{1, 2}) {
-		t.Fatalf("ran %v, want [1 2]", d.got)
+	if !slices.Equal(d.got, []uintptr{1, 2, 5, 7}) {
+		t.Fatalf("ran %v, want [1 2 5 7]", d.got)
 	}
 	laterHost(l, 3600, 1, 3)
 	l.Close()
 	if err := laterHost(l, 1, 1, 4); err != ECLOSED {
 		t.Fatalf("closed loop: %v", err)
+	}
+	if err := l.CallAtHostMany([]HostTimer{{now, 1, 8}}); err != ECLOSED {
+		t.Fatalf("closed loop, a run: %v", err)
 	}
 	if l.hostTimers.Len() != 0 {
 		t.Fatal("a closed loop keeps its timers")

@@ -230,7 +230,14 @@ func (l *Loop) runSome(max int) int {
 		switch {
 		case h == nil: // a host call by value: nothing to mark or release
 			buf[len(batch)] = HostCall{Fn: it.fn, Arg: it.arg, ID: l.Tag}
-			batch = append(batch, nil)
+			// batchHandles past its length is all nil (cleared below):
+			// lengthen it without storing a nil, and without the
+			// barrier that store pays while the GC marks.
+			if len(batch) < cap(batch) {
+				batch = batch[:len(batch)+1]
+			} else {
+				batch = append(batch, nil)
+			}
 		case !h.cancelled:
 			buf[len(batch)] = h.call
 			h.inBatch = true

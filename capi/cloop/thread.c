@@ -14,7 +14,3 @@ void ll__set_thread_loop(uint64_t loop) { ll__thread_loop = loop; }
 static LL_TLS char tls_token;
 
 uintptr_t ll__thread_token(void) { return (uintptr_t)&tls_token; }
-
-ll__pending *ll__batch_queue(uint64_t loop) {
-    return loop != 0 && loop == ll__batch.loop ? ll__batch.pending : NULL;
-}

@@ -27,6 +27,25 @@ func (q *Queue[V]) Push(e Entry[V]) {
 	q.heap.Push(e)
 }
 
+// Last returns the key of the run's last timer, or ok false if the run is
+// empty: a timer not before it may go to the run's Room.
+func (q *Queue[V]) Last() (k Key, ok bool) {
+	if q.run.n == 0 {
+		return k, false
+	}
+	return q.run.Back().Key, true
+}
+
+// Room returns free slots at the back of the run, in place (FIFO.Room):
+// a caller may write there timers in Key order, none before Last, and
+// Commit them. A batch of in-order timers then costs a store each, where
+// a Push each is a call and a copy (~25 instructions a timer more).
+func (q *Queue[V]) Room() []Entry[V] { return q.run.Room() }
+
+// Commit queues the first k timers written to the last Room; the queue
+// has not changed since.
+func (q *Queue[V]) Commit(k int) { q.run.Commit(k) }
+
 // Peek returns the earliest timer, valid until the queue next changes; the
 // queue must not be empty.
 func (q *Queue[V]) Peek() *Entry[V] {
@@ -49,6 +68,59 @@ func (q *Queue[V]) Pop() Entry[V] {
 	}
 	return q.heap.Pop()
 }
+
+// PopBefore removes and returns the earliest timer if it comes before
+// bound (ok true), or leaves the queue as it is (ok false): Peek, a test
+// and Pop with one comparison of the two fronts, for a caller that drains
+// every timer before a bound.
+func (q *Queue[V]) PopBefore(bound Key) (e Entry[V], ok bool) {
+	inRun := q.heap.n == 0
+	switch {
+	case inRun:
+		if q.run.n == 0 {
+			return e, false
+		}
+	case q.run.n > 0:
+		inRun = q.run.Front().Before(q.heap.Top().Key)
+	}
+	if inRun {
+		if !q.run.Front().Before(bound) {
+			return e, false
+		}
+		return q.run.Pop(), true
+	}
+	if !q.heap.Top().Before(bound) {
+		return e, false
+	}
+	return q.heap.Pop(), true
+}
+
+// RunBefore returns the earliest timers, in order, for as long as each
+// comes before bound and before the heap's front: a prefix of the run's
+// front chunk, in place, found by a binary search (the run is in Key
+// order). It is empty if the earliest timer is the heap's or not before
+// bound. They stay queued until Discard: a caller that drains the queue
+// takes in-order timers a run at a time, not one Pop each.
+func (q *Queue[V]) RunBefore(bound Key) []Entry[V] {
+	if q.heap.n > 0 && q.heap.Top().Before(bound) {
+		bound = q.heap.Top().Key
+	}
+	s := q.run.FrontChunk()
+	lo, hi := 0, len(s) // s[:lo] before bound, s[hi:] not
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if s[m].Before(bound) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return s[:lo]
+}
+
+// Discard removes the first n timers of the last RunBefore, which the
+// queue has not changed since.
+func (q *Queue[V]) Discard(n int) { q.run.Discard(n) }
 
 // RemoveIf drops every timer for which drop returns true (a purge),
 // calling it once per timer, and keeps the order of the rest.
