@@ -243,9 +243,21 @@ ll__pending *ll__pending_new(void);
 void ll__pending_register(ll__pending *p, uint64_t loop);
 void ll__pending_set_open(ll__pending *p, int open);
 void ll__pending_retire(ll__pending *p);
+/* The registry by loop id (record.c); a slot is written only by
+ * register/retire, read by anyone. */
+#define LL__REG_SIZE 64
+LL__HIDDEN extern ll__pending *ll__registry[LL__REG_SIZE];
 /* The queue of an idle loop, or NULL (running, closed, unknown, or left
- * out of the registry). */
-LL__HIDDEN ll__pending *ll__idle_queue(uint64_t loop);
+ * out of the registry). Inline: it is on the path of every call_soon and
+ * call_later made while the loop is idle, and a call costs more there
+ * than the lookup. */
+static inline ll__pending *ll__idle_queue(uint64_t loop) {
+    ll__pending *p = __atomic_load_n(&ll__registry[loop % LL__REG_SIZE], __ATOMIC_ACQUIRE);
+    if (p == NULL || __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE) != loop ||
+        !__atomic_load_n(&p->open, __ATOMIC_ACQUIRE))
+        return NULL;
+    return p;
+}
 /* A registered loop's record, running or idle, or NULL. */
 LL__HIDDEN ll__pending *ll__loop_record(uint64_t loop);
 

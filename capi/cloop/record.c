@@ -10,8 +10,7 @@
 /* The idle loops' queues by loop id: direct-mapped on the id's low bits
  * (the id table's slot). Two live loops that collide leave the later one
  * out, and its calls take the Go path: slower, never wrong. */
-#define REG_SIZE 64
-static ll__pending *registry[REG_SIZE];
+ll__pending *ll__registry[LL__REG_SIZE];
 static ll__pending *free_records;
 static pthread_mutex_t free_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -38,7 +37,7 @@ void ll__pending_register(ll__pending *p, uint64_t loop) {
     __atomic_store_n(&p->loop_id, loop, __ATOMIC_RELEASE);
     __atomic_store_n(&p->open, 1, __ATOMIC_RELEASE);
     ll__pending *expected = NULL;
-    p->registered = __atomic_compare_exchange_n(&registry[loop % REG_SIZE], &expected, p, 0, __ATOMIC_ACQ_REL,
+    p->registered = __atomic_compare_exchange_n(&ll__registry[loop % LL__REG_SIZE], &expected, p, 0, __ATOMIC_ACQ_REL,
                                                 __ATOMIC_ACQUIRE);
 }
 
@@ -52,7 +51,7 @@ void ll__pending_retire(ll__pending *p) {
     __atomic_store_n(&p->loop_id, 0, __ATOMIC_RELEASE);
     if (p->registered) {
         ll__pending *expected = p;
-        __atomic_compare_exchange_n(&registry[loop % REG_SIZE], &expected, NULL, 0, __ATOMIC_ACQ_REL,
+        __atomic_compare_exchange_n(&ll__registry[loop % LL__REG_SIZE], &expected, NULL, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE);
         p->registered = 0;
     }
@@ -77,19 +76,9 @@ void ll__pending_retire(ll__pending *p) {
     pthread_mutex_unlock(&free_mu);
 }
 
-/* The queue of an idle loop, or NULL (running, closed, unknown, or left
- * out of the registry). */
-ll__pending *ll__idle_queue(uint64_t loop) {
-    ll__pending *p = __atomic_load_n(&registry[loop % REG_SIZE], __ATOMIC_ACQUIRE);
-    if (p == NULL || __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE) != loop ||
-        !__atomic_load_n(&p->open, __ATOMIC_ACQUIRE))
-        return NULL;
-    return p;
-}
-
 /* A registered loop's record, running or idle (posts need no thread). */
 ll__pending *ll__loop_record(uint64_t loop) {
-    ll__pending *p = __atomic_load_n(&registry[loop % REG_SIZE], __ATOMIC_ACQUIRE);
+    ll__pending *p = __atomic_load_n(&ll__registry[loop % LL__REG_SIZE], __ATOMIC_ACQUIRE);
     return p != NULL && __atomic_load_n(&p->loop_id, __ATOMIC_ACQUIRE) == loop ? p : NULL;
 }
 
