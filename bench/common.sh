@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # bench/common.sh — sourced by the bench runners (run.sh, run_net.sh,
-# run_spawn.sh): what every report header says about the build measured.
+# run_spawn.sh, run_tls.sh, python/run_net.sh, python/real_libs.sh): what
+# every report header says about the build measured, and stopping a server.
 
 # commit_label prints the commit the library was built from, marked when
 # libloop/, capi/ or include/ have uncommitted changes; LIBLOOP_LABEL wins.
@@ -22,4 +23,22 @@ soname_link() {
     if [ -n "$so" ] && [ "$so" != libloop.so ] && [ ! -e "$1/$so" ]; then
         ln -s libloop.so "$1/$so"
     fi
+}
+
+# stop_pid PID: TERM, then KILL after 5 s; reaped, status ignored, and
+# dropped from the runner's PIDS array (so its exit trap never signals a
+# recycled pid).
+stop_pid() {
+    local p="$1" i keep=()
+    kill "$p" 2>/dev/null || true
+    for i in $(seq 50); do
+        kill -0 "$p" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -9 "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+    for i in "${PIDS[@]:-}"; do
+        [ -n "$i" ] && [ "$i" != "$p" ] && keep+=("$i")
+    done
+    PIDS=("${keep[@]:-}")
 }

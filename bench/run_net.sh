@@ -145,23 +145,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# stop PID: TERM, then KILL after 5 s; reaped, status ignored, and dropped
-# from PIDS (so the trap never signals a recycled pid).
-stop_pid() {
-    local p="$1" i keep=()
-    kill "$p" 2>/dev/null || true
-    for i in $(seq 50); do
-        kill -0 "$p" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -9 "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-    for i in "${PIDS[@]:-}"; do
-        [ -n "$i" ] && [ "$i" != "$p" ] && keep+=("$i")
-    done
-    PIDS=("${keep[@]:-}")
-}
-
 # start_server IMPL: sets SRV_PID and SRV_PORT (waits at most 10 s).
 start_server() {
     local impl="$1" i

@@ -227,22 +227,6 @@ server_cpus() {
     done
 }
 
-# stop_pid PID: TERM, KILL after 5 s, reaped, dropped from PIDS.
-stop_pid() {
-    local p="$1" i keep=()
-    kill "$p" 2>/dev/null || true
-    for i in $(seq 50); do
-        kill -0 "$p" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -9 "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-    for i in "${PIDS[@]:-}"; do
-        [ -n "$i" ] && [ "$i" != "$p" ] && keep+=("$i")
-    done
-    PIDS=("${keep[@]:-}")
-}
-
 cpu_s() { awk -v t="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); print ($12 + $13) / t}' "/proc/$1/stat"; }
 
 # ---- one run: a RESULT line on stdout -------------------------------------------------

@@ -121,22 +121,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# stop_pid PID: TERM, KILL after 5 s, reaped, dropped from PIDS.
-stop_pid() {
-    local p="$1" i keep=()
-    kill "$p" 2>/dev/null || true
-    for i in $(seq 50); do
-        kill -0 "$p" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -9 "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-    for i in "${PIDS[@]:-}"; do
-        [ -n "$i" ] && [ "$i" != "$p" ] && keep+=("$i")
-    done
-    PIDS=("${keep[@]:-}")
-}
-
 # start_server LOOP KIND: sets SRV_PID and SRV_PORT.
 start_server() {
     local i
