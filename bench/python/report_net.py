@@ -56,6 +56,17 @@ def ratio(a, b, lower_better):
     return f'{r:.2f}x{note}'
 
 
+def cpu_line(label, per, loops):
+    """A line of CPU per operation by loop, with libloop's ratio to uvloop's
+    and asyncio's where both were measured."""
+    line = f'- {label} (median): ' + ', '.join(f'{l} {per[l]:.1f}' for l in loops if l in per)
+    if per.get('libloop') and per.get('uvloop'):
+        line += f"; libloop uses {per['libloop'] / per['uvloop']:.2f}x uvloop's CPU"
+    if per.get('libloop') and per.get('asyncio'):
+        line += f", {per['libloop'] / per['asyncio']:.2f}x asyncio's"
+    return line
+
+
 def main():
     rows = parse(sys.argv[1])
     before = any(r['loop'] == BEFORE for r in rows)
@@ -96,13 +107,7 @@ def main():
                                         if r['workload'] == w and r['loop'] == l and k in r)
                    for l in loops if any(r['workload'] == w and r['loop'] == l and k in r
                                          for r in rows)}
-            line = f'- {w} {what} (median): ' + ', '.join(
-                f'{l} {per[l]:.1f}' for l in loops if l in per)
-            if per.get('libloop') and per.get('uvloop'):
-                line += f"; libloop uses {per['libloop'] / per['uvloop']:.2f}x uvloop's CPU"
-            if per.get('libloop') and per.get('asyncio'):
-                line += f", {per['libloop'] / per['asyncio']:.2f}x asyncio's"
-            extras.append(line)
+            extras.append(cpu_line(f'{w} {what}', per, loops))
     if extras:
         print()
         print('\n'.join(extras))

@@ -15,7 +15,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_net import LOOPS, fmt, parse, ratio  # noqa: E402
+from report_net import LOOPS, cpu_line, fmt, parse, ratio  # noqa: E402
 
 ORDER = ['pg1', 'pgpool', 'redis1', 'redispool', 'uvicorn']
 WHAT = {
@@ -67,13 +67,7 @@ def main():
             print(f'| {name} | {pin} | {unit}, median (range) | ' + ' | '.join(cells)
                   + f' | {r_uv} | {r_as} |')
             if cpu:
-                line = f'- {name}, {pin}: {CPU[w][1]} (median): ' + ', '.join(
-                    f'{l} {cpu[l]:.1f}' for l in LOOPS if l in cpu)
-                if cpu.get('libloop') and cpu.get('uvloop'):
-                    line += f"; libloop uses {cpu['libloop'] / cpu['uvloop']:.2f}x uvloop's CPU"
-                if cpu.get('libloop') and cpu.get('asyncio'):
-                    line += f", {cpu['libloop'] / cpu['asyncio']:.2f}x asyncio's"
-                extras.append(line)
+                extras.append(cpu_line(f'{name}, {pin}: {CPU[w][1]}', cpu, LOOPS))
     if extras:
         print()
         print('\n'.join(extras))
