@@ -60,9 +60,8 @@ func (s *loopState) debugCheck() C.int {
 
 // flushPending moves call_soon requests queued in C to the core's ready
 // queue, in order, and C's timers to the core's queues. Only enter calls
-// it. A long run of
-// plain calls is handed over whole, array and all (softBatch): one place
-// in the FIFO, one crossing to run, nothing copied.
+// it. A long run of plain calls is handed over whole, array and all
+// (softBatch): one place in the FIFO, one crossing to run, nothing copied.
 func (s *loopState) flushPending() {
 	p := s.pending
 	if p == nil {
