@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+
+package libloop
+
+// pollPlan is what the loop remembers of its recent polls to spare two
+// system calls that request/response traffic made for nothing (a client
+// waiting on its server: asyncpg, redis-py, one connection). A query there
+// made three epoll_wait where uvloop makes one; with the plan it makes one.
+//
+//  1. The early try. With epoll an iteration that may block first polls
+//     without blocking (run.go): when that finds something, choosing a
+//     timeout is skipped (the host's BeforeBlock, the first deadline, the
+//     clock reads that time the wait), which a busy loop (a ping-pong, a
+//     loaded server) does nearly every iteration. A client that has just
+//     sent its request mostly finds nothing: the answer comes after the
+//     server runs. And when it does find the answer, its callbacks wake a
+//     task, so the next iteration must poll with timeout 0, a poll that
+//     can be skipped (2) only after a poll that blocked, whose return the
+//     loop timed. So tries rest after one that found nothing, or whose
+//     find made the next iteration a zero-timeout one: the
+//     iteration then chooses its timeout and blocks at once, the selector
+//     told not to try either. They resume when such a poll returns events
+//     within quickWait (a try would have found them) and the iteration
+//     after it may block (the find spared a timeout's choice). A resting
+//     try costs a busy loop that one iteration's timeout choice and a
+//     scheduler hand-off around the poll, ~100 ns; an empty try costs a
+//     system call, ~150-500 ns here.
+//
+//  2. The zero-timeout poll after an answer. In asyncio's order the
+//     callback an answer's I/O callback schedules (the task step that
+//     data_received wakes) runs in the next iteration, whose poll has
+//     timeout 0; that poll comes microseconds after the one that brought
+//     the answer and finds nothing. It is skipped when what it could find
+//     is only what arrived since that poll (skipZero): the previous
+//     iteration's poll blocked, returned fewer records than its buffer
+//     holds, and every event it reported was a stream transport's read
+//     that left its socket drained (a read shorter than its buffer: a
+//     level-triggered poll reports such an fd again only for new data);
+//     no interest changed since; less than skipWindow has passed since it
+//     returned. Skipping it is then the same as that data arriving a
+//     moment later, which the loop cannot tell from the data itself. The
+//     skipped iteration is asyncio's otherwise: its ready callbacks, then
+//     the next iteration polls. Never two in a row (a skipped iteration
+//     polls nothing, so it cannot make the next one skippable), so a loop
+//     that always has work still polls at least every other iteration;
+//     not when the loop is stopping, and not in the first iteration of a
+//     run (what the caller did before the call, say a write to a socket
+//     the loop watches, is seen at once; a RunOnce is all first).
+//
+// Both keep asyncio's order of callbacks: the first changes only which
+// system call finds the events, the second only when an event that came
+// after a poll is seen.
+type pollPlan struct {
+	tries   uint8  // triesOn, triesFound or triesRest (1)
+	fresh   bool   // the last poll qualifies the next iteration's for skipZero (2)
+	freshAt int64  // loop time when that poll returned
+	skipped uint64 // zero-timeout polls skipped (tests read it)
+}
+
+// The states of the early try (1). One byte, so that the busy path (a try
+// that finds something, an iteration that may block after it) writes one
+// field and reads one.
+const (
+	triesOn    = iota // try first
+	triesFound        // try first; the last poll found events at once, and a next iteration with timeout 0 rests them
+	triesRest         // block at once
+)
+
+// quickWait is the longest a poll that may block can take and still count
+// as finding its events at once (ns): a non-blocking epoll_wait costs
+// ~0.2-0.6 µs here, a wait for another process to run and answer at
+// least two context switches, several µs.
+const quickWait = 2_000
+
+// skipWindow is how recent the poll that brought an answer must be for
+// the next iteration to skip its zero-timeout poll (ns). An answer's I/O
+// callbacks take 10-30 µs of Python here (asyncpg, redis-py); a window an
+// order longer than the poll's own cost says the skipped poll's ~0.3 µs
+// would still be 0.3% or more of the time. Past it, callbacks ran long
+// enough for other fds' data to be likely, and the poll is made.
+const skipWindow = 100_000
+
+// blocked records a poll that may have blocked: it returned at loop time
+// now after waiting waited ns, with n records (the wakeup fd counted). The
+// events' service can still void it for skipZero (stale). rested: the
+// tries rest, and the poll stands for the try not made: a quick find turns
+// them back on, unless the next iteration has timeout 0 (run.go).
+func (p *pollPlan) blocked(n int, now, waited int64, rested bool) {
+	p.fresh = n > 0 && n < pollBuffer
+	p.freshAt = now
+	if rested && n > 0 && waited < quickWait {
+		p.tries = triesFound
+	}
+}
+
+// skipZero reports whether this iteration may skip its zero-timeout poll
+// (the caller has checked fresh and forgets it after).
+func (p *pollPlan) skipZero() bool {
+	if monoNow()-p.freshAt >= skipWindow {
+		return false
+	}
+	p.skipped++
+	return true
+}
+
+// stale voids the last poll for skipZero: an fd it reported may still be
+// ready, or an fd's interest changed after it.
+func (p *pollPlan) stale() { p.fresh = false }
