@@ -17,14 +17,15 @@ package libloop
 //     task, so the next iteration must poll with timeout 0, a poll that
 //     can be skipped (2) only after a poll that blocked, whose return the
 //     loop timed. So tries rest after one that found nothing, or whose
-//     find made the next iteration a zero-timeout one: the
-//     iteration then chooses its timeout and blocks at once, the selector
-//     told not to try either. They resume when such a poll returns events
-//     within quickWait (a try would have found them) and the iteration
-//     after it may block (the find spared a timeout's choice). A resting
-//     try costs a busy loop that one iteration's timeout choice and a
-//     scheduler hand-off around the poll, ~100 ns; an empty try costs a
-//     system call, ~150-500 ns here.
+//     find made the next iteration a zero-timeout one: iterations then
+//     choose their timeout and block at once, the selector told not to
+//     try either. After a rest of 1 blocking iteration they try again; a
+//     try that fails again at once (within retryWithin iterations of
+//     resuming) doubles the next rest, up to maxRest, and one that pays
+//     for longer brings it back to 1. A request/response client pays one empty try
+//     per maxRest answers; a busy loop that lost its rhythm for a moment
+//     pays one iteration's timeout choice and a scheduler hand-off around
+//     a poll, ~100 ns, against ~150-500 ns for an empty try here.
 //
 //  2. The zero-timeout poll after an answer. In asyncio's order the
 //     callback an answer's I/O callback schedules (the task step that
@@ -53,7 +54,10 @@ package libloop
 type pollPlan struct {
 	tries   uint8  // triesOn, triesFound or triesRest (1)
 	fresh   bool   // the last poll qualifies the next iteration's for skipZero (2)
-	freshAt int64  // loop time when that poll returned
+	rest    uint8  // blocking iterations left in the rest
+	restLen uint8  // the last rest's length
+	resumed uint64 // the iteration in which tries last resumed
+	freshAt int64  // loop time when the poll that set fresh returned
 	skipped uint64 // zero-timeout polls skipped (tests read it)
 }
 
@@ -62,15 +66,18 @@ type pollPlan struct {
 // field and reads one.
 const (
 	triesOn    = iota // try first
-	triesFound        // try first; the last poll found events at once, and a next iteration with timeout 0 rests them
+	triesFound        // try first; the last try found events, and a next iteration with timeout 0 rests tries
 	triesRest         // block at once
 )
 
-// quickWait is the longest a poll that may block can take and still count
-// as finding its events at once (ns): a non-blocking epoll_wait costs
-// ~0.2-0.6 µs here, a wait for another process to run and answer at
-// least two context switches, several µs.
-const quickWait = 2_000
+// maxRest caps a rest (blocking iterations).
+const maxRest = 64
+
+// retryWithin is how soon after resuming a failed try doubles the rest:
+// a request/response cycle's iterations (the block that resumed tries,
+// the answer's step, the try after the request, the step it lost its
+// skip to).
+const retryWithin = 4
 
 // skipWindow is how recent the poll that brought an answer must be for
 // the next iteration to skip its zero-timeout poll (ns). An answer's I/O
@@ -80,16 +87,31 @@ const quickWait = 2_000
 // enough for other fds' data to be likely, and the poll is made.
 const skipWindow = 100_000
 
-// blocked records a poll that may have blocked: it returned at loop time
-// now after waiting waited ns, with n records (the wakeup fd counted). The
-// events' service can still void it for skipZero (stale). rested: the
-// tries rest, and the poll stands for the try not made: a quick find turns
-// them back on, unless the next iteration has timeout 0 (run.go).
-func (p *pollPlan) blocked(n int, now, waited int64, rested bool) {
+// startRest rests tries in iteration iter: for 1 blocking iteration after
+// a spell in which they paid, for twice the last rest when they failed
+// within retryWithin iterations of resuming.
+func (p *pollPlan) startRest(iter uint64) {
+	if iter-p.resumed > retryWithin || p.restLen == 0 {
+		p.restLen = 1
+	} else {
+		p.restLen = min(2*p.restLen, maxRest)
+	}
+	p.rest = p.restLen
+	p.tries = triesRest
+}
+
+// blocked records a poll that may have blocked, made in iteration iter: it
+// returned at loop time now with n records (the wakeup fd counted). The
+// events' service can still void it for skipZero (stale). rested: tries
+// rest, and this iteration counts toward the rest's end.
+func (p *pollPlan) blocked(n int, now int64, rested bool, iter uint64) {
 	p.fresh = n > 0 && n < pollBuffer
 	p.freshAt = now
-	if rested && n > 0 && waited < quickWait {
-		p.tries = triesFound
+	if rested {
+		if p.rest--; p.rest == 0 {
+			p.tries = triesOn
+			p.resumed = iter
+		}
 	}
 }
 

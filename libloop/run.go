@@ -35,7 +35,7 @@ func (l *Loop) run(nowait, once bool) error {
 		}
 
 		// The plan (pollplan.go) is looked at only in an iteration with
-		// timeout 0: a quick find that made it one rests tries, and a
+		// timeout 0: a try's find that made it one rests tries, and a
 		// poll that allows it lets it skip its own. Only the iteration
 		// right after that poll may skip (skipZero reads the clock).
 		timeout := int64(-1)
@@ -43,7 +43,7 @@ func (l *Loop) run(nowait, once bool) error {
 		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.view().Posted.Load() > 0 {
 			timeout = 0
 			if plan.tries == triesFound {
-				plan.tries = triesRest // the find lost this iteration its skip
+				plan.startRest(l.iter) // the find lost this iteration its skip
 			}
 			skip = plan.fresh && !l.stopping && plan.skipZero()
 		}
@@ -78,7 +78,7 @@ func (l *Loop) run(nowait, once bool) error {
 				l.polled(evs, woke)
 				timeout = 0
 			default:
-				plan.tries = triesRest
+				plan.startRest(l.iter)
 				tried = true
 				timeout = l.blockTimeout()
 			}
@@ -104,7 +104,7 @@ func (l *Loop) run(nowait, once bool) error {
 				if woke {
 					n++
 				}
-				plan.blocked(n, now, now-idleFrom, rested)
+				plan.blocked(n, now, rested, l.iter)
 			}
 			l.polled(evs, woke)
 		}
