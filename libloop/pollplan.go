@@ -34,9 +34,11 @@ package libloop
 //     the answer and finds nothing. It is skipped when what it could find
 //     is only what arrived since that poll (skipZero): the previous
 //     iteration's poll blocked, returned fewer records than its buffer
-//     holds, and every event it reported was a stream transport's read
-//     that left its socket drained (a read shorter than its buffer: a
-//     level-triggered poll reports such an fd again only for new data);
+//     holds, and every event it reported was a plain stream transport's
+//     read that left its socket drained (a read shorter than its buffer: a
+//     level-triggered poll reports such an fd again only for new data; a
+//     TLS, datagram or pipe transport's, a reader's or writer's callback,
+//     a write, an end of stream or an error say nothing of the kind);
 //     no interest changed since; less than skipWindow has passed since it
 //     returned. Skipping it is then the same as that data arriving a
 //     moment later, which the loop cannot tell from the data itself. The
