@@ -373,10 +373,12 @@ bench-footprint: lib
 	bash bench/run_footprint.sh
 
 # libloop against each peer, from whichever latest raw results exist (a
-# PNG; bench/chart.py). Needs matplotlib (apt-get install python3-matplotlib):
-# without it, or on any error, it says so and the bench still succeeds.
+# PNG; bench/chart.py): the C workloads, the Python ones, and the real
+# libraries against real servers (asyncpg, redis-py, uvicorn; bench-real).
+# Needs matplotlib (apt-get install python3-matplotlib): without it, or on
+# any error, it says so and the bench still succeeds.
 CHART_RAW = $(wildcard bench/results/latest-raw.txt bench/results/net-latest-raw.txt \
-    bench/results/spawn-latest-raw.txt bench/results/python-raw.txt)
+    bench/results/spawn-latest-raw.txt bench/results/python-raw.txt bench/results/real-raw.txt)
 bench-chart:
 	@py=$$(for p in $(PYTHON) /usr/bin/python3; do $$p -c 'import matplotlib' 2>/dev/null && { echo $$p; break; }; done); \
 	if [ -z "$$py" ]; then echo "bench chart skipped: matplotlib is missing (apt-get install python3-matplotlib)"; \
