@@ -47,6 +47,14 @@ func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
 		return gated(s.obj.(*libloop.Transport).Loop(), tok, func() C.int { return ll_transport_abort(id) })
 	case kindTLSConfig:
 		return releaseTLSConfig(id)
+	case kindHook:
+		// Released is cancelled: nothing else could stop it (libuv's
+		// uv_close).
+		hk := s.obj.(*hookState)
+		return releaseOn(hk.loop, uint64(id), uintptr(tok), func() {
+			hk.h.Cancel()
+			ids.remove(uint64(id))
+		})
 	case kindHandle:
 		hs := s.obj.(*handleState)
 		return releaseOn(hs.loop, uint64(id), uintptr(tok), func() {

@@ -145,6 +145,15 @@ func ll__handle_cancel_go(caller, id C.uint64_t) C.int {
 		return slabCancel(caller, id)
 	}
 	hs, rc := getHandleFrom(caller, id)
+	if rc == C.int(libloop.EBADHANDLE) {
+		if hk, rc, ok := getHookFrom(caller, id); ok {
+			if rc != 0 {
+				return rc
+			}
+			hk.h.Cancel()
+			return 0
+		}
+	}
 	if rc != 0 {
 		return rc
 	}
@@ -162,6 +171,15 @@ func ll_handle_cancelled(id C.uint64_t) C.int {
 		return boolInt(r.tag&C.LL__TS_CANCELLED != 0)
 	}
 	hs, rc := getHandle(id)
+	if rc == C.int(libloop.EBADHANDLE) {
+		if obj, ok := ids.get(uint64(id), kindHook); ok {
+			hk := obj.(*hookState)
+			if err := hk.loop.loop.CheckThread(); err != nil {
+				return errCode(err)
+			}
+			return boolInt(!hk.h.Active())
+		}
+	}
 	if rc != 0 {
 		return rc
 	}

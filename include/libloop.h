@@ -239,6 +239,51 @@ int ll_loop_get_debug(ll_loop loop);
 int ll_loop_backend_fd(ll_loop loop);
 
 /**
+ * How long the loop's next iteration would let its poll block, as libuv's
+ * uv_backend_timeout: with ll_loop_backend_fd, what a host that embeds the
+ * loop in a poll of its own needs. Wait on the backend fd for at most this
+ * many milliseconds, then run one iteration with
+ * ll_loop_run_once(loop, LL_RUN_NOWAIT). Rounded up, so a host that waits
+ * this long never wakes before the first timer is due. Cancelled timers at
+ * the front are dropped first, and, as before a blocking poll, a
+ * ll_call_soon_threadsafe made from now on makes the backend fd readable.
+ * Call it on the loop's thread while the loop is not running (or from one
+ * of its callbacks).
+ * @return 0 if a callback is ready (scheduled, posted from another thread,
+ *         or a due timer), an idle hook is active or the loop is stopping;
+ *         else the milliseconds until the first timer (at most INT_MAX);
+ *         -1 if nothing is scheduled (only I/O or another thread can wake
+ *         it); LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
+ */
+int ll_loop_next_timeout(ll_loop loop);
+
+/** ll_hook_add kinds (libuv's prepare, check and idle handles). */
+#define LL_HOOK_PREPARE 1 /**< runs in every iteration, just before the poll */
+#define LL_HOOK_CHECK   2 /**< runs in every iteration, just after the poll, before the callbacks it made ready */
+#define LL_HOOK_IDLE    3 /**< runs in every iteration, first; while one is active the poll does not block */
+
+/** A hook's callback: the loop and the arg given to ll_hook_add. */
+typedef void (*ll_hook_fn)(ll_loop loop, void *arg);
+
+/**
+ * Add a hook that calls fn(loop, arg) in every iteration of the loop (of
+ * ll_loop_run_forever, ll_loop_run_once and ll_loop_run_until_complete),
+ * at the moment its kind names: LL_HOOK_IDLE first, then LL_HOOK_PREPARE,
+ * the poll, LL_HOOK_CHECK, then the ready callbacks and due timers. Hooks
+ * of one kind run in the order they were added; one added from a hook runs
+ * from the next iteration on, one cancelled runs no more, even later in the
+ * same iteration. The hook is active until ll_handle_cancel(*out) or
+ * ll_release(*out) (which cancels it too; the id is then stale);
+ * ll_handle_cancelled tells whether it is still active. ll_loop_close
+ * cancels every hook (their ids stay until released).
+ * Cost: a loop with no active hook pays one load and branch an iteration;
+ * with one, a crossing per hook per iteration (~115 ns).
+ * @return 0, LL_EINVAL (unknown kind, fn or out NULL), LL_ECLOSED,
+ *         LL_EBADHANDLE, LL_EWRONGTHREAD, LL_ENOMEM.
+ */
+int ll_hook_add(ll_loop loop, int kind, ll_hook_fn fn, void *arg, ll_handle *out);
+
+/**
  * Set the debug-mode threshold (seconds, default 0.1).
  * @return 0, LL_EINVAL (negative or NaN), LL_EBADHANDLE.
  */
@@ -293,7 +338,8 @@ int ll_loop_wakeup(ll_loop loop);
 
 /**
  * Cancel a handle: its callback will not run. Cancelling twice or after it
- * ran does nothing.
+ * ran does nothing. A hook's id (ll_hook_add) is a handle: cancelled, it
+ * runs no more.
  * @return 0, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
 int ll_handle_cancel(ll_handle handle);
