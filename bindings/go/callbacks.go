@@ -54,6 +54,8 @@ type cbEntry struct {
 	batch func(loop uint64, evs EventBatch)
 	// handle is the Handle of a scheduled one-shot, dropped with it.
 	handle *Handle
+	// hook is the Hook the entry runs, released when its loop closes.
+	hook *Hook
 }
 
 var table = struct {

@@ -151,6 +151,9 @@ func (l *Loop) dropCallbacks() {
 		if e.handle != nil {
 			e.handle.drop()
 		}
+		if e.hook != nil {
+			e.hook.release()
+		}
 	}
 	l.mu.Lock()
 	clear(l.readers)

@@ -39,6 +39,9 @@ type Raw struct {
 	BackendFD     func(loop uint64) int32                     // ll_loop_backend_fd
 	LoopStats     func(loop uint64, out unsafe.Pointer) int32 // ll_loop_stats; out is a struct ll_loop_stats, its size set
 
+	LoopNextTimeout func(loop uint64) int32                                                  // ll_loop_next_timeout
+	HookAdd         func(loop uint64, kind int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_hook_add
+
 	SetSlowCallbackDuration func(loop uint64, secs float64) int32         // ll_loop_set_slow_callback_duration
 	SetExceptionHandler     func(loop uint64, handler, arg uintptr) int32 // ll_loop_set_exception_handler
 
@@ -87,6 +90,8 @@ func (r *Raw) symbols() []struct {
 		{"ll_loop_set_debug", &r.SetDebug},
 		{"ll_loop_get_debug", &r.GetDebug},
 		{"ll_loop_backend_fd", &r.BackendFD},
+		{"ll_loop_next_timeout", &r.LoopNextTimeout},
+		{"ll_hook_add", &r.HookAdd},
 		{"ll_loop_stats", &r.LoopStats},
 		{"ll_loop_set_slow_callback_duration", &r.SetSlowCallbackDuration},
 		{"ll_loop_set_exception_handler", &r.SetExceptionHandler},
