@@ -54,14 +54,29 @@ func ll__hook_add_go(caller, id C.uint64_t, kind C.int, fn C.ll_hook_fn, arg uns
 	return 0
 }
 
-// getHookFrom resolves a hook id for a checked call (ok false: not a hook).
-func getHookFrom(caller, id C.uint64_t) (*hookState, C.int, bool) {
-	obj, ok := ids.get(uint64(id), kindHook)
-	if !ok {
-		return nil, 0, false
+func (hs *hookState) owner() *loopState { return hs.loop }
+func (hs *hookState) stop()             { hs.h.Cancel() }
+func (hs *hookState) active() bool      { return hs.h.Active() }
+
+// stoppable is a handle id that names no single callback but something
+// that runs until stopped: a hook or a repeating timer. ll_handle_cancel
+// stops it, ll_handle_cancelled says whether it is stopped, ll_release
+// stops it and drops the id.
+type stoppable interface {
+	owner() *loopState
+	stop()
+	active() bool
+}
+
+// lookupStoppable resolves a hook or repeating timer id. The handle calls
+// ask it only after the handle kind refused the id, so a timer's cancel
+// pays nothing for these kinds.
+func lookupStoppable(id C.uint64_t) (stoppable, bool) {
+	s, ok := ids.lookup(uint64(id))
+	if !ok || s.kind != kindHook && s.kind != kindTimer {
+		return nil, false
 	}
-	hs := obj.(*hookState)
-	return hs, refuseOtherThread(hs.loop, caller), true
+	return s.obj.(stoppable), true
 }
 
 // ll__loop_next_timeout_go is ll_loop_next_timeout's Go side; caller: see

@@ -47,12 +47,12 @@ func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
 		return gated(s.obj.(*libloop.Transport).Loop(), tok, func() C.int { return ll_transport_abort(id) })
 	case kindTLSConfig:
 		return releaseTLSConfig(id)
-	case kindHook:
-		// Released is cancelled: nothing else could stop it (libuv's
+	case kindHook, kindTimer:
+		// Released is stopped: nothing else could stop it (libuv's
 		// uv_close).
-		hk := s.obj.(*hookState)
-		return releaseOn(hk.loop, uint64(id), uintptr(tok), func() {
-			hk.h.Cancel()
+		c := s.obj.(stoppable)
+		return releaseOn(c.owner(), uint64(id), uintptr(tok), func() {
+			c.stop()
 			ids.remove(uint64(id))
 		})
 	case kindHandle:

@@ -146,11 +146,11 @@ func ll__handle_cancel_go(caller, id C.uint64_t) C.int {
 	}
 	hs, rc := getHandleFrom(caller, id)
 	if rc == C.int(libloop.EBADHANDLE) {
-		if hk, rc, ok := getHookFrom(caller, id); ok {
-			if rc != 0 {
+		if c, ok := lookupStoppable(id); ok {
+			if rc := refuseOtherThread(c.owner(), caller); rc != 0 {
 				return rc
 			}
-			hk.h.Cancel()
+			c.stop()
 			return 0
 		}
 	}
@@ -172,12 +172,11 @@ func ll_handle_cancelled(id C.uint64_t) C.int {
 	}
 	hs, rc := getHandle(id)
 	if rc == C.int(libloop.EBADHANDLE) {
-		if obj, ok := ids.get(uint64(id), kindHook); ok {
-			hk := obj.(*hookState)
-			if err := hk.loop.loop.CheckThread(); err != nil {
+		if c, ok := lookupStoppable(id); ok {
+			if err := c.owner().loop.CheckThread(); err != nil {
 				return errCode(err)
 			}
-			return boolInt(!hk.h.Active())
+			return boolInt(!c.active())
 		}
 	}
 	if rc != 0 {
@@ -196,6 +195,9 @@ func ll_timer_when(id C.uint64_t) C.double {
 		return C.double(slabWhen(r))
 	}
 	hs, rc := getHandle(id)
+	if rc == C.int(libloop.EBADHANDLE) {
+		return repeatingWhen(id)
+	}
 	if rc != 0 || !hs.h.IsTimer() {
 		return -1
 	}

@@ -154,6 +154,9 @@ func (l *Loop) dropCallbacks() {
 		if e.hook != nil {
 			e.hook.release()
 		}
+		if e.timer != nil {
+			e.timer.release()
+		}
 	}
 	l.mu.Lock()
 	clear(l.readers)
