@@ -111,6 +111,40 @@ static void test_run_forever(void) {
     CHECK_EQ_INT(ll_release(loop), 0);
 }
 
+/* A callback chain (each callback schedules the next) runs one callback
+ * per iteration; C runs such iterations itself when nothing else is
+ * scheduled, and must not while a hook is active: a prepare hook runs in
+ * every one of those iterations, also when added midway by a callback. */
+static int chain_left, chain_prepares, add_at;
+static ll_handle chain_hook;
+static void on_chain_prepare(ll_loop loop, void *arg) { (void)loop, (void)arg, chain_prepares++; }
+static void on_chain(ll_loop loop, void *arg) {
+    (void)arg;
+    if (--chain_left == add_at)
+        CHECK_EQ_INT(ll_hook_add(loop, LL_HOOK_PREPARE, on_chain_prepare, NULL, &chain_hook), 0);
+    if (chain_left > 0)
+        CHECK_EQ_INT(ll_call_soon(loop, on_chain, NULL, NULL), 0);
+    else
+        CHECK_EQ_INT(ll_loop_stop(loop), 0);
+}
+
+static void test_chain(void) {
+    for (int midway = 0; midway < 2; midway++) {
+        ll_loop loop = 0;
+        CHECK_EQ_INT(ll_loop_new(&loop), 0);
+        chain_left = 1000, chain_prepares = 0, add_at = midway ? 500 : -1;
+        if (!midway)
+            CHECK_EQ_INT(ll_hook_add(loop, LL_HOOK_PREPARE, on_chain_prepare, NULL, &chain_hook), 0);
+        CHECK_EQ_INT(ll_call_soon(loop, on_chain, NULL, NULL), 0);
+        CHECK_EQ_INT(ll_loop_run_forever(loop), 0);
+        CHECK_EQ_INT(chain_left, 0);
+        /* 1000 iterations; added in the 500th, the hook runs in the last 500. */
+        CHECK_EQ_INT(chain_prepares, midway ? 500 : 1000);
+        CHECK_EQ_INT(ll_release(chain_hook), 0);
+        CHECK_EQ_INT(ll_release(loop), 0);
+    }
+}
+
 static void test_bad_input(void) {
     ll_loop loop = 0;
     ll_handle h = 0, t = 0;
@@ -142,6 +176,7 @@ static void test_bad_input(void) {
 int main(void) {
     RUN_TEST(test_order);
     RUN_TEST(test_run_forever);
+    RUN_TEST(test_chain);
     RUN_TEST(test_bad_input);
     return CHECK_REPORT();
 }
