@@ -3,6 +3,7 @@
 package libloop
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -159,4 +160,25 @@ func TestHookBadInput(t *testing.T) {
 	if _, err := l.AddHook(HookIdle, func() {}); err != ECLOSED {
 		t.Fatalf("closed loop: %v", err)
 	}
+}
+
+// A host that drives the loop from its own poll waits on BackendFD for at
+// most NextTimeout, then runs one iteration without blocking; a prepare
+// hook runs just before each of the loop's polls.
+func ExampleLoop_AddHook() {
+	l, _ := New()
+	defer l.Close()
+	prepares := 0
+	hook, _ := l.AddHook(HookPrepare, func() { prepares++ })
+	fired := false
+	l.CallLater(0.01, func() { fired = true })
+	for !fired {
+		// A real host polls BackendFD() and its own fds here, for at
+		// most this long (negative: until I/O).
+		time.Sleep(l.NextTimeout())
+		l.RunOnce(true)
+	}
+	hook.Cancel()
+	fmt.Println(fired, prepares > 0, l.NextTimeout())
+	// Output: true true -1ns
 }

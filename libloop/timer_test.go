@@ -3,6 +3,7 @@
 package libloop
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -138,4 +139,22 @@ func TestTimerRearmAllocs(t *testing.T) {
 	if n < 100 || allocs > 0 {
 		t.Fatalf("%d expiries, %.1f allocations each; want 100 or more, and 0", n, allocs)
 	}
+}
+
+// A timer every 5 ms that stops itself after three runs.
+func ExampleLoop_StartTimer() {
+	l, _ := New()
+	defer l.Close()
+	runs := 0
+	var tm *Timer
+	tm, _ = l.StartTimer(0, 0.005, func() {
+		runs++
+		if runs == 3 {
+			tm.Stop()
+			l.Stop()
+		}
+	})
+	l.RunForever()
+	fmt.Println(runs, tm.Active())
+	// Output: 3 false
 }
