@@ -116,9 +116,19 @@ static void test_bad_input(void) {
     CHECK_EQ_INT(ll_release(t), 0);
     CHECK_EQ_INT(ll_release(t), LL_EBADHANDLE);
     CHECK_EQ_INT(ll_handle_cancel(t), LL_EBADHANDLE);
+    /* A timer outlives its loop's close and release: its id still answers
+     * with codes, and releases once. */
+    CHECK_EQ_INT(ll_timer_start(loop, 10, 1, on_once, NULL, &t), 0);
     CHECK_EQ_INT(ll_loop_close(loop), 0);
-    CHECK_EQ_INT(ll_timer_start(loop, 0, 1, on_once, NULL, &t), LL_ECLOSED);
+    CHECK_EQ_INT(ll_timer_start(loop, 0, 1, on_once, NULL, &plain), LL_ECLOSED);
     CHECK_EQ_INT(ll_release(loop), 0);
+    CHECK_EQ_INT(ll_handle_cancelled(t), 1);
+    CHECK_EQ_INT(ll_handle_cancel(t), 0);
+    CHECK_EQ_INT(ll_timer_again(t), LL_ECLOSED);
+    CHECK_EQ_INT(ll_timer_set_repeat(t, 2), 0);
+    CHECK(ll_timer_when(t) < 0);
+    CHECK_EQ_INT(ll_release(t), 0);
+    CHECK_EQ_INT(ll_release(t), LL_EBADHANDLE);
 }
 
 int main(void) {
