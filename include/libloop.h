@@ -276,7 +276,7 @@ typedef void (*ll_hook_fn)(ll_loop loop, void *arg);
  * ll_release(*out) (which cancels it too; the id is then stale);
  * ll_handle_cancelled tells whether it is still active. ll_loop_close
  * cancels every hook (their ids stay until released).
- * Cost: a loop with no active hook pays one load and branch an iteration;
+ * Cost: a loop with no active hook pays two loads and branches an iteration;
  * with one, a crossing per hook per iteration (~115 ns).
  * @return 0, LL_EINVAL (unknown kind, fn or out NULL), LL_ECLOSED,
  *         LL_EBADHANDLE, LL_EWRONGTHREAD, LL_ENOMEM.

@@ -42,7 +42,7 @@ type Hook struct {
 type hookState struct {
 	lists [3][]*Hook
 	// n counts active hooks of every kind: the iteration looks at hooks
-	// only when it is not 0 (one load and branch when none is used).
+	// only when it is not 0 (a load and a branch, twice, when none is used).
 	n    int
 	idle int // active idle hooks: the poll does not block
 }
