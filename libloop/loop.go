@@ -70,6 +70,7 @@ type Loop struct {
 	droppedWaits map[*Future]map[uint64]struct{}
 	executor     *executor
 
+	hooks       hookState // prepare, check and idle hooks (hook.go)
 	hostQueue   HostQueue // the host's own ready queue, or nil (host.go)
 	hostPending bool      // it has work (HostReady)
 
@@ -163,6 +164,7 @@ func (l *Loop) Close() error {
 		l.sourceQueued = false
 	}
 	l.fds.each(l.dropWatch)
+	l.dropHooks()
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
 	}
