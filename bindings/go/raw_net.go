@@ -49,8 +49,15 @@ type RawNet struct {
 	ServerNumSockets func(s uint64) int32                                                   // ll_server_num_sockets
 	ServerSockname   func(s uint64, i uintptr, addr, n unsafe.Pointer) int32                // ll_server_sockname
 
-	UDPOpen     func(loop uint64, localHost unsafe.Pointer, localPort int32, remoteHost unsafe.Pointer, remotePort, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_udp_open
-	GetAddrInfo func(loop uint64, host, service unsafe.Pointer, family, socktype, flags int32, out unsafe.Pointer) int32                                                    // ll_getaddrinfo
+	UDPOpen                  func(loop uint64, localHost unsafe.Pointer, localPort int32, remoteHost unsafe.Pointer, remotePort, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_udp_open
+	UDPSetBroadcast          func(t uint64, on int32) int32                                                                                                                              // ll_udp_set_broadcast
+	UDPSetTTL                func(t uint64, ttl int32) int32                                                                                                                             // ll_udp_set_ttl
+	UDPSetMulticastTTL       func(t uint64, ttl int32) int32                                                                                                                             // ll_udp_set_multicast_ttl
+	UDPSetMulticastLoop      func(t uint64, on int32) int32                                                                                                                              // ll_udp_set_multicast_loop
+	UDPSetMulticastInterface func(t uint64, iface unsafe.Pointer) int32                                                                                                                  // ll_udp_set_multicast_interface
+	UDPSetMembership         func(t uint64, group, iface unsafe.Pointer, op int32) int32                                                                                                 // ll_udp_set_membership
+	UDPSetSourceMembership   func(t uint64, group, iface, source unsafe.Pointer, op int32) int32                                                                                         // ll_udp_set_source_membership
+	GetAddrInfo              func(loop uint64, host, service unsafe.Pointer, family, socktype, flags int32, out unsafe.Pointer) int32                                                    // ll_getaddrinfo
 }
 
 func (r *RawNet) symbols() []struct {
@@ -94,6 +101,13 @@ func (r *RawNet) symbols() []struct {
 		{"ll_server_num_sockets", &r.ServerNumSockets},
 		{"ll_server_sockname", &r.ServerSockname},
 		{"ll_udp_open", &r.UDPOpen},
+		{"ll_udp_set_broadcast", &r.UDPSetBroadcast},
+		{"ll_udp_set_ttl", &r.UDPSetTTL},
+		{"ll_udp_set_multicast_ttl", &r.UDPSetMulticastTTL},
+		{"ll_udp_set_multicast_loop", &r.UDPSetMulticastLoop},
+		{"ll_udp_set_multicast_interface", &r.UDPSetMulticastInterface},
+		{"ll_udp_set_membership", &r.UDPSetMembership},
+		{"ll_udp_set_source_membership", &r.UDPSetSourceMembership},
 		{"ll_getaddrinfo", &r.GetAddrInfo},
 	}
 }

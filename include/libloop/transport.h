@@ -398,6 +398,49 @@ int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char
  */
 int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void *addr, uint32_t addrlen);
 
+/* ---- UDP socket options (libuv's uv_udp_set_*) --------------------------
+ * On an open UDP transport of the family it was opened with (ll_udp_open or
+ * an adopted LL_DATAGRAM socket). Each returns 0, LL_EINVAL (not a UDP
+ * transport; a value out of range; an address that does not parse or is of
+ * the other family), LL_ECLOSED (after close or loss), LL_EBADHANDLE, or the
+ * kernel's -errno. An interface (iface_addr) is, on IPv4, the interface's
+ * address ("127.0.0.1"); on IPv6 an address whose zone names the interface
+ * ("::%eth0", "::%2"); NULL or "" lets the kernel choose. */
+
+#define LL_JOIN  1 /**< ll_udp_set_membership / ll_udp_set_source_membership: join the group */
+#define LL_LEAVE 2 /**< ll_udp_set_membership / ll_udp_set_source_membership: leave it */
+
+/** Allow sending to broadcast addresses (SO_BROADCAST) when on is nonzero. @return as above. */
+int ll_udp_set_broadcast(ll_transport t, int on);
+
+/** Unicast time to live (IPv6: hop limit), 1..255. @return as above. */
+int ll_udp_set_ttl(ll_transport t, int ttl);
+
+/** Multicast time to live (IPv6: hop limit), 0..255 (the kernel's default, 1, stays on the local network). @return as above. */
+int ll_udp_set_multicast_ttl(ll_transport t, int ttl);
+
+/** Whether this host's members hear the socket's own multicast datagrams (the kernel's default: on). @return as above. */
+int ll_udp_set_multicast_loop(ll_transport t, int on);
+
+/** The interface multicast datagrams leave by. @return as above. */
+int ll_udp_set_multicast_interface(ll_transport t, const char *iface_addr);
+
+/**
+ * Join (LL_JOIN) or leave (LL_LEAVE) a multicast group on an interface.
+ * @return as above; joining twice is -EADDRINUSE and leaving a group not
+ *         joined -EADDRNOTAVAIL (the kernel's).
+ */
+int ll_udp_set_membership(ll_transport t, const char *group, const char *iface_addr, int op);
+
+/**
+ * Join or leave a group for the datagrams of one source only
+ * (source-specific multicast, RFC 4607).
+ * @return as ll_udp_set_membership; -EOPNOTSUPP where the system has no
+ *         source-specific option.
+ */
+int ll_udp_set_source_membership(ll_transport t, const char *group, const char *iface_addr, const char *source,
+                                 int op);
+
 /* ---- Names --------------------------------------------------------------- */
 
 /**
