@@ -50,6 +50,10 @@ type RawNet struct {
 	ServerSockname   func(s uint64, i uintptr, addr, n unsafe.Pointer) int32                // ll_server_sockname
 
 	UDPOpen                  func(loop uint64, localHost unsafe.Pointer, localPort int32, remoteHost unsafe.Pointer, remotePort, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_udp_open
+	TTYOpen                  func(loop uint64, fd int32, fn, arg uintptr, out unsafe.Pointer) int32                                                                                      // ll_tty_open
+	TTYSetMode               func(t uint64, mode int32) int32                                                                                                                            // ll_tty_set_mode
+	TTYGetWinsize            func(t uint64, cols, rows unsafe.Pointer) int32                                                                                                             // ll_tty_get_winsize
+	TTYResetMode             func() int32                                                                                                                                                // ll_tty_reset_mode
 	UDPSetBroadcast          func(t uint64, on int32) int32                                                                                                                              // ll_udp_set_broadcast
 	UDPSetTTL                func(t uint64, ttl int32) int32                                                                                                                             // ll_udp_set_ttl
 	UDPSetMulticastTTL       func(t uint64, ttl int32) int32                                                                                                                             // ll_udp_set_multicast_ttl
@@ -101,6 +105,10 @@ func (r *RawNet) symbols() []struct {
 		{"ll_server_num_sockets", &r.ServerNumSockets},
 		{"ll_server_sockname", &r.ServerSockname},
 		{"ll_udp_open", &r.UDPOpen},
+		{"ll_tty_open", &r.TTYOpen},
+		{"ll_tty_set_mode", &r.TTYSetMode},
+		{"ll_tty_get_winsize", &r.TTYGetWinsize},
+		{"ll_tty_reset_mode", &r.TTYResetMode},
 		{"ll_udp_set_broadcast", &r.UDPSetBroadcast},
 		{"ll_udp_set_ttl", &r.UDPSetTTL},
 		{"ll_udp_set_multicast_ttl", &r.UDPSetMulticastTTL},

@@ -398,6 +398,45 @@ int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char
  */
 int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void *addr, uint32_t addrlen);
 
+/* ---- Terminals (libuv's uv_tty_t) -------------------------------------- */
+
+#define LL_TTY_NORMAL 0 /**< ll_tty_set_mode: the settings the terminal had before libloop changed them */
+#define LL_TTY_RAW    1 /**< ll_tty_set_mode: bytes as typed (no line editing, echo, signal keys or CR translation on input) */
+
+/**
+ * Adopt a terminal as a stream transport: read what is typed, write what
+ * is shown. The transport works on an open of its own (on Linux the
+ * terminal reopened by its name, so fd's non-blocking flag stays as it
+ * was for others sharing it, such as the shell; elsewhere a duplicate):
+ * fd stays the caller's to close. Events as ll_transport_open's LL_STREAM.
+ * The window size changes with SIGWINCH: watch it with ll_add_signal_handler
+ * and read ll_tty_get_winsize.
+ * @return 0, LL_EINVAL (fd is not a terminal; out NULL), -EBADF,
+ *         LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_tty_open(ll_loop loop, int fd, ll_protocol_fn fn, void *arg, ll_transport *out);
+
+/**
+ * Switch the terminal to LL_TTY_RAW or back to LL_TTY_NORMAL; output
+ * written before the call is sent first. A terminal's mode is the
+ * process's: libloop keeps the settings each terminal had before its first
+ * change, for LL_TTY_NORMAL and ll_tty_reset_mode.
+ * @return 0, LL_EINVAL (another mode; not a terminal), LL_ECLOSED,
+ *         LL_EBADHANDLE, -errno.
+ */
+int ll_tty_set_mode(ll_transport t, int mode);
+
+/** The terminal's window size in *cols and *rows. @return 0, LL_EINVAL (NULL pointer; not a terminal), LL_ECLOSED, LL_EBADHANDLE. */
+int ll_tty_get_winsize(ll_transport t, int *cols, int *rows);
+
+/**
+ * Put every terminal libloop switched to raw mode back in its own mode,
+ * also after its transports closed (for an exit path; from any thread, not
+ * from a signal handler).
+ * @return 0 or the first -errno.
+ */
+int ll_tty_reset_mode(void);
+
 /* ---- UDP socket options (libuv's uv_udp_set_*) --------------------------
  * On an open UDP transport of the family it was opened with (ll_udp_open or
  * an adopted LL_DATAGRAM socket). Each returns 0, LL_EINVAL (not a UDP

@@ -125,6 +125,8 @@ OMIT_PREFIXES = {
     "python": {
         "ll_udp_set_": "asyncio code sets UDP options on transport.get_extra_info('socket') with setsockopt, "
                        "as on asyncio's own loop",
+        "ll_tty_": "asyncio has no terminal transport: Python programs use tty/termios and connect_read_pipe",
+        "LL_TTY_": "the ll_tty_set_mode modes, not bound in Python (see ll_tty_)",
     },
     "go": {},
 }
