@@ -17,6 +17,7 @@ type RawNet struct {
 	EventWithhold func(ev unsafe.Pointer) int32            // ll_event_withhold
 
 	TCPConnect    func(loop uint64, host unsafe.Pointer, port int32, fn, arg uintptr, out unsafe.Pointer) int32                 // ll_tcp_connect
+	TCPConnectEx  func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_tcp_connect_ex
 	TCPListen     func(loop uint64, host unsafe.Pointer, port, backlog, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_tcp_listen
 	UnixConnect   func(loop uint64, path unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_unix_connect
 	UnixListen    func(loop uint64, path unsafe.Pointer, backlog int32, fn, arg uintptr, out unsafe.Pointer) int32              // ll_unix_listen
@@ -62,6 +63,7 @@ type RawNet struct {
 	UDPSetMembership         func(t uint64, group, iface unsafe.Pointer, op int32) int32                                                                                                 // ll_udp_set_membership
 	UDPSetSourceMembership   func(t uint64, group, iface, source unsafe.Pointer, op int32) int32                                                                                         // ll_udp_set_source_membership
 	GetAddrInfo              func(loop uint64, host, service unsafe.Pointer, family, socktype, flags int32, out unsafe.Pointer) int32                                                    // ll_getaddrinfo
+	GetNameInfo              func(loop uint64, addr unsafe.Pointer, addrlen uint32, flags int32, out unsafe.Pointer) int32                                                               // ll_getnameinfo
 }
 
 func (r *RawNet) symbols() []struct {
@@ -75,6 +77,7 @@ func (r *RawNet) symbols() []struct {
 		{"ll_loop_set_event_batch", &r.SetEventBatch},
 		{"ll_event_withhold", &r.EventWithhold},
 		{"ll_tcp_connect", &r.TCPConnect},
+		{"ll_tcp_connect_ex", &r.TCPConnectEx},
 		{"ll_tcp_listen", &r.TCPListen},
 		{"ll_unix_connect", &r.UnixConnect},
 		{"ll_unix_listen", &r.UnixListen},
@@ -117,5 +120,6 @@ func (r *RawNet) symbols() []struct {
 		{"ll_udp_set_membership", &r.UDPSetMembership},
 		{"ll_udp_set_source_membership", &r.UDPSetSourceMembership},
 		{"ll_getaddrinfo", &r.GetAddrInfo},
+		{"ll_getnameinfo", &r.GetNameInfo},
 	}
 }

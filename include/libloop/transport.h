@@ -134,7 +134,8 @@ int ll_loop_set_event_batch(ll_loop loop, ll_event_batch_fn fn, void *arg);
 
 /**
  * Connect to host:port (asyncio's create_connection). A name is resolved
- * off the loop thread; each address is tried in turn. The connected
+ * on the resolver pool, off the loop thread; each address is tried in
+ * turn (ll_tcp_connect_ex races them). The connected
  * transport has TCP_NODELAY on; its events go to fn with arg, the first
  * being LL_CONNECTION_MADE, which runs before the future's done callbacks.
  * @param out  a future whose value (ll_future_result) is the ll_transport;
@@ -145,6 +146,38 @@ int ll_loop_set_event_batch(ll_loop loop, ll_event_batch_fn fn, void *arg);
  *         LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_tcp_connect(ll_loop loop, const char *host, int port, ll_protocol_fn fn, void *arg, ll_future *out);
+
+/**
+ * What ll_tcp_connect_ex connects to and how: asyncio's create_connection
+ * arguments. Zero it, set size to sizeof(ll_connect_options) (so a later,
+ * larger version of the struct can be told apart), then the fields.
+ */
+typedef struct ll_connect_options {
+    uint32_t size;               /**< sizeof(ll_connect_options) */
+    int port;                    /**< the remote port, 0..65535 */
+    const char *host;            /**< the remote host: a name or an address */
+    const char *local_host;      /**< bind to this address first (local_addr); NULL with local_port 0: no bind */
+    int local_port;              /**< the local port (0: any) */
+    int interleave;              /**< alternate address families, this many of the first family first (RFC 8305); 0: 1 when happy_eyeballs_delay > 0, else the resolver's order; -1: the resolver's order */
+    double happy_eyeballs_delay; /**< seconds: when an attempt has not connected by then, start the next one too; the first to connect wins (RFC 8305; 0.25 is the RFC's advice). 0: one attempt at a time */
+    ll_tls_config tls;           /**< 0: plain TCP; else a TLS client handshake with this config, as ll_tls_connect */
+    const char *server_name;     /**< with tls: the name to verify (NULL: the config's, else host) */
+} ll_connect_options;
+
+/**
+ * ll_tcp_connect (or, with opts->tls, ll_tls_connect) with asyncio's other
+ * create_connection arguments: a local address, happy eyeballs (RFC 8305:
+ * addresses raced after a delay, families interleaved). Names, the local
+ * one too, are resolved on the resolver pool. The strings are copied.
+ * @param out  as ll_tcp_connect's (as ll_tls_connect's with tls); with no
+ *             local address of a remote address's family, that address
+ *             fails with LL_EINVAL.
+ * @return 0, LL_EINVAL (NULL opts, host or out; size smaller than this
+ *         version's, or larger with a non-zero tail; a port outside
+ *         0..65535; a negative or non-finite delay), LL_EBADHANDLE (the
+ *         loop or the TLS config), LL_ECLOSED.
+ */
+int ll_tcp_connect_ex(ll_loop loop, const ll_connect_options *opts, ll_protocol_fn fn, void *arg, ll_future *out);
 
 /**
  * Listen on host:port. host NULL or "" listens on every interface, IPv4 and
@@ -482,9 +515,16 @@ int ll_udp_set_source_membership(ll_transport t, const char *group, const char *
 
 /* ---- Names --------------------------------------------------------------- */
 
+/*
+ * Lookups run on the loop's resolver pool, never on the loop's thread nor
+ * on its executor: at most 4 at once per loop (more wait their turn), so a
+ * slow DNS server cannot starve ll_run_in_executor work. ll_tcp_connect and
+ * ll_tls_connect resolve there too.
+ */
+
 /**
- * Resolve host and service with the C library's getaddrinfo on a worker
- * thread (asyncio's loop.getaddrinfo). family (AF_UNSPEC = 0, AF_INET ...),
+ * Resolve host and service with the C library's getaddrinfo on the
+ * resolver pool (asyncio's loop.getaddrinfo). family (AF_UNSPEC = 0, AF_INET ...),
  * socktype and flags are getaddrinfo's hints.
  * @param out  a future whose value is a struct addrinfo * list, owned by
  *             the future (freed with freeaddrinfo when it is released); it
@@ -494,6 +534,20 @@ int ll_udp_set_source_membership(ll_transport t, const char *group, const char *
  */
 int ll_getaddrinfo(ll_loop loop, const char *host, const char *service, int family, int socktype, int flags,
                    ll_future *out);
+
+/**
+ * Find the name of an address with the C library's getnameinfo on the
+ * resolver pool (asyncio's loop.getnameinfo, libuv's uv_getnameinfo). addr
+ * is a struct sockaddr of addrlen bytes, copied before the call returns;
+ * flags are getnameinfo's (NI_NUMERICHOST, NI_NAMEREQD, NI_DGRAM ...).
+ * @param out  a future whose value is a const char * "host\0service\0",
+ *             valid until the future is released; it fails with
+ *             LL_ENONAME (no name, with NI_NAMEREQD), -errno, or LL_EINVAL
+ *             for other getnameinfo errors (an unknown family).
+ * @return 0, LL_EINVAL (NULL addr, addrlen 0 or larger than a struct
+ *         sockaddr_storage, NULL out), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_getnameinfo(ll_loop loop, const void *addr, uint32_t addrlen, int flags, ll_future *out);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,9 @@ OMIT = {
         # machine (task_machine.py) declares exactly the calls it makes.
         "ll_future_done": "task_machine reads ll_future_state",
         "ll_future_get_loop": "a Python future knows its loop",
+        "ll_tcp_connect_ex": "asyncio's create_connection does local_addr, happy eyeballs and interleave "
+                             "in Python, on the loop's sockets",
+        "ll_getnameinfo": "loop.getnameinfo is asyncio's: socket.getnameinfo in the executor",
         "LL_JOIN": "the ll_udp_set_*membership op, not bound in Python (see OMIT_PREFIXES)",
         "LL_LEAVE": "the ll_udp_set_*membership op, not bound in Python (see OMIT_PREFIXES)",
         "ll_future_remove_done_callback": "done callbacks of C futures are added once and fire once",
