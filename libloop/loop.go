@@ -69,6 +69,7 @@ type Loop struct {
 	// of their dead callbacks on it (waitfor.go).
 	droppedWaits map[*Future]map[uint64]struct{}
 	executor     *executor
+	resolver     *executor // name lookups' own pool (resolver.go)
 
 	hooks       hookState // prepare, check and idle hooks (hook.go)
 	hostQueue   HostQueue // the host's own ready queue, or nil (host.go)
@@ -168,11 +169,11 @@ func (l *Loop) Close() error {
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
 	}
-	if l.executor != nil {
-		l.executor.stop() // as asyncio: shutdown(wait=False)
-	}
-	if l.executor != nil {
-		l.executor.dropInflight() // their deliveries will never run
+	for _, e := range [...]*executor{l.executor, l.resolver} {
+		if e != nil {
+			e.stop()         // as asyncio: shutdown(wait=False)
+			e.dropInflight() // their deliveries will never run
+		}
 	}
 	l.reapExitWatches()
 	l.spawn.close()

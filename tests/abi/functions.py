@@ -38,6 +38,11 @@ OMIT = {
         # machine (task_machine.py) declares exactly the calls it makes.
         "ll_future_done": "task_machine reads ll_future_state",
         "ll_future_get_loop": "a Python future knows its loop",
+        "ll_tcp_connect_ex": "asyncio's create_connection does local_addr, happy eyeballs and interleave "
+                             "in Python, on the loop's sockets",
+        "ll_getnameinfo": "loop.getnameinfo is asyncio's: socket.getnameinfo in the executor",
+        "LL_JOIN": "the ll_udp_set_*membership op, not bound in Python (see OMIT_PREFIXES)",
+        "LL_LEAVE": "the ll_udp_set_*membership op, not bound in Python (see OMIT_PREFIXES)",
         "ll_future_remove_done_callback": "done callbacks of C futures are added once and fire once",
         "ll_future_set_exception": "a Python exception stays a Python object; tasks raise through ll_task_raise",
         "ll_task_awaited": "task_machine keeps what a task awaits in Python",
@@ -120,7 +125,12 @@ OMIT = {
 # Deliberate omissions of every name with a prefix: binding -> {prefix:
 # reason} (a name both bound and so omitted is not reported).
 OMIT_PREFIXES = {
-    "python": {},
+    "python": {
+        "ll_udp_set_": "asyncio code sets UDP options on transport.get_extra_info('socket') with setsockopt, "
+                       "as on asyncio's own loop",
+        "ll_tty_": "asyncio has no terminal transport: Python programs use tty/termios and connect_read_pipe",
+        "LL_TTY_": "the ll_tty_set_mode modes, not bound in Python (see ll_tty_)",
+    },
     "go": {},
 }
 
