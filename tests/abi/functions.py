@@ -38,6 +38,14 @@ OMIT = {
         # machine (task_machine.py) declares exactly the calls it makes.
         "ll_future_done": "task_machine reads ll_future_state",
         "ll_future_get_loop": "a Python future knows its loop",
+        "ll_hook_add": "asyncio has no prepare/check/idle hooks: a Python program runs the loop, it does not embed it",
+        "ll_loop_next_timeout": "for hosts that embed the loop in a poll of their own; asyncio runs its loop itself",
+        "ll_timer_start": "asyncio's timers are call_later/call_at handles, kept in Python",
+        "ll_timer_again": "see ll_timer_start",
+        "ll_timer_set_repeat": "see ll_timer_start",
+        "LL_HOOK_PREPARE": "see ll_hook_add",
+        "LL_HOOK_CHECK": "see ll_hook_add",
+        "LL_HOOK_IDLE": "see ll_hook_add",
         "ll_tcp_connect_ex": "asyncio's create_connection does local_addr, happy eyeballs and interleave "
                              "in Python, on the loop's sockets",
         "ll_getnameinfo": "loop.getnameinfo is asyncio's: socket.getnameinfo in the executor",
