@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""W11's Python TLS echo servers (bench/run_tls.sh): asyncio or uvloop with
-an ssl= context (OpenSSL), a Protocol that writes back what it reads.
-Prints "PORT <n>" once listening; stops itself after 900 s.
+"""W11's Python TLS echo servers (bench/run_tls.sh): asyncio, uvloop or
+libloop's Python loop with an ssl= context (OpenSSL, through asyncio's
+sslproto on asyncio and libloop, uvloop's own), a Protocol that writes back
+what it reads. Prints "PORT <n>" once listening; stops itself after 900 s.
 
-    /usr/bin/python3 tls_echo.py asyncio|uvloop CERT.pem KEY.pem
+    /usr/bin/python3 tls_echo.py asyncio|uvloop|libloop CERT.pem KEY.pem
+
+libloop needs PYTHONPATH=bindings/python (run_tls.sh sets it).
 """
 import asyncio
 import ssl
@@ -32,4 +35,9 @@ if __name__ == "__main__":
     if kind == "uvloop":
         import uvloop  # Debian's python3-uvloop (0.17: no uvloop.run)
         uvloop.install()
+    elif kind == "libloop":
+        import libloop
+        libloop.install()
+    elif kind != "asyncio":
+        raise SystemExit("tls_echo.py: unknown loop %r" % kind)
     asyncio.run(main(cert, key))
