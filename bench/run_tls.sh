@@ -5,8 +5,10 @@
 # connection each time; libloop from C (bench/tls_ll.c) against Python's
 # asyncio and uvloop servers with an ssl= context (OpenSSL; bench/python/
 # tls_echo.py under /usr/bin/python3, which has Debian's python3-uvloop),
-# interleaved, and libloop's Python loop running the same tls_echo.py
-# (asyncio's sslproto over libloop's transports); every server meets the same client, bench/tlsload (Go's
+# and libloop's Python loop running the same tls_echo.py twice: with the
+# ssl.SSLContext (libloop: asyncio's sslproto over libloop's transports)
+# and with a libloop.TLSConfig (libloop-tls: the library's TLS); all
+# interleaved. Every server meets the same client, bench/tlsload (Go's
 # crypto/tls, X25519). Then the ceiling: crypto/tls alone
 # (go test -bench ./bench/tlsload). Writes bench/results/tls-latest.md
 # (medians) and prints it. Run through `make bench-tls` or directly.
@@ -17,7 +19,7 @@
 # TLSLOAD_TIMEOUT (120 s); a trap kills what this script started.
 #
 # Environment: BENCH_REPS (default 5, min 5), BENCH_TLS_IMPLS (subset of
-# "ll asyncio uvloop libloop"), BENCH_W11_CONNS / _MSG / _TOTAL (100, 1024, 100000),
+# "ll asyncio uvloop libloop libloop-tls"), BENCH_W11_CONNS / _MSG / _TOTAL (100, 1024, 100000),
 # BENCH_HS_PARALLEL / BENCH_HS_TOTAL (8, 2000), LIBLOOP_LABEL,
 # BENCH_TLS_CEILING (1; 0 skips the crypto/tls-alone benchmark).
 set -euo pipefail
@@ -28,7 +30,7 @@ cd "$ROOT"
 . bench/common.sh
 
 REPS="${BENCH_REPS:-5}"
-IMPLS="${BENCH_TLS_IMPLS:-ll asyncio uvloop libloop}"
+IMPLS="${BENCH_TLS_IMPLS:-ll asyncio uvloop libloop libloop-tls}"
 CONNS="${BENCH_W11_CONNS:-100}"
 MSG="${BENCH_W11_MSG:-1024}"
 TOTAL="${BENCH_W11_TOTAL:-100000}"
@@ -42,7 +44,7 @@ RES="$ROOT/bench/results"
 for impl in $IMPLS; do
     case "$impl" in
     ll) ;;
-    asyncio | libloop) ;;
+    asyncio | libloop | libloop-tls) ;;
     uvloop) $PY -c 'import uvloop' 2>/dev/null || { echo "run_tls.sh: no uvloop for $PY (apt-get install python3-uvloop)" >&2; exit 2; } ;;
     *) echo "run_tls.sh: unknown implementation '$impl'" >&2; exit 2 ;;
     esac
@@ -71,7 +73,7 @@ trap cleanup EXIT
 server_cmd() {
     case "$1" in
     ll) echo "$BIN/tls_ll $TMP/srv.pem $TMP/srv.key" ;;
-    libloop) echo "env PYTHONPATH=$ROOT/bindings/python LIBLOOP_LIBRARY=$ROOT/build/libloop.so $PY bench/python/tls_echo.py libloop $TMP/srv.pem $TMP/srv.key" ;;
+    libloop | libloop-tls) echo "env PYTHONPATH=$ROOT/bindings/python LIBLOOP_LIBRARY=$ROOT/build/libloop.so $PY bench/python/tls_echo.py $1 $TMP/srv.pem $TMP/srv.key" ;;
     *) echo "$PY bench/python/tls_echo.py $1 $TMP/srv.pem $TMP/srv.key" ;;
     esac
 }
@@ -144,6 +146,7 @@ impl_label() {
     asyncio) echo "asyncio + ssl" ;;
     uvloop) echo "uvloop + ssl" ;;
     libloop) echo "libloop from Python + ssl (asyncio's sslproto)" ;;
+    libloop-tls) echo "libloop from Python + libloop.TLSConfig (crypto/tls)" ;;
     esac
 }
 {
