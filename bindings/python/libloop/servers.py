@@ -52,14 +52,16 @@ class ServersMixin:
         s.factory, s.sslcontext, s.server = protocol_factory, sslcontext, server
         s.handshake_timeout, s.shutdown_timeout = ssl_handshake_timeout, ssl_shutdown_timeout
         s.context = contextvars.copy_context()  # each connection runs in a copy
-        native = isinstance(sslcontext, TLSConfig)
-        if native and (ssl_handshake_timeout is not None or ssl_shutdown_timeout is not None):
-            sslcontext.set_timeouts(ssl_handshake_timeout, ssl_shutdown_timeout)
+        cfg = 0
+        if isinstance(sslcontext, TLSConfig):  # libloop's TLS (tls_transport.py)
+            cfg = sslcontext._cid()  # (ValueError if it was closed)
+            if ssl_handshake_timeout is not None or ssl_shutdown_timeout is not None:
+                sslcontext.set_timeouts(ssl_handshake_timeout, ssl_shutdown_timeout)
         # libloop closes what it serves; the Server keeps (and closes) sock.
         dup = os.dup(fd)
         out = _net.u64()
-        if native:  # libloop's TLS: connections arrive handshaken (tls_transport.py)
-            rc = ll_tls_server_open(self._id, dup, sslcontext._cid(), None, s.token, out)
+        if cfg:  # connections arrive handshaken
+            rc = ll_tls_server_open(self._id, dup, cfg, None, s.token, out)
         else:
             rc = _net.ll_server_open(self._id, dup, None, s.token, out)
         if rc < 0:

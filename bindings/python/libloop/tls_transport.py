@@ -16,11 +16,11 @@ import ssl
 import tempfile
 from asyncio import constants
 from asyncio.log import logger
+from ctypes import c_char_p, c_int, c_size_t, c_uint64, c_void_p
 
 from . import _lib
-from .stream_transport import StreamTransport
 from ._lib import _fn
-from ctypes import c_char_p, c_int, c_size_t, c_uint64, c_void_p
+from .stream_transport import StreamTransport
 
 _P = _lib.PYLIB
 ll_tls_version = _fn(_P, "ll_tls_version", c_int, [c_uint64])

@@ -315,6 +315,18 @@ class TLSConfigTests(LoopCase, LibloopLoop, unittest.TestCase):
         with self.assertRaises(ValueError):
             self.cfg.load_cert_chain(self.cert, self.key)
 
+    def test_closed_config_is_refused(self):
+        async def main():
+            self.cfg.close()
+            with self.assertRaises(ValueError):
+                srv = await self.loop.create_server(asyncio.Protocol, '127.0.0.1', 0,
+                                                    ssl=self.cfg, start_serving=False)
+                try:
+                    await srv.start_serving()
+                finally:
+                    srv.close()
+        self.run_coro(main(), timeout=30)
+
     def test_version_floor_refuses_older_clients(self):
         async def main():
             self.cfg.load_cert_chain(self.cert, self.key)
