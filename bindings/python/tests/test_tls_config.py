@@ -109,6 +109,8 @@ class TLSServerTests(LoopCase):
             self.assertEqual(log[0], 'made')
             self.assertEqual(sum(n for kind, n in log[1:-2]), len(body))
             self.assertEqual(log[-2:], ['eof', ('lost', None)])
+            self.assertEqual(t.get_extra_info('ssl_object').version(), 'TLSv1.3')  # still known
+            self.assertEqual(t.get_extra_info('cipher')[1], 'TLSv1.3')
             srv.close()
             await srv.wait_closed()
         self.run_coro(main(), timeout=30)
