@@ -355,11 +355,12 @@ func TestTLSServerALPNRefusesOthers(t *testing.T) {
 func TestTLSServeFD(t *testing.T) {
 	l := newTestLoop(t)
 	p := newTestPKI(t)
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err == nil {
+	err = unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	if err == nil {
 		err = unix.Listen(fd, 16)
 	}
 	if err != nil {
