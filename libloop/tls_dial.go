@@ -46,6 +46,22 @@ func (l *Loop) ListenTLS(host string, port, backlog, flags int, cfg *TLSConfig, 
 	return s, nil
 }
 
+// ServeFDTLS serves a listening socket the host made, as ServeFD does,
+// with ListenTLS's handshake before each connection's ConnectionMade: a
+// host that binds its own sockets (asyncio's create_server) gets the same
+// TLS server as ListenTLS gives.
+func (l *Loop) ServeFDTLS(fd int, cfg *TLSConfig, proto Protocol) (*Server, error) {
+	if cfg == nil {
+		return nil, EINVAL
+	}
+	s, err := l.ServeFD(fd, proto)
+	if err != nil {
+		return nil, err
+	}
+	s.tls = cfg
+	return s, nil
+}
+
 // handshake runs the server handshake on an accepted connection.
 func (s *Server) handshake(t *Transport) {
 	err := t.startTLS(s.tls, true, "", false, func(err error) {
