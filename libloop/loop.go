@@ -28,6 +28,7 @@ type Loop struct {
 	sourceQueued   bool                   // timerSource may hold timers (timersource.go)
 	timerCancelled int
 	seq            uint64
+	dueFloor       dueFloor // no timer due before it (hosttimers.go)
 	freeHandles    []*Handle
 
 	sel      selector
