@@ -124,7 +124,8 @@ func (l *Loop) view() *ChainView { return &l.ready.view }
 // allowChain lets batches run chains until the returned func is called
 // (the run entry points that run iterations until stopped).
 func (l *Loop) allowChain() func() {
-	l.chain.allowed = l.chain.runner != nil
+	// A chain runs no hooks (hook.go): none while any is active.
+	l.chain.allowed = l.chain.runner != nil && l.hooks.n == 0
 	return func() { l.chain.allowed = false }
 }
 

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+
+//go:build linux
+
+package libloop
+
+import (
+	"net/netip"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// setSourceMembership4 joins or leaves an IPv4 source-specific group with
+// Linux's struct ip_mreq_source: group, interface, source, in that order
+// (the BSDs put the source second).
+func setSourceMembership4(fd int, group, iface, source [4]byte, join bool) error {
+	var req [12]byte
+	copy(req[0:], group[:])
+	copy(req[4:], iface[:])
+	copy(req[8:], source[:])
+	opt := unix.IP_ADD_SOURCE_MEMBERSHIP
+	if !join {
+		opt = unix.IP_DROP_SOURCE_MEMBERSHIP
+	}
+	return setsockoptBytes(fd, unix.IPPROTO_IP, opt, req[:])
+}
+
+// setSourceMembership6 uses RFC 3678's struct group_source_req: the
+// interface index, then two sockaddr_storage, which are 8-aligned on 64-bit
+// targets (so 4 bytes of padding follow the index there).
+func setSourceMembership6(fd int, group, source netip.Addr, ifindex int, join bool) error {
+	off := 4
+	if unsafe.Sizeof(uintptr(0)) == 8 {
+		off = 8
+	}
+	req := make([]byte, off+2*128)
+	*(*uint32)(unsafe.Pointer(&req[0])) = uint32(ifindex)
+	putSockaddr6(req[off:], group)
+	putSockaddr6(req[off+128:], source)
+	opt := unix.MCAST_JOIN_SOURCE_GROUP
+	if !join {
+		opt = unix.MCAST_LEAVE_SOURCE_GROUP
+	}
+	return setsockoptBytes(fd, unix.IPPROTO_IPV6, opt, req)
+}
+
+// putSockaddr6 writes a struct sockaddr_in6 for a (port 0) into b.
+func putSockaddr6(b []byte, a netip.Addr) {
+	sa := (*unix.RawSockaddrInet6)(unsafe.Pointer(&b[0]))
+	sa.Family = unix.AF_INET6
+	sa.Addr = a.As16()
+}
