@@ -176,9 +176,11 @@ func (l *Loop) takePolled(timeout int64) (evs []ioEvent, woke, ok bool) {
 }
 
 // setInterest changes fd's interest in the selector: a change a chain must
-// see, and one that voids events polled under the old interests.
+// see, and one that voids events polled under the old interests and the
+// plan's skip of the next zero-timeout poll.
 func (l *Loop) setInterest(fd int, old, new uint8) error {
 	l.chain.polled = -1
+	l.plan.stale() // an fd watched anew may be ready already
 	l.changed()
 	return l.sel.control(fd, old, new)
 }

@@ -38,6 +38,7 @@ type Loop struct {
 	// pollFirst: the selector tries a non-blocking poll before blocking
 	// (epoll), so an iteration may make that try before choosing a timeout.
 	pollFirst bool
+	plan      pollPlan // when to try first, when to skip a poll (pollplan.go)
 	io        ioState
 	signals   signalState
 	exits     map[int]*Process // children whose exit the selector reports (kqueue)
