@@ -114,63 +114,64 @@ func (t *Transport) SetMulticastInterface(iface string) error {
 // choice). Joining a group twice is -EADDRINUSE, leaving one not joined
 // -EADDRNOTAVAIL, from the kernel.
 func (t *Transport) SetMembership(group, iface string, op int) error {
-	fam, err := t.udpFamily()
+	m, err := t.membershipOf(group, iface, op)
 	if err != nil {
 		return err
 	}
-	g, err := multicastGroup(group, fam)
-	if err != nil || (op != Join && op != Leave) {
-		return EINVAL
-	}
-	if fam == unix.AF_INET {
-		a, err := ifaceAddr4(iface)
-		if err != nil {
-			return err
-		}
+	if m.fam == unix.AF_INET {
 		opt := unix.IP_ADD_MEMBERSHIP
 		if op == Leave {
 			opt = unix.IP_DROP_MEMBERSHIP
 		}
-		return unix.SetsockoptIPMreq(t.fd, unix.IPPROTO_IP, opt, &unix.IPMreq{Multiaddr: g.As4(), Interface: a})
-	}
-	idx, err := ifaceIndex6(iface)
-	if err != nil {
-		return err
+		return unix.SetsockoptIPMreq(t.fd, unix.IPPROTO_IP, opt, &unix.IPMreq{Multiaddr: m.group.As4(), Interface: m.iface4})
 	}
 	opt := unix.IPV6_JOIN_GROUP
 	if op == Leave {
 		opt = unix.IPV6_LEAVE_GROUP
 	}
-	return unix.SetsockoptIPv6Mreq(t.fd, unix.IPPROTO_IPV6, opt, &unix.IPv6Mreq{Multiaddr: g.As16(), Interface: uint32(idx)})
+	return unix.SetsockoptIPv6Mreq(t.fd, unix.IPPROTO_IPV6, opt, &unix.IPv6Mreq{Multiaddr: m.group.As16(), Interface: uint32(m.ifindex)})
 }
 
 // SetSourceMembership joins or leaves the group for datagrams from source
 // only (source-specific multicast, RFC 4607); iface as SetMembership.
 func (t *Transport) SetSourceMembership(group, iface, source string, op int) error {
-	fam, err := t.udpFamily()
+	m, err := t.membershipOf(group, iface, op)
 	if err != nil {
 		return err
-	}
-	g, err := multicastGroup(group, fam)
-	if err != nil || (op != Join && op != Leave) {
-		return EINVAL
 	}
 	src, err := netip.ParseAddr(source)
-	if err != nil || src.Is4() != (fam == unix.AF_INET) || src.IsMulticast() {
+	if err != nil || src.Is4() != (m.fam == unix.AF_INET) || src.IsMulticast() {
 		return EINVAL
 	}
-	if fam == unix.AF_INET {
-		a, err := ifaceAddr4(iface)
-		if err != nil {
-			return err
-		}
-		return setSourceMembership4(t.fd, g.As4(), a, src.As4(), op == Join)
+	if m.fam == unix.AF_INET {
+		return setSourceMembership4(t.fd, m.group.As4(), m.iface4, src.As4(), op == Join)
 	}
-	idx, err := ifaceIndex6(iface)
-	if err != nil {
-		return err
+	return setSourceMembership6(t.fd, m.group, src, m.ifindex, op == Join)
+}
+
+// membership is a membership call's checked arguments: the socket's
+// family, the group, and the interface (an address on IPv4, an index on
+// IPv6).
+type membership struct {
+	fam     int
+	group   netip.Addr
+	iface4  [4]byte
+	ifindex int
+}
+
+func (t *Transport) membershipOf(group, iface string, op int) (m membership, err error) {
+	if m.fam, err = t.udpFamily(); err != nil {
+		return m, err
 	}
-	return setSourceMembership6(t.fd, g, src, idx, op == Join)
+	if m.group, err = multicastGroup(group, m.fam); err != nil || (op != Join && op != Leave) {
+		return m, EINVAL
+	}
+	if m.fam == unix.AF_INET {
+		m.iface4, err = ifaceAddr4(iface)
+	} else {
+		m.ifindex, err = ifaceIndex6(iface)
+	}
+	return m, err
 }
 
 // multicastGroup parses a group address of the socket's family.

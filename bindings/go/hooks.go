@@ -2,7 +2,10 @@
 
 package libloop
 
-import "time"
+import (
+	"time"
+	"unsafe"
+)
 
 // Hook kinds (LL_HOOK_*), libuv's prepare, check and idle handles.
 const (
@@ -25,18 +28,13 @@ func (l *Loop) AddHook(kind int32, fn func()) (*Hook, error) {
 	if fn == nil {
 		return nil, EINVAL
 	}
-	out, err := getSlot()
+	h := &Hook{loop: l}
+	var err error
+	h.key, h.id, err = register(&cbEntry{kind: kindPlain, owner: l.id, hook: h, plain: func(uint64) { fn() }},
+		func(cb, key uintptr, out unsafe.Pointer) int32 { return l.raw().HookAdd(l.id, kind, cb, key, out) })
 	if err != nil {
 		return nil, err
 	}
-	defer putSlot(out)
-	h := &Hook{loop: l}
-	h.key = addEntry(&cbEntry{kind: kindPlain, owner: l.id, hook: h, plain: func(uint64) { fn() }})
-	if err := check(l.raw().HookAdd(l.id, kind, CallbackPtr(), h.key, out)); err != nil {
-		removeEntry(h.key)
-		return nil, err
-	}
-	h.id = *(*uint64)(out)
 	return h, nil
 }
 

@@ -2,6 +2,8 @@
 
 package libloop
 
+import "unsafe"
+
 // Timer is a timer that may repeat (an ll_handle id from ll_timer_start),
 // running until Stop, Release or the loop's Close; Release it when done.
 type Timer struct {
@@ -17,18 +19,15 @@ func (l *Loop) StartTimer(first, repeat float64, fn func()) (*Timer, error) {
 	if fn == nil {
 		return nil, EINVAL
 	}
-	out, err := getSlot()
+	t := &Timer{loop: l}
+	var err error
+	t.key, t.id, err = register(&cbEntry{kind: kindPlain, owner: l.id, timer: t, plain: func(uint64) { fn() }},
+		func(cb, key uintptr, out unsafe.Pointer) int32 {
+			return l.raw().TimerStart(l.id, first, repeat, cb, key, out)
+		})
 	if err != nil {
 		return nil, err
 	}
-	defer putSlot(out)
-	t := &Timer{loop: l}
-	t.key = addEntry(&cbEntry{kind: kindPlain, owner: l.id, timer: t, plain: func(uint64) { fn() }})
-	if err := check(l.raw().TimerStart(l.id, first, repeat, CallbackPtr(), t.key, out)); err != nil {
-		removeEntry(t.key)
-		return nil, err
-	}
-	t.id = *(*uint64)(out)
 	return t, nil
 }
 
