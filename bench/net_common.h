@@ -18,10 +18,14 @@
  *
  * W4 result line (stdout), parsed by bench/run_net.sh / bench/report.py:
  *   RESULT impl=<name> workload=W4 n=<N> per_s=<round trips/s>
- *          us_per_rt=<x> wall_s=<x> cpu_s=<x> rss_mib=<x>
+ *          us_per_rt=<x> wall_s=<x> cpu_s=<x> user_us_per_rt=<x>
+ *          sys_us_per_rt=<x> rss_mib=<x>
  * The measured region starts when the client's connection is made (its first
  * write) and ends when the Nth echo has fully arrived; connection setup and
- * teardown are outside it. cpu_s is user+sys of the whole process.
+ * teardown are outside it. cpu_s is user+sys of the whole process;
+ * user_us_per_rt and sys_us_per_rt split it per round trip (the kernel's
+ * share, the same system calls for every implementation, bounds what any
+ * user-space saving can gain: bench/README.md).
  *
  * Every implementation: TCP_NODELAY on both ends (libloop sets it on every
  * TCP transport), listen backlog NET_BACKLOG, only 127.0.0.1, a watchdog
@@ -69,8 +73,11 @@ static inline int w4_feed(const char *impl, const void *data, size_t len) {
 
 static inline void w4_report(const char *impl, long n, bench_mark start, bench_mark end) {
     double wall = end.wall - start.wall;
-    printf("RESULT impl=%s workload=W4 n=%ld per_s=%.0f us_per_rt=%.3f wall_s=%.4f cpu_s=%.4f rss_mib=%.1f\n",
-           impl, n, (double)n / wall, wall * 1e6 / (double)n, wall, end.cpu - start.cpu, end.maxrss);
+    double user = end.user - start.user, sys = end.cpu - start.cpu - user;
+    printf("RESULT impl=%s workload=W4 n=%ld per_s=%.0f us_per_rt=%.3f wall_s=%.4f cpu_s=%.4f user_us_per_rt=%.3f "
+           "sys_us_per_rt=%.3f rss_mib=%.1f\n",
+           impl, n, (double)n / wall, wall * 1e6 / (double)n, wall, end.cpu - start.cpu, user * 1e6 / (double)n,
+           sys * 1e6 / (double)n, end.maxrss);
     fflush(stdout);
 }
 
