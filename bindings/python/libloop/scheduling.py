@@ -141,7 +141,8 @@ class SchedulingMixin:
 
     # ---- trampolines (libloop calls them on the loop thread) --------------
 
-    def _host_run(self, _loop_id, _arg):
+    def _host_run(self, _loop_id=None, _arg=None):
+        # (called with no arguments by the C trampoline, _hotpath.host_queue_fn)
         ready = self._ready
         self._signalled = True
         self._awake = True   # thread-safe posts need no wake-up meanwhile
