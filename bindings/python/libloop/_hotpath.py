@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: MIT
 """The hot path's C side: the package's own C object, libloop-cpython.so
-(bindings/python/cpython, llpy.h), calls protocol.data_received itself and
-makes builtins for write() and call_soon, with no ctypes crossing per
-event, per write or per call.
+(bindings/python/cpython, llpy.h), calls protocol.data_received itself,
+makes builtins for write() and call_soon and is the host-queue trampoline
+(llpy_host_run), with no ctypes crossing per event, per write, per call or
+per iteration.
 
 The object needs no Python headers and links neither libpython nor
 libloop.so: it gets CPython's C API as function addresses from
-ctypes.pythonapi, and libloop's two functions it calls
-(ll_transport_write_async_packed, ll_event_withhold) as addresses from the
-libloop.so this package opened (llpy_bind), once per process. It is found
+ctypes.pythonapi, and libloop's three functions it calls
+(ll_transport_write_async_packed, ll_event_withhold, ll_loop_host_ready)
+as addresses from the libloop.so this package opened (llpy_bind), once
+per process. It is found
 like libloop.so (OBJECT_PATHS: beside this package, as a wheel installs it,
 then the repository's build/, where `make lib` writes it, then beside the
 libloop.so in use) and loaded with it, at the first loop. Where it cannot
