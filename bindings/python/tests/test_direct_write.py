@@ -15,7 +15,8 @@ from .base import LoopCase, twin
 from .netbase import ClosesOpened, connected_pair
 
 
-class IdleWriteTests(ClosesOpened, LoopCase):
+class _WriteCase(ClosesOpened, LoopCase):
+    """A connected pair and the helpers the write tests share."""
 
     def pair(self):
         t, p, peer = connected_pair(self)
@@ -43,6 +44,9 @@ class IdleWriteTests(ClosesOpened, LoopCase):
                 got += chunk
             return bytes(got)
         return self.run_coro(main())
+
+
+class IdleWriteTests(_WriteCase):
 
     def test_idle_write_from_a_task_and_a_callback(self):
         t, p, peer = self.pair()
@@ -110,7 +114,7 @@ class IdleWriteTests(ClosesOpened, LoopCase):
         self.assertEqual(p.calls.count('lost'), 1)
 
 
-class BufferWriteTests(IdleWriteTests):
+class BufferWriteTests(_WriteCase):
     """write() of bytearray and memoryview (asyncpg writes its own
     buffers): sent as they are when written, in order with the bytes
     written around them, whatever the caller does with its buffer after;
