@@ -3,7 +3,10 @@
 """bench/chart.py — one PNG showing libloop against each peer, from the raw
 RESULT lines the bench runners write (bench/run.sh, run_net.sh,
 run_spawn.sh: `RESULT impl=.. workload=..`; bench/python/run.sh:
-`RESULT loop=.. workload=..`).
+`RESULT loop=.. workload=..`; bench/python/real_libs.sh, the real libraries
+against real servers: `RESULT loop=.. workload=.. pin=..`, a row per
+workload and placement, its throughput per_s, labelled as
+bench/python/report_real.py labels its table).
 
 Each row is one workload's headline metric; each bar is one peer, at
 "how many times better libloop's median is than that peer's" (the peer's
@@ -41,6 +44,10 @@ HEADLINE = {
     "W8-1g": ("per_s", "W8-1g spawn, 1 GiB parent, spawns/s", True),
 }
 PY_METRIC = ("ns_per_op", False)  # bench/python: every workload in ns/op
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+from report_real import ORDER as REAL_ORDER, PINS as REAL_PINS, WHAT as REAL_WHAT  # noqa: E402
+REAL_METRIC = ("per_s", True)  # bench/python/real_libs.sh: every workload a throughput
+SECTIONS = ["C", "Python", "Real"]  # the chart's order of row groups
 PEER_COLORS = {"libuv": "#4c72b0", "libev": "#55a868", "libev-posix_spawn": "#8fd19e",
                "asyncio": "#c44e52", "uvloop": "#8172b2"}
 LINE = re.compile(r"RESULT (.*)")
@@ -55,13 +62,17 @@ def parse(paths):
             if not m:
                 continue
             kv = dict(p.split("=", 1) for p in m.group(1).split() if "=" in p)
-            if "loop" in kv:  # bench/python
+            workload = kv["workload"]
+            if "loop" in kv and "pin" in kv:  # bench/python/real_libs.sh
+                section, impl = "Real", kv["loop"]
+                workload = (workload, kv["pin"])
+            elif "loop" in kv:  # bench/python
                 section, impl = "Python", kv["loop"]
             else:
                 section, impl = "C", kv["impl"]
             for k, v in kv.items():
                 try:
-                    data.setdefault((section, impl, kv["workload"]), {}).setdefault(k, []).append(float(v))
+                    data.setdefault((section, impl, workload), {}).setdefault(k, []).append(float(v))
                 except ValueError:
                     pass
     return data
@@ -70,14 +81,25 @@ def parse(paths):
 def rows(data):
     """[(label, [(peer, advantage, libloop median, peer median)])], in HEADLINE order."""
     out = []
-    workloads = sorted({(s, w) for s, _, w in data},
-                       key=lambda sw: (sw[0] != "C", list(HEADLINE).index(sw[1])
-                                       if sw[1] in HEADLINE else 99, sw[1]))
+    def order(sw):
+        section, wl = sw
+        if section == "Real":
+            name, pin = wl
+            return (2, REAL_PINS.index(pin) if pin in REAL_PINS else 9,
+                    REAL_ORDER.index(name) if name in REAL_ORDER else 99, name)
+        return (SECTIONS.index(section), 0, list(HEADLINE).index(wl) if wl in HEADLINE else 99, wl)
+
+    workloads = sorted({(s, w) for s, _, w in data}, key=order)
     for section, wl in workloads:
         if section == "C":
             if wl not in HEADLINE:
                 continue
             key, label, higher = HEADLINE[wl]
+        elif section == "Real":
+            key, higher = REAL_METRIC
+            name, pin = wl
+            what, unit = REAL_WHAT.get(name, (name, "ops/s"))
+            label = f"{what} ({pin}), {unit}"
         else:
             key, higher = PY_METRIC
             label = f"Python {wl}, ns/op"

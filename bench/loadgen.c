@@ -14,7 +14,11 @@
  *                p50_us=<x> p99_us=<x> mean_us=<x> max_us=<x> wall_s=<x>
  *                conns=<CONNS> msg=<MSGSIZE> lg_cpu_s=<loadgen's own CPU>
  *       Latency = from the message's first write() to the arrival of its
- *       last echoed byte.
+ *       last echoed byte. With CONNS 1 and MSGSIZE 64 this is the ping-pong
+ *       with client and server in two processes (bench/run_net.sh's W4-2p,
+ *       LOADGEN_WORKLOAD=W4-2p): one common client for every server, so
+ *       the client's cost is the same in every row and only the servers
+ *       differ.
  *   loadgen w10 HOST PORT CONNS
  *       W10, idle connections: opens CONNS connections (at most 256 being
  *       set up at a time, so the server's backlog never overflows), sends 16
@@ -25,6 +29,7 @@
  *       server closes meanwhile is reported on stderr (LOST ...).
  *
  * Environment: LOADGEN_IMPL (the impl= label, default "server"),
+ * LOADGEN_WORKLOAD (the workload= label of w5's line, default "W5"),
  * LOADGEN_TIMEOUT (seconds W5 / the W10 setup may take, default 120: then it
  * exits with status 3), LOADGEN_HOLD (W10 hold, default 300 s). The soft fd
  * limit is raised to the hard one; CONNS must fit under it.
@@ -49,6 +54,7 @@
 #define W10_INFLIGHT 256
 
 static const char *label = "server";
+static const char *workload = "W5";
 static double timeout_s = 120, hold_s = 300;
 
 static double now(void) {
@@ -239,10 +245,10 @@ static int w5(struct sockaddr_in addr, long conns, long size, long total) {
     for (long i = 0; i < total; i++)
         sum += lat[i];
     qsort(lat, (size_t)total, sizeof *lat, cmp_float);
-    printf("RESULT impl=%s workload=W5 n=%ld per_s=%.0f p50_us=%.1f p99_us=%.1f mean_us=%.1f max_us=%.1f "
-           "wall_s=%.4f conns=%ld msg=%ld lg_cpu_s=%.4f\n",
-           label, total, (double)total / wall, lat[total / 2], lat[(total * 99) / 100], sum / (double)total,
-           lat[total - 1], wall, conns, size, lg_cpu);
+    printf("RESULT impl=%s workload=%s n=%ld per_s=%.0f us_per_rt=%.3f p50_us=%.1f p99_us=%.1f mean_us=%.1f "
+           "max_us=%.1f wall_s=%.4f conns=%ld msg=%ld lg_cpu_s=%.4f\n",
+           label, workload, total, (double)total / wall, wall * 1e6 / (double)total, lat[total / 2],
+           lat[(total * 99) / 100], sum / (double)total, lat[total - 1], wall, conns, size, lg_cpu);
     fflush(stdout);
     for (long i = 0; i < conns; i++)
         close(cs[i].fd);
@@ -362,6 +368,8 @@ int main(int argc, char **argv) {
     const char *v;
     if ((v = getenv("LOADGEN_IMPL")) && *v)
         label = v;
+    if ((v = getenv("LOADGEN_WORKLOAD")) && *v)
+        workload = v;
     if ((v = getenv("LOADGEN_TIMEOUT")) && atof(v) > 0)
         timeout_s = atof(v);
     if ((v = getenv("LOADGEN_HOLD")) && atof(v) > 0)

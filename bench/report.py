@@ -11,6 +11,9 @@ usage: report.py RAW_FILE HEADER_FILE OUT_MD
            against the best rival of each row)
        report.py --spawn RAW_FILE HEADER_FILE OUT_MD (bench/run_spawn.sh: W8, W8-1g;
            the same table, then each implementation's W8-1g rate ÷ its W8 rate)
+       report.py --footprint RAW_FILE HEADER_FILE OUT_MD (bench/run_footprint.sh:
+           library sizes, threads and RSS after load, after one loop, with
+           idle connections; one row per implementation)
 Standard library only.
 """
 import re
@@ -108,6 +111,9 @@ NET_ROWS = [
     ("W4", "us_per_rt", "µs per round trip", "{:.2f}", "low"),
     ("W4", "cpu_s", "CPU s (user+sys)", "{:.3f}", "low"),
     ("W4", "rss_mib", "peak RSS MiB", "{:.1f}", "low"),
+    ("W4-2p", "per_s", "round trips/s, client in its own process (higher is better)", "{:.0f}", "high"),
+    ("W4-2p", "us_per_rt", "µs per round trip", "{:.2f}", "low"),
+    ("W4-2p", "srv_cpu_us_per_rt", "server CPU µs per round trip", "{:.2f}", "low"),
     ("W5", "per_s", "round trips/s (higher is better)", "{:.0f}", "high"),
     ("W5", "p50_us", "p50 latency µs", "{:.0f}", "low"),
     ("W5", "p99_us", "p99 latency µs", "{:.0f}", "low"),
@@ -212,7 +218,85 @@ def net_main(raw, header, out, rows=NET_ROWS, note=NET_NOTE, extra=None):
     sys.stdout.write(text)
 
 
+# Footprint (bench/run_footprint.sh): implementations in display order.
+FOOT_ORDER = ["libuv", "libev", "libloop", "py-asyncio", "py-uvloop", "py-libloop"]
+
+FOOT_NOTE = ("Library: the shared objects the implementation loads (uvloop: its loop module "
+             "and libuv; asyncio: its C accelerator _asyncio, the rest is the standard "
+             "library's Python; libloop from Python: libloop.so and libloop-cpython.so), as "
+             "found and after `strip`. Threads: entries of /proc/PID/task, the host's own "
+             "thread included. C rows: a host that dlopens the library (bench/footprint.c); "
+             "Python rows: the interpreter with asyncio imported, then the loop's module "
+             "(libloop's Python package loads libloop.so at its first loop, so its load "
+             "column is the import alone). \"+ load\": VmRSS after loading minus before; "
+             "\"one loop\": VmRSS after a loop ran one 1 ms timer (the loop still open) minus "
+             "the start. Idle: an echo server (bench/net_*, bench/python/bench_net.py) "
+             "listening, then holding the idle connections; RSS per connection = its growth "
+             "÷ connections. Medians of the runs.")
+
+
+def foot_parse(path):
+    data = {}  # (impl, phase) -> metric -> [values]
+    files = {}
+    for line in open(path):
+        m = LINE.search(line)
+        if not m:
+            continue
+        kv = dict(p.split("=", 1) for p in m.group(1).split())
+        key = (kv.pop("impl"), kv.pop("phase"))
+        if "files" in kv:
+            files[key[0]] = kv.pop("files")
+        for k, v in kv.items():
+            data.setdefault(key, {}).setdefault(k, []).append(float(v))
+    return data, files
+
+
+def foot_main(raw, header, out):
+    data, files = foot_parse(raw)
+    impls = [i for i in FOOT_ORDER if any(k[0] == i for k in data)]
+    impls += sorted({k[0] for k in data} - set(impls))
+
+    def med(impl, phase, key):
+        vals = data.get((impl, phase), {}).get(key)
+        return statistics.median(vals) if vals else None
+
+    def mib(kib):
+        return "—" if kib is None else "{:.1f}".format(kib / 1024)
+
+    def size(b):
+        return "—" if b is None else "{:.2f} MB".format(b / 1e6) if b >= 1e6 else "{:.0f} kB".format(b / 1e3)
+
+    def num(v, fmt="{:.0f}"):
+        return "—" if v is None else fmt.format(v)
+
+    def delta(impl, phase):
+        a, b = med(impl, phase, "rss_kib"), med(impl, "start", "rss_kib")
+        return None if a is None or b is None else a - b
+
+    conns = med(impls[0], "idle", "n") if impls else None
+    lines = [open(header).read().rstrip("\n"), ""]
+    lines.append("| implementation | library | stripped | threads: start / load / one loop / closed "
+                 "| RSS at start MiB | + load MiB | + one loop MiB "
+                 "| idle server: threads listening / with {} conns | RSS listening MiB | RSS with {} conns MiB "
+                 "| RSS per conn, bytes | files |".format(num(conns), num(conns)))
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for i in impls:
+        threads = " / ".join(num(med(i, p, "threads")) for p in ("start", "load", "loop", "closed"))
+        idle_t = "{} / {}".format(num(med(i, "idle", "threads_before")), num(med(i, "idle", "threads")))
+        lines.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+            i, size(med(i, "size", "file_b")), size(med(i, "size", "stripped_b")), threads,
+            mib(med(i, "start", "rss_kib")), mib(delta(i, "load")), mib(delta(i, "loop")), idle_t,
+            mib(med(i, "idle", "rss_before_kib")), mib(med(i, "idle", "rss_kib")),
+            num(med(i, "idle", "per_conn_b")), files.get(i, "—")))
+    lines.append("")
+    lines.append(FOOT_NOTE)
+    open(out, "w").write("\n".join(lines) + "\n")
+
+
 def main():
+    if sys.argv[1] == "--footprint":
+        foot_main(*sys.argv[2:5])
+        return
     if sys.argv[1] == "--net":
         net_main(*sys.argv[2:5])
         return

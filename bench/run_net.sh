@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench/run_net.sh — the network workloads W4 (ping-pong in one loop), W5
+# bench/run_net.sh — the network workloads W4 (ping-pong in one loop), W4-2p
+# (the same ping-pong, the server in its own process and bench/loadgen as
+# the client in another), W5
 # (echo server under an external load generator) and W10 (~20,000 idle
 # connections: server RSS per connection), libloop from C against libuv and
 # libev, interleaved; then bench/results/net-latest.md (medians and ratios
@@ -14,10 +16,10 @@
 #
 # Environment:
 #   BENCH_REPS        repetitions (default 5, min 5)
-#   BENCH_NET_WORKLOADS  subset of "W4 W5 W10" (default all three)
+#   BENCH_NET_WORKLOADS  subset of "W4 W4-2p W5 W10" (default all four)
 #   BENCH_NET_IMPLS   subset of "uv ev ll" (default all three); see server_cmd
 #                     below for adding servers (the Python ones: a later issue)
-#   BENCH_N_W4        W4 round trips (default 100000)
+#   BENCH_N_W4        W4 and W4-2p round trips (default 100000)
 #   BENCH_W5_CONNS BENCH_W5_MSG BENCH_W5_TOTAL   W5 (default 100, 1024, 200000)
 #   BENCH_W10_CONNS   W10 connections (default 19936; lowered to fit `ulimit -Hn`)
 #   BENCH_W10_PROCS   load generator processes sharing them (default 2)
@@ -30,7 +32,7 @@ cd "$ROOT"
 . bench/common.sh
 
 REPS="${BENCH_REPS:-5}"
-WORKLOADS="${BENCH_NET_WORKLOADS:-W4 W5 W10}"
+WORKLOADS="${BENCH_NET_WORKLOADS:-W4 W4-2p W5 W10}"
 IMPLS="${BENCH_NET_IMPLS:-uv ev ll}"
 N4="${BENCH_N_W4:-100000}"
 W5_CONNS="${BENCH_W5_CONNS:-100}"
@@ -184,14 +186,19 @@ run_w4() {
     timeout 120 "$BIN/net_$impl" w4 "$N4"
 }
 
-run_w5() {
-    local impl="$1" lbl line c0 c1 hwm
+# run_echo IMPL WORKLOAD CONNS MSG TOTAL: impl's server in its own process,
+# bench/loadgen's w5 client in another; loadgen's RESULT line plus the
+# server's CPU and peak RSS. W5 is 100 connections of 1 KiB; W4-2p is W4's
+# ping-pong across two processes (one connection, 64 B): one common client
+# for every server, so only the servers differ between the rows.
+run_echo() {
+    local impl="$1" wl="$2" conns="$3" msg="$4" total="$5" lbl line c0 c1 hwm
     lbl="$(label_of "$impl")"
     start_server "$impl" || return 1
     c0="$(proc_cpu_s "$SRV_PID")" || true
-    if ! line="$(LOADGEN_IMPL="$lbl" LOADGEN_TIMEOUT=$LG_TIMEOUT timeout $((LG_TIMEOUT + 30)) \
-        "$BIN/loadgen" w5 "$HOST" "$SRV_PORT" "$W5_CONNS" "$W5_MSG" "$W5_TOTAL")"; then
-        echo "run_net.sh: W5 against $lbl failed; server stderr:" >&2
+    if ! line="$(LOADGEN_IMPL="$lbl" LOADGEN_WORKLOAD="$wl" LOADGEN_TIMEOUT=$LG_TIMEOUT timeout $((LG_TIMEOUT + 30)) \
+        "$BIN/loadgen" w5 "$HOST" "$SRV_PORT" "$conns" "$msg" "$total")"; then
+        echo "run_net.sh: $wl against $lbl failed; server stderr:" >&2
         cat "$TMP/srv.err" >&2
         stop_pid "$SRV_PID"
         return 1
@@ -199,15 +206,18 @@ run_w5() {
     c1="$(proc_cpu_s "$SRV_PID")" || true
     hwm="$(proc_kib "$SRV_PID" VmHWM)" || true
     if [ -z "$c0" ] || [ -z "$c1" ] || [ -z "$hwm" ]; then
-        echo "run_net.sh: W5 against $lbl: the server exited during the run:" >&2
+        echo "run_net.sh: $wl against $lbl: the server exited during the run:" >&2
         cat "$TMP/srv.err" >&2
         stop_pid "$SRV_PID"
         return 1
     fi
     stop_pid "$SRV_PID"
-    awk -v l="$line" -v c0="$c0" -v c1="$c1" -v n="$W5_TOTAL" -v hwm="$hwm" 'BEGIN {
+    awk -v l="$line" -v c0="$c0" -v c1="$c1" -v n="$total" -v hwm="$hwm" 'BEGIN {
         printf "%s srv_cpu_s=%.3f srv_cpu_us_per_rt=%.3f srv_rss_mib=%.1f\n", l, c1 - c0, (c1 - c0) * 1e6 / n, hwm / 1024 }'
 }
+
+run_w4_2p() { run_echo "$1" W4-2p 1 64 "$N4"; }
+run_w5() { run_echo "$1" W5 "$W5_CONNS" "$W5_MSG" "$W5_TOTAL"; }
 
 run_w10() {
     local impl="$1" lbl per r0 r1 i j ready t_conn lgp=()
@@ -266,15 +276,16 @@ stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 raw="$RES/net-raw-$stamp.txt"
 header="$TMP/header.md"
 load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
-echo "bench-net: $REPS repetitions of [$WORKLOADS] x [$IMPLS]; W4 $N4 round trips, W5 $W5_CONNS conns x $W5_MSG B, $W5_TOTAL round trips, W10 $W10_CONNS conns over $W10_PROCS load generators; raw lines in $raw"
+echo "bench-net: $REPS repetitions of [$WORKLOADS] x [$IMPLS]; W4 and W4-2p $N4 round trips, W5 $W5_CONNS conns x $W5_MSG B, $W5_TOTAL round trips, W10 $W10_CONNS conns over $W10_PROCS load generators; raw lines in $raw"
 for k in $(seq 1 "$REPS"); do
     for w in $WORKLOADS; do
         for impl in $IMPLS; do
             case "$w" in
             W4) run_w4 "$impl" >"$TMP/line" || die "W4 failed for $(label_of "$impl")" ;;
+            W4-2p) run_w4_2p "$impl" >"$TMP/line" || die "W4-2p failed for $(label_of "$impl")" ;;
             W5) run_w5 "$impl" >"$TMP/line" || die "W5 failed for $(label_of "$impl")" ;;
             W10) run_w10 "$impl" >"$TMP/line" || die "W10 failed for $(label_of "$impl")" ;;
-            *) die "unknown workload $w (W4 W5 W10)" ;;
+            *) die "unknown workload $w (W4 W4-2p W5 W10)" ;;
             esac
             line="$(grep '^RESULT ' "$TMP/line")" || die "$w: no RESULT line from $(label_of "$impl")"
             echo "$line rep=$k" >>"$raw"
@@ -288,7 +299,7 @@ load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
 commit="$(commit_label)"
 ver() { [ -x "$BIN/net_$1" ] && "$BIN/net_$1" version || echo "not run"; }
 {
-    echo "# libloop vs libuv vs libev: network workloads W4, W5, W10 (from C)"
+    echo "# libloop vs libuv vs libev: network workloads W4, W4-2p, W5, W10 (from C)"
     echo
     echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "- libloop: $(ver ll), $commit; $LIBDIR/libloop.so built $(date -u -r "$LIBDIR/libloop.so" '+%Y-%m-%d %H:%M:%S UTC')"
@@ -299,6 +310,7 @@ ver() { [ -x "$BIN/net_$1" ] && "$BIN/net_$1" version || echo "not run"; }
     for w in $WORKLOADS; do
         case "$w" in
         W4) echo "- W4: $N4 round trips of 64 B on one connection, client and server in one loop" ;;
+        W4-2p) echo "- W4-2p: $N4 round trips of 64 B on one connection, the server in its own process, bench/loadgen (one thread, epoll) the client in another" ;;
         W5) echo "- W5: bench/loadgen (own process, one thread, epoll): $W5_CONNS connections, $W5_MSG B messages, $W5_TOTAL round trips" ;;
         W10) echo "- W10: $W10_CONNS connections from $W10_PROCS load generator processes (ulimit -n $(ulimit -n)), 16 B echo on each, server VmRSS before vs after" ;;
         esac

@@ -35,3 +35,19 @@ int ll_future_set_exception(ll_future fut, int code, const char *message, uintpt
 int ll_future_cancel(ll_future fut, const char *msg) { return ll__future_cancel_go(ll__thread_loop, fut, msg); }
 
 int ll_loop_stats(ll_loop loop, struct ll_loop_stats *out) { return ll__loop_stats_go(ll__thread_loop, loop, out); }
+
+int ll_hook_add(ll_loop loop, int kind, ll_hook_fn fn, void *arg, ll_handle *out) {
+    return ll__hook_add_go(ll__thread_loop, loop, kind, fn, arg, out);
+}
+
+int ll_loop_next_timeout(ll_loop loop) { return ll__loop_next_timeout_go(ll__thread_loop, loop); }
+
+int ll_timer_start(ll_loop loop, double first, double repeat, ll_callback cb, void *arg, ll_handle *out) {
+    return ll__timer_start_go(ll__thread_loop, loop, first, repeat, cb, arg, out);
+}
+
+int ll_timer_again(ll_handle timer) { return ll__timer_again_go(ll__thread_loop, timer); }
+
+int ll_timer_set_repeat(ll_handle timer, double repeat) {
+    return ll__timer_set_repeat_go(ll__thread_loop, timer, repeat);
+}

@@ -47,6 +47,14 @@ func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
 		return gated(s.obj.(*libloop.Transport).Loop(), tok, func() C.int { return ll_transport_abort(id) })
 	case kindTLSConfig:
 		return releaseTLSConfig(id)
+	case kindHook, kindTimer:
+		// Released is stopped: nothing else could stop it (libuv's
+		// uv_close).
+		c := s.obj.(stoppable)
+		return releaseOn(c.owner(), uint64(id), uintptr(tok), func() {
+			c.stop()
+			ids.remove(uint64(id))
+		})
 	case kindHandle:
 		hs := s.obj.(*handleState)
 		return releaseOn(hs.loop, uint64(id), uintptr(tok), func() {

@@ -145,6 +145,15 @@ func ll__handle_cancel_go(caller, id C.uint64_t) C.int {
 		return slabCancel(caller, id)
 	}
 	hs, rc := getHandleFrom(caller, id)
+	if rc == C.int(libloop.EBADHANDLE) {
+		if c, ok := lookupStoppable(id); ok {
+			if rc := refuseOtherThread(c.owner(), caller); rc != 0 {
+				return rc
+			}
+			c.stop()
+			return 0
+		}
+	}
 	if rc != 0 {
 		return rc
 	}
@@ -162,6 +171,14 @@ func ll_handle_cancelled(id C.uint64_t) C.int {
 		return boolInt(r.tag&C.LL__TS_CANCELLED != 0)
 	}
 	hs, rc := getHandle(id)
+	if rc == C.int(libloop.EBADHANDLE) {
+		if c, ok := lookupStoppable(id); ok {
+			if err := c.owner().loop.CheckThread(); err != nil {
+				return errCode(err)
+			}
+			return boolInt(!c.active())
+		}
+	}
 	if rc != 0 {
 		return rc
 	}
@@ -178,6 +195,9 @@ func ll_timer_when(id C.uint64_t) C.double {
 		return C.double(slabWhen(r))
 	}
 	hs, rc := getHandle(id)
+	if rc == C.int(libloop.EBADHANDLE) {
+		return repeatingWhen(id)
+	}
 	if rc != 0 || !hs.h.IsTimer() {
 		return -1
 	}

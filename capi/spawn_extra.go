@@ -16,24 +16,12 @@ import (
 	"github.com/libloop/libloop/libloop"
 )
 
-// maxExtraSize bounds the size a caller may claim for its ll_spawn_extra
-// (a newer header's, larger): the tail beyond ours is read to check it
-// is zero, so an absurd size is refused rather than read.
-const maxExtraSize = 4096
-
 // decodeSpawnExtra copies an ll_spawn_extra into the core's SpawnExtra;
 // false for a malformed one (size, counts, NULL arrays). Values are the
 // core's to check (Loop.Spawn: EINVAL, EBADF).
 func decodeSpawnExtra(e *C.ll__cspawn_extra) (*libloop.SpawnExtra, bool) {
-	size := uintptr(e.size)
-	ours := unsafe.Sizeof(*e)
-	if size < ours || size > maxExtraSize {
+	if !sizedStruct(unsafe.Pointer(e), uintptr(e.size), unsafe.Sizeof(*e)) {
 		return nil, false
-	}
-	for _, b := range unsafe.Slice((*byte)(unsafe.Pointer(e)), size)[ours:] {
-		if b != 0 {
-			return nil, false // a field this library does not know, set
-		}
 	}
 	x := libloop.NoExtra()
 	x.InheritFDs = e.inherit_fds != 0

@@ -44,6 +44,18 @@ func ll_tls_listen(loop C.uint64_t, host *C.ll__cchar, port, backlog, flags C.in
 	})
 }
 
+//export ll_tls_server_open
+func ll_tls_server_open(loop C.uint64_t, fd C.int, cfgID C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer,
+	out *C.uint64_t) C.int {
+	cfg, rc := getTLSConfig(cfgID)
+	if rc != 0 {
+		return rc
+	}
+	return listen(loop, fn, arg, out, func(s *loopState) (*libloop.Server, error) {
+		return s.loop.ServeFDTLS(int(fd), cfg, nil)
+	})
+}
+
 //export ll_transport_start_tls
 func ll_transport_start_tls(id C.uint64_t, cfgID C.uint64_t, serverSide C.int, serverName *C.ll__cchar, out *C.uint64_t) C.int {
 	t, s, rc := getTransport(id)

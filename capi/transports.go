@@ -10,6 +10,7 @@ package main
 import "C"
 
 import (
+	"time"
 	"unsafe"
 
 	"github.com/libloop/libloop/libloop"
@@ -391,3 +392,36 @@ func ll_transport_sendfile(id C.uint64_t, fd C.int, offset, count C.int64_t, out
 		})
 	})
 }
+
+//export ll_tcp_connect_ex
+func ll_tcp_connect_ex(loop C.uint64_t, opts *C.ll__cconnect_options, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	if opts == nil || !sizedStruct(unsafe.Pointer(opts), uintptr(opts.size), unsafe.Sizeof(*opts)) {
+		return C.int(libloop.EINVAL)
+	}
+	delay := float64(opts.happy_eyeballs_delay)
+	if opts.host == nil || !(delay >= 0 && delay <= maxDelaySeconds) {
+		return C.int(libloop.EINVAL)
+	}
+	o := libloop.DialOptions{
+		LocalHost:          goString(opts.local_host),
+		LocalPort:          int(opts.local_port),
+		HappyEyeballsDelay: time.Duration(delay * float64(time.Second)),
+		Interleave:         int(opts.interleave),
+		ServerName:         goString(opts.server_name),
+	}
+	if opts.tls != 0 {
+		cfg, rc := getTLSConfig(opts.tls)
+		if rc != 0 {
+			return rc
+		}
+		o.TLS = cfg
+	}
+	h, port := goString(opts.host), int(opts.port)
+	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
+		return s.loop.DialTCPWith(h, port, o, nil, done)
+	})
+}
+
+// maxDelaySeconds bounds a happy-eyeballs delay (a day): larger values
+// would overflow time.Duration and mean nothing for a connect.
+const maxDelaySeconds = 86400

@@ -43,3 +43,52 @@ func ll_transport_sendto(id C.uint64_t, data *C.ll__cvoid, n C.size_t, addr *C.l
 	}
 	return withTransport(id, func(t *libloop.Transport) error { return t.SendTo(b, a) })
 }
+
+// UDP socket options (libuv's uv_udp_set_*): each resolves the transport
+// and returns the core's code (EINVAL for bad input, -errno from the
+// kernel).
+
+//export ll_udp_set_broadcast
+func ll_udp_set_broadcast(id C.uint64_t, on C.int) C.int {
+	return withTransport(id, func(t *libloop.Transport) error { return t.SetBroadcast(on != 0) })
+}
+
+//export ll_udp_set_ttl
+func ll_udp_set_ttl(id C.uint64_t, ttl C.int) C.int {
+	return withTransport(id, func(t *libloop.Transport) error { return t.SetTTL(int(ttl)) })
+}
+
+//export ll_udp_set_multicast_ttl
+func ll_udp_set_multicast_ttl(id C.uint64_t, ttl C.int) C.int {
+	return withTransport(id, func(t *libloop.Transport) error { return t.SetMulticastTTL(int(ttl)) })
+}
+
+//export ll_udp_set_multicast_loop
+func ll_udp_set_multicast_loop(id C.uint64_t, on C.int) C.int {
+	return withTransport(id, func(t *libloop.Transport) error { return t.SetMulticastLoop(on != 0) })
+}
+
+//export ll_udp_set_multicast_interface
+func ll_udp_set_multicast_interface(id C.uint64_t, iface *C.ll__cchar) C.int {
+	return withTransport(id, func(t *libloop.Transport) error { return t.SetMulticastInterface(goString(iface)) })
+}
+
+//export ll_udp_set_membership
+func ll_udp_set_membership(id C.uint64_t, group, iface *C.ll__cchar, op C.int) C.int {
+	if group == nil {
+		return C.int(libloop.EINVAL)
+	}
+	return withTransport(id, func(t *libloop.Transport) error {
+		return t.SetMembership(goString(group), goString(iface), int(op))
+	})
+}
+
+//export ll_udp_set_source_membership
+func ll_udp_set_source_membership(id C.uint64_t, group, iface, source *C.ll__cchar, op C.int) C.int {
+	if group == nil || source == nil {
+		return C.int(libloop.EINVAL)
+	}
+	return withTransport(id, func(t *libloop.Transport) error {
+		return t.SetSourceMembership(goString(group), goString(iface), goString(source), int(op))
+	})
+}

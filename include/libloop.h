@@ -239,6 +239,51 @@ int ll_loop_get_debug(ll_loop loop);
 int ll_loop_backend_fd(ll_loop loop);
 
 /**
+ * How long the loop's next iteration would let its poll block, as libuv's
+ * uv_backend_timeout: with ll_loop_backend_fd, what a host that embeds the
+ * loop in a poll of its own needs. Wait on the backend fd for at most this
+ * many milliseconds, then run one iteration with
+ * ll_loop_run_once(loop, LL_RUN_NOWAIT). Rounded up, so a host that waits
+ * this long never wakes before the first timer is due. Cancelled timers at
+ * the front are dropped first, and, as before a blocking poll, a
+ * ll_call_soon_threadsafe made from now on makes the backend fd readable.
+ * Call it on the loop's thread while the loop is not running (or from one
+ * of its callbacks).
+ * @return 0 if a callback is ready (scheduled, posted from another thread,
+ *         or a due timer), an idle hook is active or the loop is stopping;
+ *         else the milliseconds until the first timer (at most INT_MAX);
+ *         -1 if nothing is scheduled (only I/O or another thread can wake
+ *         it); LL_ECLOSED, LL_EBADHANDLE, LL_EWRONGTHREAD.
+ */
+int ll_loop_next_timeout(ll_loop loop);
+
+/** ll_hook_add kinds (libuv's prepare, check and idle handles). */
+#define LL_HOOK_PREPARE 1 /**< runs in every iteration, just before the poll */
+#define LL_HOOK_CHECK   2 /**< runs in every iteration, just after the poll, before the callbacks it made ready */
+#define LL_HOOK_IDLE    3 /**< runs in every iteration, first; while one is active the poll does not block */
+
+/** A hook's callback: the loop and the arg given to ll_hook_add. */
+typedef void (*ll_hook_fn)(ll_loop loop, void *arg);
+
+/**
+ * Add a hook that calls fn(loop, arg) in every iteration of the loop (of
+ * ll_loop_run_forever, ll_loop_run_once and ll_loop_run_until_complete),
+ * at the moment its kind names: LL_HOOK_IDLE first, then LL_HOOK_PREPARE,
+ * the poll, LL_HOOK_CHECK, then the ready callbacks and due timers. Hooks
+ * of one kind run in the order they were added; one added from a hook runs
+ * from the next iteration on, one cancelled runs no more, even later in the
+ * same iteration. The hook is active until ll_handle_cancel(*out) or
+ * ll_release(*out) (which cancels it too; the id is then stale);
+ * ll_handle_cancelled tells whether it is still active. ll_loop_close
+ * cancels every hook (their ids stay until released).
+ * Cost: a loop with no active hook pays two loads and branches an iteration;
+ * with one, a crossing per hook per iteration (~115 ns).
+ * @return 0, LL_EINVAL (unknown kind, fn or out NULL), LL_ECLOSED,
+ *         LL_EBADHANDLE, LL_EWRONGTHREAD, LL_ENOMEM.
+ */
+int ll_hook_add(ll_loop loop, int kind, ll_hook_fn fn, void *arg, ll_handle *out);
+
+/**
  * Set the debug-mode threshold (seconds, default 0.1).
  * @return 0, LL_EINVAL (negative or NaN), LL_EBADHANDLE.
  */
@@ -293,7 +338,8 @@ int ll_loop_wakeup(ll_loop loop);
 
 /**
  * Cancel a handle: its callback will not run. Cancelling twice or after it
- * ran does nothing.
+ * ran does nothing. A hook's id (ll_hook_add) and a repeating timer's
+ * (ll_timer_start) are handles: cancelled, they run no more.
  * @return 0, LL_EBADHANDLE, LL_EWRONGTHREAD.
  */
 int ll_handle_cancel(ll_handle handle);
@@ -303,6 +349,44 @@ int ll_handle_cancelled(ll_handle handle);
 
 /** @return a timer handle's deadline in loop seconds; negative for a bad id or a non-timer handle. */
 double ll_timer_when(ll_handle handle);
+
+/**
+ * Start a timer that may repeat (libuv's uv_timer_start): cb(loop, arg)
+ * runs once first seconds have passed (a negative delay is due at once),
+ * then every repeat seconds (0: once) until the timer is stopped with
+ * ll_handle_cancel(*out) or ll_release(*out) (which stops it too; the id
+ * is then stale). Each expiry re-arms the timer before cb runs, repeat
+ * seconds after the moment it ran: a late iteration delays the rest, it
+ * never runs the timer twice to catch up; cb may stop it, or change it
+ * with ll_timer_set_repeat and ll_timer_again. ll_timer_when gives the
+ * next expiry (negative while stopped), ll_handle_cancelled 1 while it is
+ * stopped (also once a one-shot has run). ll_loop_close stops it (the id
+ * stays until released). Equal deadlines run in scheduling order with
+ * every other timer. Each expiry enters the runtime (~115 ns more than an
+ * ll_call_later timer): for one-shots on a hot path, prefer ll_call_later.
+ * @return 0, LL_EINVAL (cb or out NULL, first NaN or too far ahead, repeat
+ *         negative, NaN or over about 100 years), LL_ECLOSED, LL_EBADHANDLE,
+ *         LL_EWRONGTHREAD, LL_ENOMEM.
+ */
+int ll_timer_start(ll_loop loop, double first, double repeat, ll_callback cb, void *arg, ll_handle *out);
+
+/**
+ * Restart a repeating timer with its repeat interval as the delay (libuv's
+ * uv_timer_again): running or stopped, it next expires repeat seconds from
+ * now. A timer whose repeat is 0 is left as it is.
+ * @return 0, LL_ECLOSED, LL_EBADHANDLE (also for an id that is not from
+ *         ll_timer_start), LL_EWRONGTHREAD.
+ */
+int ll_timer_again(ll_handle timer);
+
+/**
+ * Set a timer's repeat interval in seconds (0: no repeat); it applies from
+ * the next expiry or ll_timer_again on.
+ * @return 0, LL_EINVAL (negative, NaN or over about 100 years),
+ *         LL_EBADHANDLE (also for an id that is not from ll_timer_start),
+ *         LL_EWRONGTHREAD.
+ */
+int ll_timer_set_repeat(ll_handle timer, double repeat);
 
 /* ---- File descriptors -------------------------------------------------- */
 

@@ -124,7 +124,8 @@ func (l *Loop) view() *ChainView { return &l.ready.view }
 // allowChain lets batches run chains until the returned func is called
 // (the run entry points that run iterations until stopped).
 func (l *Loop) allowChain() func() {
-	l.chain.allowed = l.chain.runner != nil
+	// A chain runs no hooks (hook.go): none while any is active.
+	l.chain.allowed = l.chain.runner != nil && l.hooks.n == 0
 	return func() { l.chain.allowed = false }
 }
 
@@ -175,9 +176,11 @@ func (l *Loop) takePolled(timeout int64) (evs []ioEvent, woke, ok bool) {
 }
 
 // setInterest changes fd's interest in the selector: a change a chain must
-// see, and one that voids events polled under the old interests.
+// see, and one that voids events polled under the old interests and the
+// plan's skip of the next zero-timeout poll.
 func (l *Loop) setInterest(fd int, old, new uint8) error {
 	l.chain.polled = -1
+	l.plan.stale() // an fd watched anew may be ready already
 	l.changed()
 	return l.sel.control(fd, old, new)
 }

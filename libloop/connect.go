@@ -4,6 +4,7 @@ package libloop
 
 import (
 	"net/netip"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -12,108 +13,263 @@ import (
 // (its ConnectionMade already queued) or the last attempt's error.
 type DialFunc func(t *Transport, err error)
 
-// DialTCP connects to host:port, like asyncio's create_connection: a name
-// is resolved on another goroutine, never on the loop thread; each address
-// is tried in turn; the connected transport has TCP_NODELAY on. done runs
-// on the loop thread, in a later callback, exactly once (unless the loop
-// closes first).
-func (l *Loop) DialTCP(host string, port int, proto Protocol, done DialFunc) error {
-	return l.dialTCP(host, port, proto, done, nil)
+// DialOptions are asyncio's create_connection arguments beyond host and
+// port.
+type DialOptions struct {
+	// LocalHost and LocalPort bind the socket before it connects
+	// (local_addr); each remote address is tried from a local address of
+	// its family. Zero values: no bind.
+	LocalHost string
+	LocalPort int
+	// HappyEyeballsDelay > 0 races the addresses (RFC 8305): when an
+	// attempt has not connected within the delay the next one starts,
+	// earlier ones keep going, and the first to connect wins; a failed
+	// attempt starts the next at once. 0: one attempt at a time.
+	HappyEyeballsDelay time.Duration
+	// Interleave reorders the addresses to alternate families, with this
+	// many of the first family first (RFC 8305's first address family
+	// count). 0: asyncio's default, 1 when HappyEyeballsDelay > 0 and the
+	// resolver's order otherwise; negative: the resolver's order.
+	Interleave int
+	// TLS, when set, makes it a TLS connect (see DialTLS); ServerName as
+	// DialTLS's.
+	TLS        *TLSConfig
+	ServerName string
 }
 
-// dialTCP is DialTCP; setup, when given, adjusts the dialer first.
-func (l *Loop) dialTCP(host string, port int, proto Protocol, done DialFunc, setup func(*dialer)) error {
+// DialTCP connects to host:port, like asyncio's create_connection: a name
+// is resolved on the resolver pool (resolver.go), never on the loop thread;
+// each address is tried in turn; the connected transport has TCP_NODELAY
+// on. done runs on the loop thread, in a later callback, exactly once
+// (unless the loop closes first).
+func (l *Loop) DialTCP(host string, port int, proto Protocol, done DialFunc) error {
+	return l.DialTCPWith(host, port, DialOptions{}, proto, done)
+}
+
+// DialTCPWith is DialTCP with asyncio's other create_connection arguments:
+// a local address, happy eyeballs, interleaving, TLS.
+func (l *Loop) DialTCPWith(host string, port int, opts DialOptions, proto Protocol, done DialFunc) error {
 	if l.closed.Load() {
 		return ECLOSED
 	}
-	if done == nil || !validPort(port) {
+	if done == nil || !validPort(port) || !validPort(opts.LocalPort) || opts.HappyEyeballsDelay < 0 {
 		return EINVAL
 	}
-	d := &dialer{loop: l, port: port, proto: proto, done: done, tcp: true}
-	if setup != nil {
-		setup(d)
+	if opts.TLS != nil && opts.ServerName == "" {
+		opts.TLS.mu.Lock()
+		opts.ServerName = opts.TLS.serverName
+		opts.TLS.mu.Unlock()
+		if opts.ServerName == "" {
+			opts.ServerName = host
+		}
 	}
-	if ips, ok := parseNumeric(host); ok {
-		d.ips = ips
+	d := &dialer{loop: l, port: port, proto: proto, done: done, tcp: true, opts: opts}
+	bind := opts.LocalHost != "" || opts.LocalPort != 0
+	ips, ok := parseNumeric(host)
+	locals, localOK := []netip.Addr(nil), true
+	if bind {
+		locals, localOK = parseNumeric(opts.LocalHost)
+		if opts.LocalHost == "" {
+			locals, localOK = []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()}, true
+		}
+	}
+	if ok && localOK {
+		d.resolved(ips, locals, nil)
 		_, err := l.CallSoon(d.next)
 		return err
 	}
-	go func() {
-		ips, err := lookupHost(host)
-		l.CallSoonThreadsafe(func() {
-			d.ips, d.lastErr = ips, err
-			d.next()
-		})
-	}()
+	// Names: both lookups in one job on the resolver pool.
+	var lookupErr error
+	f, err := l.RunInResolver(func() (uintptr, int) {
+		if !ok {
+			ips, lookupErr = lookupHost(host)
+		}
+		if lookupErr == nil && !localOK {
+			locals, lookupErr = lookupHost(opts.LocalHost)
+		}
+		return 0, 0
+	})
+	if err != nil {
+		return err
+	}
+	f.AddDoneCallback(func(*Future) {
+		d.resolved(ips, locals, lookupErr)
+		d.next()
+	})
+	f.Release() // the job's and the callback's holds keep it until it has run
 	return nil
 }
 
-// dialer is a connect in progress: the addresses left to try, and the
-// socket of the current attempt while it waits for writability.
+// dialer is a connect in progress: the addresses left to try and the
+// attempts under way (more than one only while happy eyeballs races them).
 type dialer struct {
-	loop    *Loop
-	ips     []netip.Addr
-	port    int
-	unixSA  *unix.SockaddrUnix // a Unix-socket connect instead of ips
-	tcp     bool
-	fd      int
-	proto   Protocol
-	done    DialFunc
-	lastErr error
-	// tlsCfg set: a TLS connect (tls_dial.go) that handshakes with
-	// serverName before ConnectionMade.
-	tlsCfg     *TLSConfig
-	serverName string
+	loop     *Loop
+	ips      []netip.Addr
+	locals   []netip.Addr // addresses to bind to, by family; nil: no bind
+	port     int
+	unixSA   *unix.SockaddrUnix // a Unix-socket connect instead of ips
+	tcp      bool
+	opts     DialOptions
+	attempts []*dialAttempt
+	delay    *Handle // starts the next attempt when the current is slow
+	proto    Protocol
+	done     DialFunc
+	lastErr  error
+	finished bool
 }
 
-// next tries the next address; with none left it reports the last error.
+// dialAttempt is one socket waiting for its connect to complete.
+type dialAttempt struct {
+	d  *dialer
+	fd int
+}
+
+// resolved keeps the lookups' outcome, ordered for the attempts.
+func (d *dialer) resolved(ips, locals []netip.Addr, err error) {
+	d.lastErr = err
+	d.locals = locals
+	n := d.opts.Interleave
+	if n == 0 && d.opts.HappyEyeballsDelay > 0 {
+		n = 1
+	}
+	if n > 0 {
+		ips = interleave(ips, n)
+	}
+	d.ips = ips
+}
+
+// interleave alternates the families of ips, first taking n of the first
+// address's family, then one of each in turn (RFC 8305 section 4).
+func interleave(ips []netip.Addr, n int) []netip.Addr {
+	if len(ips) < 2 {
+		return ips
+	}
+	first := ips[0].Is4()
+	var same, other []netip.Addr
+	for _, ip := range ips {
+		if ip.Is4() == first {
+			same = append(same, ip)
+		} else {
+			other = append(other, ip)
+		}
+	}
+	out := make([]netip.Addr, 0, len(ips))
+	take := min(n, len(same))
+	out, same = append(out, same[:take]...), same[take:]
+	for len(same) > 0 || len(other) > 0 {
+		if len(other) > 0 {
+			out, other = append(out, other[0]), other[1:]
+		}
+		if len(same) > 0 {
+			out, same = append(out, same[0]), same[1:]
+		}
+	}
+	return out
+}
+
+// next starts the next attempt. Addresses that fail at once are skipped;
+// with none left and no attempt under way it reports the last error.
 func (d *dialer) next() {
-	if d.loop.closed.Load() {
+	if d.loop.closed.Load() || d.finished {
 		return
 	}
+	if d.delay != nil {
+		d.delay.Cancel()
+		d.delay = nil
+	}
 	for len(d.ips) > 0 || d.unixSA != nil {
-		var sa unix.Sockaddr
-		family := unix.AF_UNIX
-		if d.unixSA != nil {
-			sa, d.unixSA = d.unixSA, nil
-		} else {
-			sa, family = addrSockaddr(d.ips[0], d.port)
-			d.ips = d.ips[1:]
-		}
-		fd, err := newSocket(family, unix.SOCK_STREAM)
-		if err != nil {
-			d.lastErr = err
-			continue
-		}
-		err = unix.Connect(fd, sa)
+		fd, err := d.start()
 		if err == nil {
 			d.connected(fd)
 			return
 		}
-		if err == unix.EINPROGRESS || err == unix.EINTR {
-			d.fd = fd
-			if err = d.loop.watchOwner(fd, d, evWrite); err == nil {
+		if err == unix.EINPROGRESS {
+			a := &dialAttempt{d: d, fd: fd}
+			if err = d.loop.watchOwner(fd, a, evWrite); err == nil {
+				d.attempts = append(d.attempts, a)
+				if d.opts.HappyEyeballsDelay > 0 && len(d.ips) > 0 {
+					d.delay, _ = d.loop.CallLater(d.opts.HappyEyeballsDelay.Seconds(), d.next)
+				}
 				return
 			}
+			unix.Close(fd)
 		}
-		unix.Close(fd)
 		d.lastErr = err
+	}
+	if len(d.attempts) > 0 {
+		return // the ones under way decide
 	}
 	if d.lastErr == nil {
 		d.lastErr = ENONAME
 	}
+	d.finished = true
 	d.done(nil, d.lastErr)
 }
 
-// ioReady: the attempt finished; SO_ERROR says how.
-func (d *dialer) ioReady(mask uint8) {
-	d.loop.unwatchOwner(d.fd, d)
-	errno, err := unix.GetsockoptInt(d.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+// start makes a socket for the next address and starts its connect: nil
+// when it connected at once, EINPROGRESS when it is under way (the fd is
+// returned either way), or the failure with the fd closed.
+func (d *dialer) start() (int, error) {
+	var sa, local unix.Sockaddr
+	family := unix.AF_UNIX
+	if d.unixSA != nil {
+		sa, d.unixSA = d.unixSA, nil
+	} else {
+		ip := d.ips[0]
+		d.ips = d.ips[1:]
+		sa, family = addrSockaddr(ip, d.port)
+		if d.locals != nil {
+			l, ok := localFor(d.locals, ip.Is4())
+			if !ok {
+				return -1, EINVAL // asyncio: no local address of the family
+			}
+			local, _ = addrSockaddr(l, d.opts.LocalPort)
+		}
+	}
+	fd, err := newSocket(family, unix.SOCK_STREAM)
+	if err != nil {
+		return -1, err
+	}
+	if local != nil {
+		unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+		if err := unix.Bind(fd, local); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
+	err = unix.Connect(fd, sa)
+	if err == unix.EINTR {
+		err = unix.EINPROGRESS // the connect goes on; SO_ERROR will say
+	}
+	if err != nil && err != unix.EINPROGRESS {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, err
+}
+
+// localFor picks the first local address of the family.
+func localFor(locals []netip.Addr, v4 bool) (netip.Addr, bool) {
+	for _, l := range locals {
+		if l.Is4() == v4 {
+			return l, true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// ioReady: the attempt finished; SO_ERROR says how. A failure starts the
+// next address at once.
+func (a *dialAttempt) ioReady(mask uint8) {
+	d := a.d
+	d.loop.unwatchOwner(a.fd, a)
+	d.dropAttempt(a)
+	errno, err := unix.GetsockoptInt(a.fd, unix.SOL_SOCKET, unix.SO_ERROR)
 	if err == nil && errno == 0 {
-		d.connected(d.fd)
+		d.connected(a.fd)
 		return
 	}
-	unix.Close(d.fd)
+	unix.Close(a.fd)
 	if err == nil {
 		err = unix.Errno(errno)
 	}
@@ -121,12 +277,35 @@ func (d *dialer) ioReady(mask uint8) {
 	d.next()
 }
 
+// loopClosing abandons the attempt: the loop will not run again.
+func (a *dialAttempt) loopClosing() { unix.Close(a.fd) }
+
+func (d *dialer) dropAttempt(a *dialAttempt) {
+	for i, x := range d.attempts {
+		if x == a {
+			d.attempts = append(d.attempts[:i], d.attempts[i+1:]...)
+			return
+		}
+	}
+}
+
+// connected: fd won. The other attempts and the delay are dropped.
 func (d *dialer) connected(fd int) {
+	d.finished = true
+	if d.delay != nil {
+		d.delay.Cancel()
+		d.delay = nil
+	}
+	for _, a := range d.attempts {
+		d.loop.unwatchOwner(a.fd, a)
+		unix.Close(a.fd)
+	}
+	d.attempts = nil
 	if d.tcp {
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}
 	t := d.loop.newTransport(fd, Stream, true, d.proto)
-	if d.tlsCfg != nil {
+	if d.opts.TLS != nil {
 		d.handshake(t)
 		return
 	}
@@ -137,6 +316,3 @@ func (d *dialer) connected(fd int) {
 	}
 	d.done(t, nil)
 }
-
-// loopClosing abandons the attempt: the loop will not run again.
-func (d *dialer) loopClosing() { unix.Close(d.fd) }

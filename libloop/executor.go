@@ -40,6 +40,7 @@ type executor struct {
 // job's outcome, kept until the delivery callback runs.
 type execFlight struct {
 	fut   *Future
+	owner *executor // the pool that tracks it: the default executor or the resolver
 	value uintptr
 	code  int
 	slot  int
@@ -125,7 +126,11 @@ func (l *Loop) submit(j execJob) (*Future, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
-	e := l.exec()
+	return l.submitTo(l.exec(), j)
+}
+
+// submitTo queues j on e with a future for its outcome.
+func (l *Loop) submitTo(e *executor, j execJob) (*Future, error) {
 	fut, _ := l.NewFuture()
 	j.fut = fut
 	if err := e.enqueue(l, j); err != nil {
@@ -216,7 +221,7 @@ func execDelivered(f *Future) {
 		return
 	}
 	value, code := r.value, r.code
-	f.loop.executor.untrack(r)
+	r.owner.untrack(r)
 	if !f.Done() {
 		if code != 0 {
 			// fail, not SetException: a job may fail with any non-zero
@@ -270,7 +275,7 @@ func (e *executor) track(fut *Future) {
 	} else {
 		r = &execFlight{}
 	}
-	r.fut, r.slot = fut, len(e.inflight)
+	r.fut, r.owner, r.slot = fut, e, len(e.inflight)
 	e.inflight = append(e.inflight, r)
 	fut.role = r
 }

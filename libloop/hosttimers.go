@@ -2,7 +2,11 @@
 
 package libloop
 
-import "github.com/libloop/libloop/internal/timers"
+import (
+	"math"
+
+	"github.com/libloop/libloop/internal/timers"
+)
 
 // hostCall is what a timer nobody holds a handle to carries (ll_call_later
 // with out == NULL): no Handle record, just the call, by value beside its
@@ -78,12 +82,32 @@ func (l *Loop) nextDeadline() (int64, bool) {
 	return when, which != 0
 }
 
+// dueFloor is a lower bound of every queued timer's deadline, valid while
+// the loop's sequence counter stays at seq: every timer that enters any
+// queue (handles, handle-less, a host's TimerSource) takes a new sequence
+// number, and leaving a queue (run, cancelled, purged) can only raise the
+// earliest deadline. An iteration before it has no timer to move: a loop
+// whose only timer is far off (a watchdog, a server's lifetime) skips
+// reading the three queues' fronts each iteration, ~130 instructions of
+// each I/O iteration (callgrind).
+type dueFloor struct {
+	when int64
+	seq  uint64
+}
+
 // queueDueTimers moves every timer due before end to the ready queue, from
 // every timer queue merged in (deadline, scheduling order).
 func (l *Loop) queueDueTimers(end int64) {
+	if l.dueFloor.seq == l.seq && end <= l.dueFloor.when {
+		return
+	}
 	for {
 		which, when := l.earliestTimer()
 		if which == 0 || when >= end {
+			if which == 0 {
+				when = math.MaxInt64
+			}
+			l.dueFloor = dueFloor{when: when, seq: l.seq}
 			return
 		}
 		switch which {

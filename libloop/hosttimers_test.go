@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 )
 
 // Timers with and without handles, at a few shared deadlines, run in
@@ -146,5 +147,49 @@ func TestHostTimerEdges(t *testing.T) {
 	}
 	if l.hostTimers.Len() != 0 {
 		t.Fatal("a closed loop keeps its timers")
+	}
+}
+
+// A timer scheduled, in any of the queues, while the only other one is far
+// off runs at its own deadline: iterations that found nothing due under the
+// far one (and stopped looking until the next new timer) do not delay it.
+func TestTimerAfterFarOneRunsOnTime(t *testing.T) {
+	l := newTestLoop(t)
+	d := &recordingHost{}
+	l.SetHost(d)
+	far, err := l.CallLater(30, func() { t.Error("the far timer ran") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer far.Cancel()
+	for arg, add := range []func(ns int64) error{
+		func(ns int64) error { _, err := l.CallAtHost(ns, HostCall{Fn: 1, Arg: 0}, false); return err },
+		func(ns int64) error { _, err := l.CallAtHost(ns, HostCall{Fn: 1, Arg: 1}, true); return err },
+		func(ns int64) error { return l.CallAtHostMany([]HostTimer{{When: ns, Fn: 1, Arg: 2}}) },
+	} {
+		for i := 0; i < 5; i++ {
+			l.RunOnce(true) // iterations that find nothing due
+		}
+		if err := add(atNs(t, l, l.Time()+0.005)); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		for len(d.got) == arg && time.Since(start) < 2*time.Second {
+			l.RunOnce(true)
+		}
+		if len(d.got) != arg+1 || d.got[arg] != uintptr(arg) {
+			t.Fatalf("timer %d: ran %v after %v", arg, d.got, time.Since(start))
+		}
+	}
+	ran := false
+	if _, err := l.CallLater(0.005, func() { ran = true }); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for !ran && time.Since(start) < 2*time.Second {
+		l.RunOnce(true)
+	}
+	if !ran {
+		t.Fatal("a Go timer after the far one did not run")
 	}
 }

@@ -28,6 +28,7 @@ type Loop struct {
 	sourceQueued   bool                   // timerSource may hold timers (timersource.go)
 	timerCancelled int
 	seq            uint64
+	dueFloor       dueFloor // no timer due before it (hosttimers.go)
 	freeHandles    []*Handle
 
 	sel      selector
@@ -37,6 +38,7 @@ type Loop struct {
 	// pollFirst: the selector tries a non-blocking poll before blocking
 	// (epoll), so an iteration may make that try before choosing a timeout.
 	pollFirst bool
+	plan      pollPlan // when to try first, when to skip a poll (pollplan.go)
 	io        ioState
 	signals   signalState
 	exits     map[int]*Process // children whose exit the selector reports (kqueue)
@@ -69,7 +71,9 @@ type Loop struct {
 	// of their dead callbacks on it (waitfor.go).
 	droppedWaits map[*Future]map[uint64]struct{}
 	executor     *executor
+	resolver     *executor // name lookups' own pool (resolver.go)
 
+	hooks       hookState // prepare, check and idle hooks (hook.go)
 	hostQueue   HostQueue // the host's own ready queue, or nil (host.go)
 	hostPending bool      // it has work (HostReady)
 
@@ -163,14 +167,15 @@ func (l *Loop) Close() error {
 		l.sourceQueued = false
 	}
 	l.fds.each(l.dropWatch)
+	l.dropHooks()
 	for t := range l.tasks {
 		delete(l.tasks, t) // their holds go in dropHolds: they will never run again
 	}
-	if l.executor != nil {
-		l.executor.stop() // as asyncio: shutdown(wait=False)
-	}
-	if l.executor != nil {
-		l.executor.dropInflight() // their deliveries will never run
+	for _, e := range [...]*executor{l.executor, l.resolver} {
+		if e != nil {
+			e.stop()         // as asyncio: shutdown(wait=False)
+			e.dropInflight() // their deliveries will never run
+		}
 	}
 	l.reapExitWatches()
 	l.spawn.close()

@@ -23,6 +23,8 @@ const dispatchBatch = 256
 // (the poll, the reads, the writes of the callbacks it ran) is not one more
 // mispredicted return (chain.go says why those cost).
 func (l *Loop) run(nowait, once bool) error {
+	plan := &l.plan
+	plan.stale() // what the caller did before this run is for its first poll to see
 	for {
 		l.purgeCancelledTimers()
 		l.maybeReturnMemory()
@@ -32,23 +34,41 @@ func (l *Loop) run(nowait, once bool) error {
 			l.yieldIfLong()
 		}
 
-		timeout := int64(-1)
-		if nowait || l.ready.len() > 0 || l.hostPending || l.stopping || l.view().Posted.Load() > 0 {
-			timeout = 0
+		// Hooks (hook.go): while none is active, two loads and branches an
+		// iteration (here and after the poll; ~8 instructions, callgrind).
+		idle := false
+		if l.hooks.n > 0 {
+			idle = l.beforePoll()
 		}
+		// The plan (pollplan.go) is looked at only in an iteration with
+		// timeout 0: a try's find that made it one rests tries, and a
+		// poll that allows it lets it skip its own. Only the iteration
+		// right after that poll may skip (skipZero reads the clock).
+		timeout := int64(-1)
+		skip := false
+		if nowait || idle || l.ready.len() > 0 || l.hostPending || l.stopping || l.view().Posted.Load() > 0 {
+			timeout = 0
+			if plan.tries == triesFound {
+				plan.startRest(l.iter) // the find lost this iteration its skip
+			}
+			skip = plan.fresh && !l.stopping && plan.skipZero()
+		}
+		plan.fresh = false
 		// With an fd watched and a selector that tries a non-blocking poll
 		// before blocking anyway (epoll), the loop makes that try first:
 		// what it finds would end any poll at once, so choosing a timeout
 		// (the host's BeforeBlock, the first deadline, the clock reads that
 		// time the wait) matters only when it finds nothing. A busy loop (a
 		// ping-pong, a loaded server) finds something nearly every iteration
-		// and skips that work; one that blocks makes no extra system call.
-		early := l.nWatched > 0 && l.pollFirst
+		// and skips that work. While the plan rests tries, the loop chooses
+		// the timeout and blocks at once, and the selector does not try
+		// either.
+		early := l.nWatched > 0 && l.pollFirst && plan.tries != triesRest
 		if timeout != 0 && !early {
 			timeout = l.blockTimeout()
 		}
 		tried := false // a non-blocking poll found nothing this iteration
-		if l.nWatched > 0 && (timeout == 0 || early) {
+		if l.nWatched > 0 && (timeout == 0 && !skip || early) {
 			evs, woke, ok := l.takePolled(0)
 			if !ok {
 				var err error
@@ -56,34 +76,49 @@ func (l *Loop) run(nowait, once bool) error {
 					return err
 				}
 			}
-			if timeout == 0 || len(evs) > 0 || woke {
+			switch {
+			case timeout == 0:
+				l.polled(evs, woke)
+			case len(evs) > 0 || woke: // the early try found something
+				plan.tries = triesFound
 				l.polled(evs, woke)
 				timeout = 0
-			} else {
+			default:
+				plan.startRest(l.iter)
 				tried = true
 				timeout = l.blockTimeout()
 			}
 		}
 		// A poll that may block is timed for Stats.Idle; it does not repeat
-		// the try. No fd watched and timeout 0: no poll, since it could
-		// report nothing but the wakeup fd, and posted callbacks are taken
-		// below anyway.
+		// the try, nor make one while tries rest. No fd watched and timeout
+		// 0: no poll, since it could report nothing but the wakeup fd, and
+		// posted callbacks are taken below anyway.
 		if timeout != 0 {
 			idleFrom := monoNow()
 			l.yieldBeforeBlock(idleFrom)
 			evs, woke, ok := l.takePolled(timeout)
 			if !ok {
+				rested := !tried && plan.tries == triesRest && l.pollFirst && l.nWatched > 0
 				var err error
-				evs, woke, err = l.sel.poll(timeout, l.events[:0], tried)
-				l.counters.idleNs += monoNow() - idleFrom
+				evs, woke, err = l.sel.poll(timeout, l.events[:0], tried || rested)
+				now := monoNow()
+				l.counters.idleNs += now - idleFrom
 				if err != nil {
 					return err
 				}
+				n := len(evs)
+				if woke {
+					n++
+				}
+				plan.blocked(n, now, rested, l.iter)
 			}
 			l.polled(evs, woke)
 		}
 		l.takePosted()
 		l.takeHostPosts()
+		if l.hooks.n > 0 {
+			l.runHooks(HookCheck)
+		}
 
 		if l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.sourceQueued {
 			l.queueDueTimers(timers.DueBy(monoNow()))
@@ -167,6 +202,7 @@ func (l *Loop) polled(evs []ioEvent, woke bool) {
 func (l *Loop) processEvents(evs []ioEvent) {
 	for _, e := range evs {
 		if e.mask == evExit {
+			l.plan.stale()
 			l.childExited(int(e.fd))
 			continue
 		}
@@ -175,9 +211,17 @@ func (l *Loop) processEvents(evs []ioEvent) {
 			continue
 		}
 		if w.owner != nil {
+			// A transport's read says itself whether it drained the
+			// socket (readStream); a write may leave it writable.
+			if e.mask != evRead {
+				l.plan.stale()
+			}
 			l.queueIO(w.owner, e.mask)
 			continue
 		}
+		// A reader's or writer's callback: whether it leaves the fd
+		// ready is its own affair.
+		l.plan.stale()
 		if e.mask&evRead != 0 && w.rw[0] != nil {
 			l.queueReady(w.rw[0])
 		}

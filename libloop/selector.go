@@ -36,9 +36,10 @@ type selector interface {
 	control(fd int, old, new uint8) error
 	// poll waits up to timeoutNs nanoseconds (negative: forever, 0: do not
 	// block), appends readiness to evs and reports whether wake was called.
-	// tried says a non-blocking poll just found nothing: a selector that
-	// tries one before blocking may skip it.
-	poll(timeoutNs int64, evs []ioEvent, tried bool) ([]ioEvent, bool, error)
+	// noTry says a poll that may block need not try a non-blocking one
+	// first: the loop just made that try, or its tries keep finding
+	// nothing (pollplan.go). A selector that tries first skips it then.
+	poll(timeoutNs int64, evs []ioEvent, noTry bool) ([]ioEvent, bool, error)
 	// triesFirst reports whether poll tries a non-blocking poll before one
 	// that may block (epoll): then the loop may make that try itself,
 	// before it chooses a timeout, at no extra system call (run.go).
@@ -50,6 +51,10 @@ type selector interface {
 	fd() int
 	close() error
 }
+
+// pollBuffer is how many records one poll reads (the selectors' event
+// buffers): a poll that fills it may have left more ready fds unreported.
+const pollBuffer = 256
 
 // msTimeout converts a nanosecond timeout to whole milliseconds, rounding up
 // so that the loop never wakes before a timer is due.

@@ -34,7 +34,7 @@ func newSelector() (selector, error) {
 		unix.Close(wfd)
 		return nil, err
 	}
-	return &epollSelector{epfd: epfd, wakefd: wfd, events: make([]unix.EpollEvent, 256)}, nil
+	return &epollSelector{epfd: epfd, wakefd: wfd, events: make([]unix.EpollEvent, pollBuffer)}, nil
 }
 
 func epollMask(m uint8) uint32 {
@@ -79,15 +79,15 @@ func (s *epollSelector) control(fd int, old, new uint8) error {
 	}
 }
 
-func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent, tried bool) ([]ioEvent, bool, error) {
+func (s *epollSelector) poll(timeoutNs int64, evs []ioEvent, noTry bool) ([]ioEvent, bool, error) {
 	// A poll that cannot block skips the scheduler hand-off of a normal
 	// system call; it is the loop's most frequent syscall. A poll that may
-	// block tries it first too (unless the loop just did): under load (a
+	// block tries it first too (unless told not to, noTry): under load (a
 	// ping-pong, a busy server) the answer is usually there already, and a
 	// blocking system call would wake the Go runtime's monitor thread on
 	// every iteration.
 	n, errno := 0, unix.Errno(0)
-	if timeoutNs == 0 || !tried {
+	if timeoutNs == 0 || !noTry {
 		n, errno = epollWaitNB(s.epfd, &s.events[0], len(s.events))
 	}
 	if timeoutNs != 0 && n == 0 && errno == 0 {

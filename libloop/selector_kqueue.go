@@ -29,7 +29,7 @@ func newSelector() (selector, error) {
 		unix.Close(kq)
 		return nil, err
 	}
-	return &kqueueSelector{kq: kq, events: make([]unix.Kevent_t, 256)}, nil
+	return &kqueueSelector{kq: kq, events: make([]unix.Kevent_t, pollBuffer)}, nil
 }
 
 func (s *kqueueSelector) control(fd int, old, new uint8) error {

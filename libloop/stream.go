@@ -373,15 +373,22 @@ func (t *Transport) ioReady(mask uint8) {
 	if mask&evRead != 0 {
 		switch {
 		case t.kind == Datagram:
+			t.loop.plan.stale()
 			t.readDatagrams()
 		case t.kind == PipeWrite:
+			t.loop.plan.stale()
 			if t.peerWatch {
 				t.peerGone()
 			}
 		case t.tls != nil && (t.IsReading() || (t.handshaking() && !t.readEOF)):
+			t.loop.plan.stale()
 			t.tlsRead()
 		case t.IsReading():
 			t.readStream()
+		default:
+			// Whatever this read leaves in the socket, a poll would
+			// report again (pollplan.go).
+			t.loop.plan.stale()
 		}
 	}
 	if mask&evWrite != 0 && t.state != tClosed {
@@ -408,16 +415,23 @@ func (t *Transport) readStream() {
 	buf := t.loop.readChunk()
 	n, err := readNonblock(t.fd, buf)
 	if err != nil {
-		if err != unix.EAGAIN && err != unix.EINTR {
-			t.fatal(err)
+		if err != unix.EAGAIN {
+			t.loop.plan.stale() // the fd may still be ready (pollplan.go)
+			if err != unix.EINTR {
+				t.fatal(err)
+			}
 		}
 		return
 	}
 	if n == 0 {
+		t.loop.plan.stale() // a poll reports the end again (pollplan.go)
 		t.readEOF = true
 		t.updateInterest()
 		t.loop.emit(Event{Kind: EOFReceived, FD: int(t.evFD), T: t})
 		return
+	}
+	if n == len(buf) {
+		t.loop.plan.stale() // more may wait: not drained (pollplan.go)
 	}
 	t.loop.emit(Event{Kind: DataReceived, FD: int(t.evFD), T: t, Data: t.loop.consume(n)})
 }

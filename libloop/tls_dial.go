@@ -11,20 +11,12 @@ func (l *Loop) DialTLS(host string, port int, cfg *TLSConfig, serverName string,
 	if cfg == nil {
 		return EINVAL
 	}
-	if serverName == "" {
-		cfg.mu.Lock()
-		serverName = cfg.serverName
-		cfg.mu.Unlock()
-	}
-	if serverName == "" {
-		serverName = host
-	}
-	return l.dialTCP(host, port, proto, done, func(d *dialer) { d.tlsCfg, d.serverName = cfg, serverName })
+	return l.DialTCPWith(host, port, DialOptions{TLS: cfg, ServerName: serverName}, proto, done)
 }
 
 // handshake runs the client handshake on a connected socket.
 func (d *dialer) handshake(t *Transport) {
-	err := t.startTLS(d.tlsCfg, false, d.serverName, true, func(err error) {
+	err := t.startTLS(d.opts.TLS, false, d.opts.ServerName, true, func(err error) {
 		if err != nil {
 			d.done(nil, err)
 			return
@@ -47,6 +39,22 @@ func (l *Loop) ListenTLS(host string, port, backlog, flags int, cfg *TLSConfig, 
 		return nil, EINVAL
 	}
 	s, err := l.ListenTCP(host, port, backlog, flags, proto)
+	if err != nil {
+		return nil, err
+	}
+	s.tls = cfg
+	return s, nil
+}
+
+// ServeFDTLS serves a listening socket the host made, as ServeFD does,
+// with ListenTLS's handshake before each connection's ConnectionMade: a
+// host that binds its own sockets (asyncio's create_server) gets the same
+// TLS server as ListenTLS gives.
+func (l *Loop) ServeFDTLS(fd int, cfg *TLSConfig, proto Protocol) (*Server, error) {
+	if cfg == nil {
+		return nil, EINVAL
+	}
+	s, err := l.ServeFD(fd, proto)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
 	"net"
 	"runtime"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // goClientConfig is a crypto/tls client trusting p's CA.
@@ -343,5 +346,88 @@ func TestTLSServerALPNRefusesOthers(t *testing.T) {
 	}
 	if made != 0 || codes[0] != int(ETLSNEGOTIATE) {
 		t.Fatalf("made %d, lost %v", made, codes)
+	}
+}
+
+// ServeFDTLS serves a socket the host bound: a crypto/tls client is echoed
+// after the handshake, and a client that speaks no TLS ends with one
+// ConnectionLost (LL_ETLSPROTO) and no ConnectionMade; the server goes on.
+func TestTLSServeFD(t *testing.T) {
+	l := newTestLoop(t)
+	p := newTestPKI(t)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}})
+	if err == nil {
+		err = unix.Listen(fd, 16)
+	}
+	if err != nil {
+		unix.Close(fd)
+		t.Fatal(err)
+	}
+	sa, _ := unix.Getsockname(fd)
+	port := sa.(*unix.SockaddrInet4).Port
+	if _, err := l.ServeFDTLS(fd, nil, nil); err != EINVAL {
+		t.Fatalf("nil config: %v", err)
+	}
+	var made, lost int
+	var codes []int
+	srv, err := l.ServeFDTLS(fd, p.serverConfig(t), func(ev *Event) bool {
+		switch ev.Kind {
+		case ConnectionMade:
+			made++
+		case DataReceived:
+			ev.T.Write(ev.Data)
+		case ConnectionLost:
+			lost++
+			codes = append(codes, ev.Code)
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	res := make(chan error, 1)
+	go func() {
+		plain, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			res <- err
+			return
+		}
+		plain.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+		io.Copy(io.Discard, plain) // until the server gives up on it
+		plain.Close()
+		c, err := tls.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port), goClientConfig(p))
+		if err != nil {
+			res <- err
+			return
+		}
+		defer c.Close()
+		c.Write([]byte("ping"))
+		got := make([]byte, 4)
+		if _, err := io.ReadFull(c, got); err != nil || string(got) != "ping" {
+			res <- fmt.Errorf("echo %q %v", got, err)
+			return
+		}
+		res <- nil
+	}()
+	var out error
+	runUntil(t, l, 30*time.Second, func() bool {
+		select {
+		case out = <-res:
+			return true
+		default:
+			return false
+		}
+	})
+	if out != nil {
+		t.Fatalf("client: %v", out)
+	}
+	runUntil(t, l, 10*time.Second, func() bool { return lost == 2 })
+	if made != 1 || codes[0] != int(ETLSPROTO) || codes[1] != 0 {
+		t.Fatalf("made %d, lost codes %v", made, codes)
 	}
 }

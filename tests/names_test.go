@@ -81,3 +81,43 @@ func TestGetAddrInfoErrors(t *testing.T) {
 		t.Error("AI_NUMERICHOST with a name resolved")
 	}
 }
+
+const (
+	niNumericHost = 1 // NI_NUMERICHOST (glibc)
+	niNumericServ = 2 // NI_NUMERICSERV (glibc)
+)
+
+// getnameinfo gives an address's host and service back, numerically here
+// (no name server is asked), off the loop thread; bad addresses get codes.
+func TestGetNameInfo(t *testing.T) {
+	l := newLoop(t)
+	for _, c := range []struct {
+		addr, host, service string
+	}{
+		{"127.0.0.1:8080", "127.0.0.1", "8080"},
+		{"[::1]:53", "::1", "53"},
+	} {
+		f, err := l.GetNameInfo(netip.MustParseAddrPort(c.addr), niNumericHost|niNumericServ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runUntil(t, l, &f.Future, 10*time.Second)
+		host, service, err := f.Names()
+		f.Release()
+		if host != c.host || service != c.service || err != nil {
+			t.Errorf("getnameinfo(%s) = %q, %q, %v", c.addr, host, service, err)
+		}
+	}
+	_, err := l.GetNameInfo(netip.AddrPort{}, 0)
+	expectErr(t, "GetNameInfo of no address", err, cEINVAL)
+	_, err = l.GetNameInfoRaw(make([]byte, 4096), 0)
+	expectErr(t, "GetNameInfoRaw beyond sockaddr_storage", err, cEINVAL)
+	f, err := l.GetNameInfoRaw([]byte{0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Release()
+	runUntil(t, l, &f.Future, 10*time.Second)
+	_, _, err = f.Names()
+	expectErr(t, "getnameinfo of an unknown family", err, cEINVAL)
+}

@@ -4,7 +4,7 @@
 # run shows everything, and ends with one summary line counting suites.
 set -u
 cd "$(dirname "$0")/.."
-suites=(test-core lint test-purego test-c test-asan test-cmake test-python test-real-libs test-real-servers test-docs test-types test-exports test-abi test-spdx test-install)
+suites=(test-core lint test-purego test-c test-asan test-cmake test-python test-real-libs test-real-servers test-docs test-types test-exports test-stripped test-abi test-spdx test-install)
 passed=0
 failed=0
 failed_names=()

@@ -1,9 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""W11's Python TLS echo servers (bench/run_tls.sh): asyncio or uvloop with
-an ssl= context (OpenSSL), a Protocol that writes back what it reads.
-Prints "PORT <n>" once listening; stops itself after 900 s.
+"""W11's Python TLS echo servers (bench/run_tls.sh): asyncio, uvloop or
+libloop's Python loop with an ssl= context (OpenSSL, through asyncio's
+sslproto on asyncio and libloop, uvloop's own), a Protocol that writes back
+what it reads; libloop-tls: libloop's loop with a libloop.TLSConfig (the
+library's TLS, Go's crypto/tls, plaintext to the Protocol). Prints
+"PORT <n>" once listening; stops itself after 900 s.
 
-    /usr/bin/python3 tls_echo.py asyncio|uvloop CERT.pem KEY.pem
+    /usr/bin/python3 tls_echo.py asyncio|uvloop|libloop|libloop-tls CERT.pem KEY.pem
+
+libloop needs PYTHONPATH=bindings/python (run_tls.sh sets it).
 """
 import asyncio
 import ssl
@@ -18,8 +23,12 @@ class Echo(asyncio.Protocol):
         self.transport.write(data)
 
 
-async def main(cert, key):
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+async def main(kind, cert, key):
+    if kind == "libloop-tls":
+        import libloop
+        ctx = libloop.TLSConfig()
+    else:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     loop = asyncio.get_running_loop()
     srv = await loop.create_server(Echo, "127.0.0.1", 0, ssl=ctx, backlog=1024)
@@ -32,4 +41,9 @@ if __name__ == "__main__":
     if kind == "uvloop":
         import uvloop  # Debian's python3-uvloop (0.17: no uvloop.run)
         uvloop.install()
-    asyncio.run(main(cert, key))
+    elif kind in ("libloop", "libloop-tls"):
+        import libloop
+        libloop.install()
+    elif kind != "asyncio":
+        raise SystemExit("tls_echo.py: unknown loop %r" % kind)
+    asyncio.run(main(kind, cert, key))

@@ -54,6 +54,10 @@ type cbEntry struct {
 	batch func(loop uint64, evs EventBatch)
 	// handle is the Handle of a scheduled one-shot, dropped with it.
 	handle *Handle
+	// hook and timer: the Hook or Timer the entry runs, released when its
+	// loop closes.
+	hook  *Hook
+	timer *Timer
 }
 
 var table = struct {

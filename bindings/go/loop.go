@@ -151,6 +151,12 @@ func (l *Loop) dropCallbacks() {
 		if e.handle != nil {
 			e.handle.drop()
 		}
+		if e.hook != nil {
+			e.hook.release()
+		}
+		if e.timer != nil {
+			e.timer.release()
+		}
 	}
 	l.mu.Lock()
 	clear(l.readers)

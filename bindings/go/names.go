@@ -3,6 +3,7 @@
 package libloop
 
 import (
+	"net/netip"
 	"runtime"
 	"unsafe"
 )
@@ -26,7 +27,7 @@ type AddrInfoFuture struct {
 }
 
 // GetAddrInfo resolves host and service with the C library's getaddrinfo
-// on a worker thread (asyncio's loop.getaddrinfo); "" passes NULL. family
+// on the loop's resolver pool, not its executor (asyncio's loop.getaddrinfo); "" passes NULL. family
 // (0: AF_UNSPEC), socktype and flags are getaddrinfo's hints. The future
 // fails with ENONAME for a name that does not resolve, an errno code, or
 // EINVAL for other getaddrinfo errors. EINVAL at once if host and service
@@ -109,4 +110,64 @@ func ParseAddrInfo(p unsafe.Pointer) []AddrInfo {
 		out = append(out, ai)
 	}
 	return out
+}
+
+// NameInfoFuture is the future of GetNameInfo; Names reads its value.
+// Release it when done.
+type NameInfoFuture struct {
+	Future
+}
+
+// GetNameInfo finds the host and service names of addr with the C
+// library's getnameinfo on the loop's resolver pool (asyncio's
+// loop.getnameinfo). flags are getnameinfo's (NI_NUMERICHOST ...). The
+// future fails with ENONAME (no name with NI_NAMEREQD), an errno code, or
+// EINVAL.
+func (l *Loop) GetNameInfo(addr netip.AddrPort, flags int) (*NameInfoFuture, error) {
+	if !addr.IsValid() {
+		return nil, EINVAL
+	}
+	return l.GetNameInfoRaw(inetSockaddr(addr), flags)
+}
+
+// GetNameInfoRaw is GetNameInfo for a raw struct sockaddr.
+func (l *Loop) GetNameInfoRaw(addr []byte, flags int) (*NameInfoFuture, error) {
+	if len(addr) == 0 || len(addr) > maxSockaddrLen || !fitsInt32(flags) {
+		return nil, EINVAL
+	}
+	c, err := NewCBuf(uintptr(len(addr)))
+	if err != nil {
+		return nil, err
+	}
+	defer c.Free()
+	copy(unsafe.Slice((*byte)(c.Ptr()), len(addr)), addr)
+	id, err := outCall(func(out unsafe.Pointer) int32 {
+		return l.raw().GetNameInfo(l.id, c.Ptr(), uint32(len(addr)), int32(flags), out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	f := &NameInfoFuture{Future{lib: l.lib, loop: l, id: id, owned: true}}
+	ownedFutures.Store(id, &f.Future)
+	return f, nil
+}
+
+// maxSockaddrLen is sizeof(struct sockaddr_storage).
+const maxSockaddrLen = 128
+
+// Names returns the host and service names; the error is the future's
+// (ESTATE while pending).
+func (f *NameInfoFuture) Names() (host, service string, err error) {
+	out, err := getSlot()
+	if err != nil {
+		return "", "", err
+	}
+	defer putSlot(out)
+	if err := check(f.raw().FutureResult(f.id, out)); err != nil {
+		return "", "", err
+	}
+	// "host\0service\0" in C memory the future owns until released.
+	p := *(*unsafe.Pointer)(out)
+	host = goString(p)
+	return host, goString(unsafe.Add(p, len(host)+1)), nil
 }

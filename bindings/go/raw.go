@@ -39,6 +39,12 @@ type Raw struct {
 	BackendFD     func(loop uint64) int32                     // ll_loop_backend_fd
 	LoopStats     func(loop uint64, out unsafe.Pointer) int32 // ll_loop_stats; out is a struct ll_loop_stats, its size set
 
+	LoopNextTimeout func(loop uint64) int32                                                             // ll_loop_next_timeout
+	HookAdd         func(loop uint64, kind int32, fn, arg uintptr, out unsafe.Pointer) int32            // ll_hook_add
+	TimerStart      func(loop uint64, first, repeat float64, cb, arg uintptr, out unsafe.Pointer) int32 // ll_timer_start
+	TimerAgain      func(timer uint64) int32                                                            // ll_timer_again
+	TimerSetRepeat  func(timer uint64, repeat float64) int32                                            // ll_timer_set_repeat
+
 	SetSlowCallbackDuration func(loop uint64, secs float64) int32         // ll_loop_set_slow_callback_duration
 	SetExceptionHandler     func(loop uint64, handler, arg uintptr) int32 // ll_loop_set_exception_handler
 
@@ -87,6 +93,11 @@ func (r *Raw) symbols() []struct {
 		{"ll_loop_set_debug", &r.SetDebug},
 		{"ll_loop_get_debug", &r.GetDebug},
 		{"ll_loop_backend_fd", &r.BackendFD},
+		{"ll_loop_next_timeout", &r.LoopNextTimeout},
+		{"ll_hook_add", &r.HookAdd},
+		{"ll_timer_start", &r.TimerStart},
+		{"ll_timer_again", &r.TimerAgain},
+		{"ll_timer_set_repeat", &r.TimerSetRepeat},
 		{"ll_loop_stats", &r.LoopStats},
 		{"ll_loop_set_slow_callback_duration", &r.SetSlowCallbackDuration},
 		{"ll_loop_set_exception_handler", &r.SetExceptionHandler},

@@ -17,6 +17,7 @@ type RawNet struct {
 	EventWithhold func(ev unsafe.Pointer) int32            // ll_event_withhold
 
 	TCPConnect    func(loop uint64, host unsafe.Pointer, port int32, fn, arg uintptr, out unsafe.Pointer) int32                 // ll_tcp_connect
+	TCPConnectEx  func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_tcp_connect_ex
 	TCPListen     func(loop uint64, host unsafe.Pointer, port, backlog, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_tcp_listen
 	UnixConnect   func(loop uint64, path unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_unix_connect
 	UnixListen    func(loop uint64, path unsafe.Pointer, backlog int32, fn, arg uintptr, out unsafe.Pointer) int32              // ll_unix_listen
@@ -49,8 +50,20 @@ type RawNet struct {
 	ServerNumSockets func(s uint64) int32                                                   // ll_server_num_sockets
 	ServerSockname   func(s uint64, i uintptr, addr, n unsafe.Pointer) int32                // ll_server_sockname
 
-	UDPOpen     func(loop uint64, localHost unsafe.Pointer, localPort int32, remoteHost unsafe.Pointer, remotePort, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_udp_open
-	GetAddrInfo func(loop uint64, host, service unsafe.Pointer, family, socktype, flags int32, out unsafe.Pointer) int32                                                    // ll_getaddrinfo
+	UDPOpen                  func(loop uint64, localHost unsafe.Pointer, localPort int32, remoteHost unsafe.Pointer, remotePort, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_udp_open
+	TTYOpen                  func(loop uint64, fd int32, fn, arg uintptr, out unsafe.Pointer) int32                                                                                      // ll_tty_open
+	TTYSetMode               func(t uint64, mode int32) int32                                                                                                                            // ll_tty_set_mode
+	TTYGetWinsize            func(t uint64, cols, rows unsafe.Pointer) int32                                                                                                             // ll_tty_get_winsize
+	TTYResetMode             func() int32                                                                                                                                                // ll_tty_reset_mode
+	UDPSetBroadcast          func(t uint64, on int32) int32                                                                                                                              // ll_udp_set_broadcast
+	UDPSetTTL                func(t uint64, ttl int32) int32                                                                                                                             // ll_udp_set_ttl
+	UDPSetMulticastTTL       func(t uint64, ttl int32) int32                                                                                                                             // ll_udp_set_multicast_ttl
+	UDPSetMulticastLoop      func(t uint64, on int32) int32                                                                                                                              // ll_udp_set_multicast_loop
+	UDPSetMulticastInterface func(t uint64, iface unsafe.Pointer) int32                                                                                                                  // ll_udp_set_multicast_interface
+	UDPSetMembership         func(t uint64, group, iface unsafe.Pointer, op int32) int32                                                                                                 // ll_udp_set_membership
+	UDPSetSourceMembership   func(t uint64, group, iface, source unsafe.Pointer, op int32) int32                                                                                         // ll_udp_set_source_membership
+	GetAddrInfo              func(loop uint64, host, service unsafe.Pointer, family, socktype, flags int32, out unsafe.Pointer) int32                                                    // ll_getaddrinfo
+	GetNameInfo              func(loop uint64, addr unsafe.Pointer, addrlen uint32, flags int32, out unsafe.Pointer) int32                                                               // ll_getnameinfo
 }
 
 func (r *RawNet) symbols() []struct {
@@ -64,6 +77,7 @@ func (r *RawNet) symbols() []struct {
 		{"ll_loop_set_event_batch", &r.SetEventBatch},
 		{"ll_event_withhold", &r.EventWithhold},
 		{"ll_tcp_connect", &r.TCPConnect},
+		{"ll_tcp_connect_ex", &r.TCPConnectEx},
 		{"ll_tcp_listen", &r.TCPListen},
 		{"ll_unix_connect", &r.UnixConnect},
 		{"ll_unix_listen", &r.UnixListen},
@@ -94,6 +108,18 @@ func (r *RawNet) symbols() []struct {
 		{"ll_server_num_sockets", &r.ServerNumSockets},
 		{"ll_server_sockname", &r.ServerSockname},
 		{"ll_udp_open", &r.UDPOpen},
+		{"ll_tty_open", &r.TTYOpen},
+		{"ll_tty_set_mode", &r.TTYSetMode},
+		{"ll_tty_get_winsize", &r.TTYGetWinsize},
+		{"ll_tty_reset_mode", &r.TTYResetMode},
+		{"ll_udp_set_broadcast", &r.UDPSetBroadcast},
+		{"ll_udp_set_ttl", &r.UDPSetTTL},
+		{"ll_udp_set_multicast_ttl", &r.UDPSetMulticastTTL},
+		{"ll_udp_set_multicast_loop", &r.UDPSetMulticastLoop},
+		{"ll_udp_set_multicast_interface", &r.UDPSetMulticastInterface},
+		{"ll_udp_set_membership", &r.UDPSetMembership},
+		{"ll_udp_set_source_membership", &r.UDPSetSourceMembership},
 		{"ll_getaddrinfo", &r.GetAddrInfo},
+		{"ll_getnameinfo", &r.GetNameInfo},
 	}
 }

@@ -24,6 +24,7 @@ type RawTLS struct {
 
 	TLSConnect        func(loop uint64, host unsafe.Pointer, port int32, cfg uint64, name unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32 // ll_tls_connect
 	TLSListen         func(loop uint64, host unsafe.Pointer, port, backlog, flags int32, cfg uint64, fn, arg uintptr, out unsafe.Pointer) int32      // ll_tls_listen
+	TLSServerOpen     func(loop uint64, fd int32, cfg uint64, fn, arg uintptr, out unsafe.Pointer) int32                                             // ll_tls_server_open
 	TransportStartTLS func(t, cfg uint64, serverSide int32, name unsafe.Pointer, out unsafe.Pointer) int32                                           // ll_transport_start_tls
 
 	TLSVersion      func(t uint64) int32                                           // ll_tls_version
@@ -58,6 +59,7 @@ func (r *RawTLS) symbols() []struct {
 		{"ll_tls_config_set_timeouts", &r.TLSConfigSetTimeouts},
 		{"ll_tls_connect", &r.TLSConnect},
 		{"ll_tls_listen", &r.TLSListen},
+		{"ll_tls_server_open", &r.TLSServerOpen},
 		{"ll_transport_start_tls", &r.TransportStartTLS},
 		{"ll_tls_version", &r.TLSVersion},
 		{"ll_tls_cipher", &r.TLSCipher},

@@ -102,23 +102,35 @@ func (l *Loop) schedule(fn func(), timer bool, call func(cb, key uintptr, out un
 	if fn == nil {
 		return nil, EINVAL
 	}
-	out, err := getSlot()
+	h := &Handle{loop: l}
+	var err error
+	h.key, h.id, err = register(&cbEntry{kind: kindPlain, once: true, owner: l.id, handle: h,
+		plain: func(uint64) { h.fire(fn) }}, call)
 	if err != nil {
 		return nil, err
 	}
-	defer putSlot(out)
-	h := &Handle{loop: l}
-	h.key = addEntry(&cbEntry{kind: kindPlain, once: true, owner: l.id, handle: h,
-		plain: func(uint64) { h.fire(fn) }})
-	if err := check(call(CallbackPtr(), h.key, out)); err != nil {
-		removeEntry(h.key)
-		return nil, err
-	}
-	h.id = *(*uint64)(out)
 	if timer {
 		h.when = l.raw().TimerWhen(h.id)
 	}
 	return h, nil
+}
+
+// register adds the callback entry e and calls call with the plain
+// trampoline, e's key and a C out slot; it returns the key and the id call
+// wrote there (the entry removed again if call fails). Handles, hooks and
+// repeating timers are made this way.
+func register(e *cbEntry, call func(cb, key uintptr, out unsafe.Pointer) int32) (uintptr, uint64, error) {
+	out, err := getSlot()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer putSlot(out)
+	key := addEntry(e)
+	if err := check(call(CallbackPtr(), key, out)); err != nil {
+		removeEntry(key)
+		return 0, 0, err
+	}
+	return key, *(*uint64)(out), nil
 }
 
 // CallSoon schedules fn for the next iteration, after everything already

@@ -128,6 +128,15 @@ int ll_tls_listen(ll_loop loop, const char *host, int port, int backlog, int fla
                   ll_protocol_fn fn, void *arg, ll_server *out);
 
 /**
+ * Serve a listening socket the host bound (as ll_server_open, which this
+ * otherwise is: libloop owns fd from now on) with ll_tls_listen's TLS
+ * server handshake before each connection's LL_CONNECTION_MADE, and its
+ * single LL_CONNECTION_LOST for a connection whose handshake fails.
+ * @return as ll_server_open, and LL_EBADHANDLE for the config.
+ */
+int ll_tls_server_open(ll_loop loop, int fd, ll_tls_config cfg, ll_protocol_fn fn, void *arg, ll_server *out);
+
+/**
  * Upgrade an open stream transport to TLS (asyncio's start_tls; server_side
  * 1: as the server, 0: as a client checking server_name). The transport
  * keeps its id and protocol; from now on its bytes are TLS. Data events

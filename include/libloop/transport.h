@@ -134,7 +134,8 @@ int ll_loop_set_event_batch(ll_loop loop, ll_event_batch_fn fn, void *arg);
 
 /**
  * Connect to host:port (asyncio's create_connection). A name is resolved
- * off the loop thread; each address is tried in turn. The connected
+ * on the resolver pool, off the loop thread; each address is tried in
+ * turn (ll_tcp_connect_ex races them). The connected
  * transport has TCP_NODELAY on; its events go to fn with arg, the first
  * being LL_CONNECTION_MADE, which runs before the future's done callbacks.
  * @param out  a future whose value (ll_future_result) is the ll_transport;
@@ -145,6 +146,38 @@ int ll_loop_set_event_batch(ll_loop loop, ll_event_batch_fn fn, void *arg);
  *         LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_tcp_connect(ll_loop loop, const char *host, int port, ll_protocol_fn fn, void *arg, ll_future *out);
+
+/**
+ * What ll_tcp_connect_ex connects to and how: asyncio's create_connection
+ * arguments. Zero it, set size to sizeof(ll_connect_options) (so a later,
+ * larger version of the struct can be told apart), then the fields.
+ */
+typedef struct ll_connect_options {
+    uint32_t size;               /**< sizeof(ll_connect_options) */
+    int port;                    /**< the remote port, 0..65535 */
+    const char *host;            /**< the remote host: a name or an address */
+    const char *local_host;      /**< bind to this address first (local_addr); NULL with local_port 0: no bind */
+    int local_port;              /**< the local port (0: any) */
+    int interleave;              /**< alternate address families, this many of the first family first (RFC 8305); 0: 1 when happy_eyeballs_delay > 0, else the resolver's order; -1: the resolver's order */
+    double happy_eyeballs_delay; /**< seconds: when an attempt has not connected by then, start the next one too; the first to connect wins (RFC 8305; 0.25 is the RFC's advice). 0: one attempt at a time */
+    ll_tls_config tls;           /**< 0: plain TCP; else a TLS client handshake with this config, as ll_tls_connect */
+    const char *server_name;     /**< with tls: the name to verify (NULL: the config's, else host) */
+} ll_connect_options;
+
+/**
+ * ll_tcp_connect (or, with opts->tls, ll_tls_connect) with asyncio's other
+ * create_connection arguments: a local address, happy eyeballs (RFC 8305:
+ * addresses raced after a delay, families interleaved). Names, the local
+ * one too, are resolved on the resolver pool. The strings are copied.
+ * @param out  as ll_tcp_connect's (as ll_tls_connect's with tls); with no
+ *             local address of a remote address's family, that address
+ *             fails with LL_EINVAL.
+ * @return 0, LL_EINVAL (NULL opts, host or out; size smaller than this
+ *         version's, or larger with a non-zero tail; a port outside
+ *         0..65535; a negative or non-finite delay), LL_EBADHANDLE (the
+ *         loop or the TLS config), LL_ECLOSED.
+ */
+int ll_tcp_connect_ex(ll_loop loop, const ll_connect_options *opts, ll_protocol_fn fn, void *arg, ll_future *out);
 
 /**
  * Listen on host:port. host NULL or "" listens on every interface, IPv4 and
@@ -398,11 +431,100 @@ int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char
  */
 int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void *addr, uint32_t addrlen);
 
-/* ---- Names --------------------------------------------------------------- */
+/* ---- Terminals (libuv's uv_tty_t) -------------------------------------- */
+
+#define LL_TTY_NORMAL 0 /**< ll_tty_set_mode: the settings the terminal had before libloop changed them */
+#define LL_TTY_RAW    1 /**< ll_tty_set_mode: bytes as typed (no line editing, echo, signal keys or CR translation on input) */
 
 /**
- * Resolve host and service with the C library's getaddrinfo on a worker
- * thread (asyncio's loop.getaddrinfo). family (AF_UNSPEC = 0, AF_INET ...),
+ * Adopt a terminal as a stream transport: read what is typed, write what
+ * is shown. The transport works on an open of its own (on Linux the
+ * terminal reopened by its name, so fd's non-blocking flag stays as it
+ * was for others sharing it, such as the shell; elsewhere a duplicate):
+ * fd stays the caller's to close. Events as ll_transport_open's LL_STREAM.
+ * The window size changes with SIGWINCH: watch it with ll_add_signal_handler
+ * and read ll_tty_get_winsize.
+ * @return 0, LL_EINVAL (fd is not a terminal; out NULL), -EBADF,
+ *         LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_tty_open(ll_loop loop, int fd, ll_protocol_fn fn, void *arg, ll_transport *out);
+
+/**
+ * Switch the terminal to LL_TTY_RAW or back to LL_TTY_NORMAL; output
+ * written before the call is sent first. A terminal's mode is the
+ * process's: libloop keeps the settings each terminal had before its first
+ * change, for LL_TTY_NORMAL and ll_tty_reset_mode.
+ * @return 0, LL_EINVAL (another mode; not a terminal), LL_ECLOSED,
+ *         LL_EBADHANDLE, -errno.
+ */
+int ll_tty_set_mode(ll_transport t, int mode);
+
+/** The terminal's window size in *cols and *rows. @return 0, LL_EINVAL (NULL pointer; not a terminal), LL_ECLOSED, LL_EBADHANDLE. */
+int ll_tty_get_winsize(ll_transport t, int *cols, int *rows);
+
+/**
+ * Put every terminal libloop switched to raw mode back in its own mode,
+ * also after its transports closed (for an exit path; from any thread, not
+ * from a signal handler).
+ * @return 0 or the first -errno.
+ */
+int ll_tty_reset_mode(void);
+
+/* ---- UDP socket options (libuv's uv_udp_set_*) --------------------------
+ * On an open UDP transport of the family it was opened with (ll_udp_open or
+ * an adopted LL_DATAGRAM socket). Each returns 0, LL_EINVAL (not a UDP
+ * transport; a value out of range; an address that does not parse or is of
+ * the other family), LL_ECLOSED (after close or loss), LL_EBADHANDLE, or the
+ * kernel's -errno. An interface (iface_addr) is, on IPv4, the interface's
+ * address ("127.0.0.1"); on IPv6 an address whose zone names the interface
+ * ("::%eth0", "::%2"); NULL or "" lets the kernel choose. */
+
+#define LL_JOIN  1 /**< ll_udp_set_membership / ll_udp_set_source_membership: join the group */
+#define LL_LEAVE 2 /**< ll_udp_set_membership / ll_udp_set_source_membership: leave it */
+
+/** Allow sending to broadcast addresses (SO_BROADCAST) when on is nonzero. @return as above. */
+int ll_udp_set_broadcast(ll_transport t, int on);
+
+/** Unicast time to live (IPv6: hop limit), 1..255. @return as above. */
+int ll_udp_set_ttl(ll_transport t, int ttl);
+
+/** Multicast time to live (IPv6: hop limit), 0..255 (the kernel's default, 1, stays on the local network). @return as above. */
+int ll_udp_set_multicast_ttl(ll_transport t, int ttl);
+
+/** Whether this host's members hear the socket's own multicast datagrams (the kernel's default: on). @return as above. */
+int ll_udp_set_multicast_loop(ll_transport t, int on);
+
+/** The interface multicast datagrams leave by. @return as above. */
+int ll_udp_set_multicast_interface(ll_transport t, const char *iface_addr);
+
+/**
+ * Join (LL_JOIN) or leave (LL_LEAVE) a multicast group on an interface.
+ * @return as above; joining twice is -EADDRINUSE and leaving a group not
+ *         joined -EADDRNOTAVAIL (the kernel's).
+ */
+int ll_udp_set_membership(ll_transport t, const char *group, const char *iface_addr, int op);
+
+/**
+ * Join or leave a group for the datagrams of one source only
+ * (source-specific multicast, RFC 4607).
+ * @return as ll_udp_set_membership; -EOPNOTSUPP where the system has no
+ *         source-specific option.
+ */
+int ll_udp_set_source_membership(ll_transport t, const char *group, const char *iface_addr, const char *source,
+                                 int op);
+
+/* ---- Names --------------------------------------------------------------- */
+
+/*
+ * Lookups run on the loop's resolver pool, never on the loop's thread nor
+ * on its executor: at most 4 at once per loop (more wait their turn), so a
+ * slow DNS server cannot starve ll_run_in_executor work. ll_tcp_connect and
+ * ll_tls_connect resolve there too.
+ */
+
+/**
+ * Resolve host and service with the C library's getaddrinfo on the
+ * resolver pool (asyncio's loop.getaddrinfo). family (AF_UNSPEC = 0, AF_INET ...),
  * socktype and flags are getaddrinfo's hints.
  * @param out  a future whose value is a struct addrinfo * list, owned by
  *             the future (freed with freeaddrinfo when it is released); it
@@ -412,6 +534,20 @@ int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void
  */
 int ll_getaddrinfo(ll_loop loop, const char *host, const char *service, int family, int socktype, int flags,
                    ll_future *out);
+
+/**
+ * Find the name of an address with the C library's getnameinfo on the
+ * resolver pool (asyncio's loop.getnameinfo, libuv's uv_getnameinfo). addr
+ * is a struct sockaddr of addrlen bytes, copied before the call returns;
+ * flags are getnameinfo's (NI_NUMERICHOST, NI_NAMEREQD, NI_DGRAM ...).
+ * @param out  a future whose value is a const char * "host\0service\0",
+ *             valid until the future is released; it fails with
+ *             LL_ENONAME (no name, with NI_NAMEREQD), -errno, or LL_EINVAL
+ *             for other getnameinfo errors (an unknown family).
+ * @return 0, LL_EINVAL (NULL addr, addrlen 0 or larger than a struct
+ *         sockaddr_storage, NULL out), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_getnameinfo(ll_loop loop, const void *addr, uint32_t addrlen, int flags, ll_future *out);
 
 #ifdef __cplusplus
 }

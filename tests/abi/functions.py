@@ -38,6 +38,19 @@ OMIT = {
         # machine (task_machine.py) declares exactly the calls it makes.
         "ll_future_done": "task_machine reads ll_future_state",
         "ll_future_get_loop": "a Python future knows its loop",
+        "ll_hook_add": "asyncio has no prepare/check/idle hooks: a Python program runs the loop, it does not embed it",
+        "ll_loop_next_timeout": "for hosts that embed the loop in a poll of their own; asyncio runs its loop itself",
+        "ll_timer_start": "asyncio's timers are call_later/call_at handles, kept in Python",
+        "ll_timer_again": "see ll_timer_start",
+        "ll_timer_set_repeat": "see ll_timer_start",
+        "LL_HOOK_PREPARE": "see ll_hook_add",
+        "LL_HOOK_CHECK": "see ll_hook_add",
+        "LL_HOOK_IDLE": "see ll_hook_add",
+        "ll_tcp_connect_ex": "asyncio's create_connection does local_addr, happy eyeballs and interleave "
+                             "in Python, on the loop's sockets",
+        "ll_getnameinfo": "loop.getnameinfo is asyncio's: socket.getnameinfo in the executor",
+        "LL_JOIN": "the ll_udp_set_*membership op, not bound in Python (see OMIT_PREFIXES)",
+        "LL_LEAVE": "the ll_udp_set_*membership op, not bound in Python (see OMIT_PREFIXES)",
         "ll_future_remove_done_callback": "done callbacks of C futures are added once and fire once",
         "ll_future_set_exception": "a Python exception stays a Python object; tasks raise through ll_task_raise",
         "ll_task_awaited": "task_machine keeps what a task awaits in Python",
@@ -78,36 +91,17 @@ OMIT = {
         "ll_process_terminate": "terminate() is send_signal(SIGTERM) through ll_process_send_signal",
         "ll_process_wait": "wait() awaits the LL_PROCESS_EXITED event",
         # TLS: asyncio's ssl= runs Python's ssl module (sslproto) over the
-        # plain transports bound above, as asyncio does on any loop; the
-        # C-side TLS of include/libloop/tls.h is for C and Go hosts.
-        "ll_tls_config_new": "asyncio's ssl= uses the ssl module over plain transports (sslproto)",
-        "ll_tls_config_set_cert_pem": "as ll_tls_config_new",
-        "ll_tls_config_load_cert_file": "as ll_tls_config_new",
-        "ll_tls_config_add_ca_pem": "as ll_tls_config_new",
-        "ll_tls_config_load_ca_file": "as ll_tls_config_new",
-        "ll_tls_config_load_ca_dir": "as ll_tls_config_new",
-        "ll_tls_config_use_system_ca": "as ll_tls_config_new",
-        "ll_tls_config_set_verify": "as ll_tls_config_new",
-        "ll_tls_config_set_server_name": "as ll_tls_config_new",
-        "ll_tls_config_set_client_auth": "as ll_tls_config_new",
-        "ll_tls_config_set_alpn": "as ll_tls_config_new",
-        "ll_tls_config_set_versions": "as ll_tls_config_new",
-        "ll_tls_config_set_session_cache": "as ll_tls_config_new",
-        "ll_tls_config_set_timeouts": "as ll_tls_config_new",
-        "ll_tls_connect": "as ll_tls_config_new",
-        "ll_tls_listen": "as ll_tls_config_new",
-        "ll_transport_start_tls": "as ll_tls_config_new",
-        "ll_tls_version": "as ll_tls_config_new",
-        "ll_tls_cipher": "as ll_tls_config_new",
-        "ll_tls_alpn": "as ll_tls_config_new",
-        "ll_tls_peer_cert": "as ll_tls_config_new",
-        "ll_tls_verify_result": "as ll_tls_config_new",
-        "ll_tls_resumed": "as ll_tls_config_new",
-        "LL_TLS_1_2": "as ll_tls_config_new",
-        "LL_TLS_1_3": "as ll_tls_config_new",
-        "LL_TLS_CLIENT_NONE": "as ll_tls_config_new",
-        "LL_TLS_CLIENT_REQUEST": "as ll_tls_config_new",
-        "LL_TLS_CLIENT_REQUIRE": "as ll_tls_config_new",
+        # plain transports bound above, as asyncio does on any loop; a
+        # server may opt in to the library's TLS with libloop.TLSConfig
+        # (tls_config.py, tls_transport.py), which binds the server side.
+        "ll_tls_config_set_cert_pem": "TLSConfig.load_cert_chain loads files (ll_tls_config_load_cert_file)",
+        "ll_tls_config_use_system_ca": "TLSConfig serves only: the CAs it trusts check client certificates",
+        "ll_tls_config_set_verify": "client side: create_connection takes an ssl.SSLContext (sslproto)",
+        "ll_tls_config_set_server_name": "as ll_tls_config_set_verify",
+        "ll_tls_config_set_session_cache": "servers keep the default (tickets issued)",
+        "ll_tls_connect": "as ll_tls_config_set_verify",
+        "ll_tls_listen": "asyncio binds the sockets; TLSConfig servers use ll_tls_server_open",
+        "ll_transport_start_tls": "start_tls takes an ssl.SSLContext (sslproto)",
         # Version: the loader compares ll_version() with ABI_MAJOR/ABI_MINOR.
         "LL_VERSION_PATCH": "a patch release never changes the ABI",
         "LL_VERSION": "the library's ll_version() is read at load time instead",
@@ -120,7 +114,12 @@ OMIT = {
 # Deliberate omissions of every name with a prefix: binding -> {prefix:
 # reason} (a name both bound and so omitted is not reported).
 OMIT_PREFIXES = {
-    "python": {},
+    "python": {
+        "ll_udp_set_": "asyncio code sets UDP options on transport.get_extra_info('socket') with setsockopt, "
+                       "as on asyncio's own loop",
+        "ll_tty_": "asyncio has no terminal transport: Python programs use tty/termios and connect_read_pipe",
+        "LL_TTY_": "the ll_tty_set_mode modes, not bound in Python (see ll_tty_)",
+    },
     "go": {},
 }
 

@@ -2,13 +2,18 @@
 /*
  * TLS against peers nobody here wrote: openssl s_server / s_client and
  * Python's ssl module, both directions; ALPN, client certificates, TLS 1.2
- * and 1.3, a 64 MiB transfer with checksum, and the version mismatch.
+ * and 1.3, a 64 MiB transfer with checksum, the version mismatch, and a
+ * TLS server on a socket the host bound (ll_tls_server_open).
  * Certificates are made at test time (tls_util.h); every port is picked
  * by the kernel.
  */
 #define _GNU_SOURCE
 #include "net_util.h"
 #include "tls_util.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 static struct pki pki;
 
@@ -197,6 +202,66 @@ static void test_openssl_client_vs_server(void) {
     ll_release(loop);
 }
 
+/* ll_tls_server_open: a listening socket the host bound serves TLS as
+ * ll_tls_listen does. Bad input is refused and leaves the fd to the host;
+ * a client that speaks no TLS ends with one LL_CONNECTION_LOST
+ * (LL_ETLSPROTO) and no LL_CONNECTION_MADE; openssl s_client's input
+ * comes back over TLS 1.3. */
+static void test_server_open_fd(void) {
+    ll_loop loop = new_loop();
+    ll_tls_config cfg = tls_conf(NULL, pki.cert, pki.key);
+    int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK_EQ_INT(bind(ls, (struct sockaddr *)&sa, sizeof sa), 0);
+    struct tls_server ts;
+    memset(&ts, 0, sizeof ts);
+    server_init(&ts.s, 4);
+    ts.s.tmpl.echo = 1;
+    CHECK_EQ_INT(ll_tls_server_open(loop, ls, cfg, tls_server_proto, &ts, &ts.s.id), LL_EINVAL); /* not listening */
+    CHECK_EQ_INT(listen(ls, 8), 0);
+    CHECK_EQ_INT(ll_tls_server_open(loop, ls, 0, tls_server_proto, &ts, &ts.s.id), LL_EBADHANDLE);
+    CHECK_EQ_INT(ll_tls_server_open(loop, ls, cfg, tls_server_proto, &ts, NULL), LL_EINVAL);
+    CHECK_EQ_INT(ll_tls_server_open(loop, -1, cfg, tls_server_proto, &ts, &ts.s.id), -EBADF);
+    CHECK_EQ_INT(ll_tls_server_open(loop, ls, cfg, tls_server_proto, &ts, &ts.s.id), 0);
+    CHECK_EQ_INT(ll_server_port(ts.s.id, &ts.s.port), 0);
+
+    struct conn plain;
+    conn_init(&plain);
+    CHECK_EQ_INT(connect_tcp(loop, "127.0.0.1", ts.s.port, &plain), 0);
+    static const char http[] = "GET / HTTP/1.0\r\n\r\n";
+    CHECK_EQ_INT(ll_transport_write(plain.t, http, sizeof http - 1), 0);
+    RUN_UNTIL(loop, ts.nfail == 1 && plain.nlost == 1, 20);
+    CHECK_EQ_INT(ts.fail_code, LL_ETLSPROTO);
+    CHECK_EQ_INT(ts.s.n, 0);
+
+    static const char input[] = "hello from s_client\n";
+    int inpipe[2];
+    CHECK_EQ_INT(pipe(inpipe), 0);
+    CHECK_EQ_INT(write(inpipe[1], input, sizeof input - 1), sizeof input - 1);
+    char portarg[32];
+    snprintf(portarg, sizeof portarg, "127.0.0.1:%d", ts.s.port);
+    struct peer p;
+    char *argv[] = {"openssl", "s_client", "-connect", portarg, "-CAfile", pki.ca, "-verify_return_error",
+                    "-servername", "localhost", "-tls1_3", "-quiet", "-no_ign_eof", NULL};
+    CHECK_EQ_INT(peer_spawn(&p, argv, inpipe[0]), 0);
+    close(inpipe[0]);
+    RUN_UNTIL(loop, ts.s.n == 1 && ts.s.conns[0].nbytes == sizeof input - 1, 30);
+    struct conn *c = &ts.s.conns[0];
+    CHECK_EQ_INT(ll_tls_version(c->t), LL_TLS_1_3);
+    ll_transport_close(c->t);
+    char out[256];
+    size_t n = peer_read_all(&p, loop, out, sizeof out, 30);
+    CHECK_EQ_INT(n, sizeof input - 1);
+    CHECK(memcmp(out, input, n) == 0);
+    close(inpipe[1]);
+    peer_wait(&p, loop, 20);
+    RUN_UNTIL(loop, c->nlost == 1, 20);
+    CHECK_EQ_INT(ts.nfail, 1);
+    server_free(&ts.s, loop);
+    ll_release(cfg);
+    ll_release(loop);
+}
+
 /* Python's ssl client sends 64 MiB through our echo server and checks
  * the SHA-256 of what came back against what it sent. */
 /* Single-threaded: an ssl socket must not be read and written from two
@@ -293,6 +358,7 @@ int main(void) {
     RUN_TEST(test_client_cert_missing);
     RUN_TEST(test_version_mismatch);
     RUN_TEST(test_openssl_client_vs_server);
+    RUN_TEST(test_server_open_fd);
     RUN_TEST(test_python_client_64mib);
     RUN_TEST(test_client_vs_python_server);
     pki_free(&pki);

@@ -18,10 +18,12 @@ Loop = EventLoop  # uvloop's name
 from .policy import EventLoopPolicy, install, new_event_loop, run
 from .task_machine import Task, task_factory
 from .stats import ELU, LoopStats
+from .tls_config import TLSConfig
+from .tls_transport import TLSInfo
 
 __all__ = ["EventLoop", "Loop", "EventLoopPolicy", "LibloopError", "install",
            "new_event_loop", "run", "LIBRARY_PATH", "Task", "task_factory",
-           "LoopStats", "ELU"]
+           "LoopStats", "ELU", "TLSConfig", "TLSInfo"]
 
 if _loader.VERSION is not None:
     __version__ = '.'.join(map(str, _loader.VERSION))

@@ -13,8 +13,10 @@ a program using them).
 
 import asyncio
 import contextvars
+import os
+import ssl
 from asyncio import events
-from collections.abc import Coroutine, Generator
+from collections.abc import Coroutine, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -28,7 +30,7 @@ LIBRARY_PATH: str
 
 __all__ = ["EventLoop", "Loop", "EventLoopPolicy", "LibloopError", "install",
            "new_event_loop", "run", "LIBRARY_PATH", "Task", "task_factory",
-           "LoopStats", "ELU"]
+           "LoopStats", "ELU", "TLSConfig", "TLSInfo"]
 
 
 class LibloopError(RuntimeError):
@@ -78,6 +80,52 @@ class EventLoop(asyncio.BaseEventLoop):
 
 Loop = EventLoop
 """uvloop's name for the loop class."""
+
+
+class TLSConfig:
+    """A TLS server configuration owned by libloop: create_server(ssl=...)
+    then serves with libloop's TLS (docs/python.md, "TLS")."""
+
+    def __init__(self) -> None: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "TLSConfig": ...
+    def __exit__(self, *exc: object) -> None: ...
+    def load_cert_chain(self, certfile: str | bytes | os.PathLike[str], keyfile: str | bytes | os.PathLike[str] | None = ...,
+                        password: None = ...) -> None: ...
+    def load_verify_locations(self, cafile: str | bytes | os.PathLike[str] | None = ...,
+                              capath: str | bytes | os.PathLike[str] | None = ...,
+                              cadata: str | None = ...) -> None: ...
+    def set_alpn_protocols(self, protocols: Iterable[str]) -> None: ...
+    @property
+    def verify_mode(self) -> ssl.VerifyMode: ...
+    @verify_mode.setter
+    def verify_mode(self, mode: int) -> None: ...
+    @property
+    def minimum_version(self) -> ssl.TLSVersion: ...
+    @minimum_version.setter
+    def minimum_version(self, v: ssl.TLSVersion) -> None: ...
+    @property
+    def maximum_version(self) -> ssl.TLSVersion: ...
+    @maximum_version.setter
+    def maximum_version(self, v: ssl.TLSVersion) -> None: ...
+    def set_timeouts(self, handshake: float | None = ..., shutdown: float | None = ...) -> None: ...
+
+
+class TLSInfo:
+    """get_extra_info('ssl_object') of a TLSConfig server's connection."""
+
+    server_side: bool
+    server_hostname: None
+
+    def __init__(self, tid: int, context: TLSConfig) -> None: ...
+    @property
+    def context(self) -> TLSConfig: ...
+    def version(self) -> str | None: ...
+    def cipher(self) -> tuple[str, str | None, int | None]: ...
+    def compression(self) -> None: ...
+    def selected_alpn_protocol(self) -> str | None: ...
+    def session_reused(self) -> bool: ...
+    def getpeercert(self, binary_form: bool = ...) -> Any: ...
 
 
 class EventLoopPolicy(events.BaseDefaultEventLoopPolicy):

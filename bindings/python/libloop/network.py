@@ -19,6 +19,7 @@ from . import _hotpath, _lib
 from . import _netlib as _net
 from ._lib import check
 from .stream_transport import StreamTransport
+from .tls_config import TLSConfig
 from .transports import event_dispatch
 
 _Base = base_events.BaseEventLoop
@@ -178,6 +179,10 @@ class NetworkMixin:
                             server_side=False, server_hostname=None, extra=None,
                             server=None, ssl_handshake_timeout=None,
                             ssl_shutdown_timeout=None, call_connection_made=True):
+        if isinstance(sslcontext, TLSConfig):  # (a server's is taken by _start_serving)
+            rawsock.close()
+            raise TypeError('libloop.TLSConfig serves create_server() and create_unix_server() '
+                            'only; use an ssl.SSLContext here')
         ssl_protocol = sslproto.SSLProtocol(
             self, protocol, sslcontext, waiter, server_side, server_hostname,
             ssl_handshake_timeout=ssl_handshake_timeout,

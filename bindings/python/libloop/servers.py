@@ -2,7 +2,10 @@
 """Serving sockets: asyncio's Server (base_events.Server) calls
 loop._start_serving / _stop_serving; libloop accepts (accept4 until EAGAIN,
 EMFILE handled as asyncio does) and each new connection's first event tells
-Python which server it belongs to (ev.arg, a token)."""
+Python which server it belongs to (ev.arg, a token). A server whose ssl=
+is a libloop.TLSConfig is served with libloop's TLS (ll_tls_server_open):
+its connections' first event comes after the handshake, and a connection
+whose handshake fails never reaches Python."""
 
 import contextvars
 import itertools
@@ -14,6 +17,8 @@ from . import _lib
 from . import _netlib as _net
 from ._lib import check
 from .stream_transport import StreamTransport
+from .tls_config import TLSConfig, ll_tls_server_open
+from .tls_transport import TLSTransport
 
 
 class _Serving:
@@ -47,10 +52,18 @@ class ServersMixin:
         s.factory, s.sslcontext, s.server = protocol_factory, sslcontext, server
         s.handshake_timeout, s.shutdown_timeout = ssl_handshake_timeout, ssl_shutdown_timeout
         s.context = contextvars.copy_context()  # each connection runs in a copy
+        cfg = 0
+        if isinstance(sslcontext, TLSConfig):  # libloop's TLS (tls_transport.py)
+            cfg = sslcontext._cid()  # (ValueError if it was closed)
+            if ssl_handshake_timeout is not None or ssl_shutdown_timeout is not None:
+                sslcontext.set_timeouts(ssl_handshake_timeout, ssl_shutdown_timeout)
         # libloop closes what it serves; the Server keeps (and closes) sock.
         dup = os.dup(fd)
         out = _net.u64()
-        rc = _net.ll_server_open(self._id, dup, None, s.token, out)
+        if cfg:  # connections arrive handshaken
+            rc = ll_tls_server_open(self._id, dup, cfg, None, s.token, out)
+        else:
+            rc = _net.ll_server_open(self._id, dup, None, s.token, out)
         if rc < 0:
             os.close(dup)
             check(rc, 'serve')
@@ -89,6 +102,8 @@ class ServersMixin:
         try:
             protocol = context.run(s.factory)
             waiter = None
+            if isinstance(s.sslcontext, TLSConfig):
+                return TLSTransport(self, tid, protocol, s.sslcontext, s.server, context=context)
             if s.sslcontext:
                 waiter = self.create_future()
                 protocol = sslproto.SSLProtocol(

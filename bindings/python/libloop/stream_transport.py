@@ -44,6 +44,7 @@ _WRITE_REFUSED = {True: 'Cannot call write() after write_eof()',
 _NO_EXTRA = types.MappingProxyType({})
 _transport_write = _hotpath.transport_write
 _transport_write_buffer = _hotpath.transport_write_buffer
+_MEM = _net.MEM  # the address space as a c_char array (None in a 32-bit process)
 
 
 
@@ -176,9 +177,16 @@ class StreamTransport(ReadingMixin, _CTransport):
             except BaseException as exc:
                 self._fatal_error(exc, 'Fatal error: protocol.get_buffer() call failed.')
                 return
-            view = memoryview(buf).cast('B')
+            view = memoryview(buf)
+            if view.format != 'B' or view.ndim != 1:
+                view = view.cast('B')
             n = min(len(view), left)
-            ctypes.memmove((ctypes.c_char * n).from_buffer(view), src, n)
+            if _MEM is not None:
+                # A slice of the address space into the view: ~3x cheaper
+                # than a ctypes array over the view and ctypes.memmove.
+                view[:n] = _MEM[src:src + n]
+            else:
+                ctypes.memmove((ctypes.c_char * n).from_buffer(view), src, n)
             src += n
             left -= n
             try:

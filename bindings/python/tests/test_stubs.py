@@ -88,7 +88,9 @@ class StubTests(unittest.TestCase):
             bases = [base_name(b) for b in cls.bases]
             for node in cls.body:
                 if isinstance(node, ast.FunctionDef) and any(
-                        isinstance(d, ast.Name) and d.id == 'property' for d in node.decorator_list):
+                        isinstance(d, ast.Name) and d.id == 'property'
+                        or isinstance(d, ast.Attribute) and d.attr == 'setter'
+                        for d in node.decorator_list):
                     with self.subTest(f'{cls.name}.{node.name}'):
                         self.assertIsInstance(getattr(runtime, node.name, None), property)
                 elif dataclasses.is_dataclass(runtime) and isinstance(node, ast.AnnAssign):
@@ -99,6 +101,9 @@ class StubTests(unittest.TestCase):
                         self.assertTrue(hasattr(runtime, node.name),
                                         f'{cls.name}.{node.name} is in the stub, not the class')
                         self.assertEqual(stub_params(node), runtime_params(getattr(runtime, node.name)))
+                elif isinstance(node, ast.AnnAssign) and cls.name == 'TLSInfo':
+                    with self.subTest(f'{cls.name}.{node.target.id}'):  # class attributes
+                        self.assertTrue(hasattr(runtime, node.target.id))
                 elif isinstance(node, ast.AnnAssign):
                     with self.subTest(f'{cls.name}.{node.target.id}'):
                         obj = runtime(42) if runtime is libloop.LibloopError else libloop.new_event_loop()

@@ -429,6 +429,31 @@ class BufferedTests(TransportTests):
         self.assertEqual(bytes(p.got), payload)
         self.assertLessEqual(max(p.sizes), 1000)
 
+    def test_buffered_protocol_wide_items_and_slices(self):
+        """get_buffer may return any writable buffer: a slice of a
+        memoryview (as sslproto's), or items wider than a byte; nbytes
+        counts bytes."""
+        import array
+        payload = bytes(range(256)) * 400
+        wide = array.array('H', bytes(2000))
+        views = iter([memoryview(bytearray(3000))[100:1100], memoryview(wide)] * 1000)
+
+        class Any(Buffered):
+            def get_buffer(self, sizehint):
+                self.buf = next(views)
+                return self.buf
+
+            def buffer_updated(self, nbytes):
+                self.sizes.append(nbytes)
+                self.got += self.buf.cast('B')[:nbytes] if self.buf.format != 'B' else self.buf[:nbytes]
+
+        t, p, peer = self.pair(lambda: Any(self.loop, 0))
+        peer.sendall(payload)
+        peer.shutdown(socket.SHUT_WR)
+        self.assertIsNone(self.run_coro(p.lost))
+        self.assertEqual(bytes(p.got), payload)
+        self.assertLessEqual(max(p.sizes), 2000)
+
     def test_get_buffer_error(self):
         self.collect_errors()
 
