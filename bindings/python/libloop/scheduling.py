@@ -179,8 +179,16 @@ class SchedulingMixin:
         self._gather = False
         if self._wq:
             self._flush_writes()
+        # _signalled too, and for the same reason: a signal handler (Python
+        # runs them between two calls, so after len() too) that queues a
+        # callback either lands before the look (more) or sees _signalled
+        # down and calls ll_loop_host_ready itself, which libloop keeps
+        # whatever this returns. Set from more after the look, the flag would
+        # hide a callback queued between the two: lost until another event.
+        self._signalled = False
         more = len(ready) > 0
-        self._signalled = more
+        if more:
+            self._signalled = True
         if more is self._sig_on and self._sig_fd >= 0:
             self._sig_watch(not more)
         return more
