@@ -57,8 +57,8 @@ MUTATIONS = [
      '("code", c_int),\n        ("kind", c_int),', "structs: Event at"),
     ("bindings/python/libloop/_netlib.py", '("stdio", c_int * 3)', '("stdio", c_int * 2)',
      "structs: ProcessOptions.stdio at"),
-    ("bindings/python/libloop/_hotpath.py", "('loop_slot', ctypes.c_ssize_t * 4)",
-     "('loop_slot', ctypes.c_ssize_t * 5)", "structs: _SoonLayout.loop_slot at"),
+    ("bindings/python/libloop/_hotpath.py", "('loop_slot', ctypes.c_ssize_t * 5)",
+     "('loop_slot', ctypes.c_ssize_t * 6)", "structs: _SoonLayout.loop_slot at"),
     ("include/libloop/stats.h", "    uint64_t tasks;", "    uint64_t tasks;\n    uint64_t more;",
      "structs: LoopStats at"),
 ]

@@ -8,13 +8,15 @@
  * take transport.write() and loop.call_soon without a ctypes crossing per
  * event, write or call, as uvloop's compiled loop does:
  *  - the binding hands over the addresses of the CPython C-API functions
- *    below, taken from ctypes.pythonapi, and of the two libloop functions
+ *    below, taken from ctypes.pythonapi, and of the libloop functions
  *    the object calls, taken from the libloop.so it loaded (llpy_bind). So
  *    the object needs no Python headers, no link to libpython and no link
  *    to libloop.so: it is built with -z defs and needs only libc;
  *  - a loop's event sink (llpy_sink_deliver, sink.c) calls data_received
  *    itself for the transports the binding lists, and hands every other
  *    event to the binding's own ctypes sink, in order;
+ *  - the host-queue trampoline (host.c) calls the loop's Python round
+ *    with no ctypes callback;
  *  - builtins: write() (write.c) calls ll_transport_write_async_packed;
  *    call_soon (soon.c) builds asyncio's Handle in C; run_handles
  *    (handles.c) runs a round of them.
@@ -47,7 +49,7 @@
 /* The interface of this object to _hotpath.py: bumped whenever a function,
  * table or struct below changes, so that a stale object is refused (the
  * binding then takes its Python path) rather than called wrongly. */
-#define LLPY_INTERFACE 1
+#define LLPY_INTERFACE 2
 
 /** The CPython functions llpy_bind takes, by index in its first array. */
 enum llpy_py_fn {
@@ -71,6 +73,9 @@ enum llpy_py_fn {
     LLPY_EXCEPTION_SET_TRACEBACK,  /**< PyException_SetTraceback */
     LLPY_ERR_OCCURRED,             /**< PyErr_Occurred */
     LLPY_ERR_WRITE_UNRAISABLE,     /**< PyErr_WriteUnraisable */
+    LLPY_OBJECT_GET_BUFFER,        /**< PyObject_GetBuffer (write.c) */
+    LLPY_BUFFER_RELEASE,           /**< PyBuffer_Release (write.c) */
+    LLPY_OBJECT_IS_TRUE,           /**< PyObject_IsTrue (host.c) */
     LLPY_PY_COUNT                  /**< how many: llpy_bind's npy */
 };
 
@@ -78,6 +83,7 @@ enum llpy_py_fn {
 enum llpy_ll_fn {
     LLPY_TRANSPORT_WRITE_ASYNC_PACKED, /**< ll_transport_write_async_packed (write.c) */
     LLPY_EVENT_WITHHOLD,               /**< ll_event_withhold (sink.c) */
+    LLPY_LOOP_HOST_READY,              /**< ll_loop_host_ready (soon.c) */
     LLPY_LL_COUNT                      /**< how many: llpy_bind's nll */
 };
 
@@ -127,6 +133,27 @@ LLPY_EXPORT void llpy_sink_free(llpy_sink *sink);
  */
 LLPY_EXPORT const void *llpy_write_method(void);
 
+/**
+ * The PyMethodDef of a builtin write_buffer(id, data): as llpy_write_method's
+ * for any object with the buffer protocol whose buffer is C-contiguous
+ * (bytearray, memoryview, array.array, ...): its bytes are handed to
+ * ll_transport_write_async_packed in place (libloop copies what it keeps),
+ * with no bytes object made. BufferError for a buffer that is not
+ * C-contiguous, TypeError for an object without the protocol. NULL before
+ * llpy_bind.
+ */
+LLPY_EXPORT const void *llpy_write_buffer_method(void);
+
+/**
+ * An ll_host_run_fn for ll_loop_set_host_queue(loop, llpy_host_run, fn):
+ * takes the GIL and returns whether fn() (a Python callable, borrowed: the
+ * binding's loop keeps it until the loop is closed) returned a true value;
+ * what fn raises is unraisable (sys.unraisablehook) and counts as 0. The
+ * same call as a ctypes trampoline makes, without its argument and result
+ * conversions. 0 before llpy_bind or for a NULL fn.
+ */
+LLPY_EXPORT int llpy_host_run(ll_loop loop, void *fn);
+
 /** The slots of the binding's Handle class llpy_soon_bind is told about. */
 enum llpy_handle_slot {
     LLPY_HANDLE_CONTEXT, LLPY_HANDLE_LOOP, LLPY_HANDLE_CALLBACK, LLPY_HANDLE_ARGS,
@@ -140,6 +167,7 @@ enum llpy_loop_slot {
     LLPY_LOOP_SIGNALLED,    /**< True when libloop knows the ready queue has work */
     LLPY_LOOP_READY_APPEND, /**< the ready deque's bound append */
     LLPY_LOOP_READY_POPLEFT, /**< the ready deque's bound popleft */
+    LLPY_LOOP_ID,           /**< libloop's loop id (an int), for ll_loop_host_ready */
     LLPY_LOOP_SLOTS
 };
 
@@ -148,7 +176,7 @@ enum llpy_loop_slot {
 typedef struct llpy_soon_layout {
     void *handle_type;   /**< the Handle class the handles are made of */
     void *fallback;      /**< the Python call_soon(loop, callback, *args, context=None) */
-    void *signal_name;   /**< "_signal": loop method to call when not signalled */
+    void *signal_name;   /**< "_signal": loop method called when ll_loop_host_ready fails */
     void *context_name;  /**< "context", interned */
     void *false_, *true_, *none; /**< False, True, None */
     void *alloc;         /**< PyType_GenericAlloc */
@@ -185,8 +213,10 @@ LLPY_EXPORT int llpy_soon_bind(const llpy_soon_layout *layout);
  * The PyMethodDef of call_soon(callback, *args, context=None) for one loop:
  * make it with PyCFunction_NewEx(llpy_soon_method(), loop, NULL) and bind
  * it on the loop. It builds the Handle in C (its slots stored at the
- * layout's offsets), appends it with the loop's ready_append and calls
- * loop._signal() when the loop is not signalled; whatever is not that
+ * layout's offsets), appends it with the loop's ready_append and, when
+ * the loop is not signalled, calls ll_loop_host_ready itself and sets the
+ * loop's signalled slot to True (loop._signal() in C; the Python method is
+ * called instead when ll_loop_host_ready fails); whatever is not that
  * case (debug or closed, another keyword, no callback, a callback that is
  * not callable) goes to the Python fallback, unchanged. NULL before
  * llpy_soon_bind.
@@ -207,6 +237,20 @@ LLPY_EXPORT const void *llpy_run_method(void);
 /* ---- inside the object ------------------------------------------------------ */
 
 typedef void PyObj; /* a PyObject, never looked into */
+
+/* CPython's Py_buffer, field for field (part of the stable ABI since 3.11,
+ * the same in 3.11 to 3.13): PyObject_GetBuffer fills it, PyBuffer_Release
+ * reads it. Only buf and len are read here. */
+struct llpy_buffer {
+    void *buf;
+    PyObj *obj;
+    ptrdiff_t len, itemsize;
+    int readonly, ndim;
+    char *format;
+    ptrdiff_t *shape, *strides, *suboffsets;
+    void *internal;
+};
+#define LLPY_PYBUF_SIMPLE 0 /* PyBUF_SIMPLE: C-contiguous bytes, no shape */
 
 /* The C API's signatures (CPython 3.9+; stable since), in enum llpy_py_fn's
  * order. */
@@ -231,6 +275,9 @@ typedef struct {
     int (*set_traceback)(PyObj *, PyObj *);
     PyObj *(*err_occurred)(void);
     void (*write_unraisable)(PyObj *);
+    int (*get_buffer)(PyObj *, struct llpy_buffer *, int);
+    void (*buffer_release)(struct llpy_buffer *);
+    int (*is_true)(PyObj *);
 } llpy_py_api;
 
 _Static_assert(sizeof(llpy_py_api) == LLPY_PY_COUNT * sizeof(void *), "one pointer per llpy_py_fn");
@@ -239,6 +286,7 @@ _Static_assert(sizeof(llpy_py_api) == LLPY_PY_COUNT * sizeof(void *), "one point
 typedef struct {
     int64_t (*write_async_packed)(ll_transport t, const void *data, size_t len);
     int (*event_withhold)(ll_event *ev);
+    int (*host_ready)(ll_loop loop);
 } llpy_ll_api;
 
 _Static_assert(sizeof(llpy_ll_api) == LLPY_LL_COUNT * sizeof(void *), "one pointer per llpy_ll_fn");

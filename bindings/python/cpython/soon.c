@@ -87,6 +87,34 @@ static PyObj *fallback(PyObj *loop, PyObj *const *args, ptrdiff_t nargs, PyObj *
     return r;
 }
 
+/* loop._signal() in C: ll_loop_host_ready(loop._id), then loop._signalled
+ * = True (a Python frame and a ctypes call less per request on a
+ * request/response client). An id that is not an int, or a failing
+ * ll_loop_host_ready, goes to the Python method, whose handling stays the
+ * one place that decides. 0, or -1 with an exception set. */
+static int signal(PyObj *loop) {
+    PyObj *id = LLPY_SLOT(loop, llpy_layout.loop_slot[LLPY_LOOP_ID]);
+    if (id != NULL) {
+        unsigned long long lid = llpy_py.long_as_u64(id);
+        if (lid == (unsigned long long)-1 && llpy_py.err_occurred() != NULL)
+            return -1;
+        if (llpy_ll.host_ready(lid) == 0) {
+            PyObj **slot = &LLPY_SLOT(loop, llpy_layout.loop_slot[LLPY_LOOP_SIGNALLED]);
+            PyObj *old = *slot;
+            llpy_py.incref(llpy_layout.true_);
+            *slot = llpy_layout.true_;
+            if (old != NULL)
+                llpy_py.decref(old);
+            return 0;
+        }
+    }
+    PyObj *r = llpy_py.call_method(llpy_layout.signal_name, &loop, 1, NULL);
+    if (r == NULL)
+        return -1;
+    llpy_py.decref(r);
+    return 0;
+}
+
 /* call_soon(callback, *args, context=None), self being the loop. */
 static PyObj *py_call_soon(PyObj *loop, PyObj *const *args, ptrdiff_t nargs, PyObj *kwnames) {
     PyObj *context = llpy_layout.none;
@@ -147,13 +175,10 @@ static PyObj *py_call_soon(PyObj *loop, PyObj *const *args, ptrdiff_t nargs, PyO
         return NULL;
     }
     llpy_py.decref(r);
-    if (LLPY_SLOT(loop, llpy_layout.loop_slot[LLPY_LOOP_SIGNALLED]) != llpy_layout.true_) {
-        r = llpy_py.call_method(llpy_layout.signal_name, &loop, 1, NULL);
-        if (r == NULL) {
-            llpy_py.decref(h);
-            return NULL;
-        }
-        llpy_py.decref(r);
+    if (LLPY_SLOT(loop, llpy_layout.loop_slot[LLPY_LOOP_SIGNALLED]) != llpy_layout.true_ &&
+        signal(loop) < 0) {
+        llpy_py.decref(h);
+        return NULL;
     }
     return h;
 }

@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: MIT
 """The hot path's C side: the package's own C object, libloop-cpython.so
-(bindings/python/cpython, llpy.h), calls protocol.data_received itself and
-makes builtins for write() and call_soon, with no ctypes crossing per
-event, per write or per call.
+(bindings/python/cpython, llpy.h), calls protocol.data_received itself,
+makes builtins for write() and call_soon and is the host-queue trampoline
+(llpy_host_run), with no ctypes crossing per event, per write, per call or
+per iteration.
 
 The object needs no Python headers and links neither libpython nor
 libloop.so: it gets CPython's C API as function addresses from
-ctypes.pythonapi, and libloop's two functions it calls
-(ll_transport_write_async_packed, ll_event_withhold) as addresses from the
-libloop.so this package opened (llpy_bind), once per process. It is found
+ctypes.pythonapi, and libloop's three functions it calls
+(ll_transport_write_async_packed, ll_event_withhold, ll_loop_host_ready)
+as addresses from the libloop.so this package opened (llpy_bind), once
+per process. It is found
 like libloop.so (OBJECT_PATHS: beside this package, as a wheel installs it,
 then the repository's build/, where `make lib` writes it, then beside the
 libloop.so in use) and loaded with it, at the first loop. Where it cannot
@@ -31,15 +33,15 @@ import os
 import sys
 from ctypes import POINTER, c_int, c_size_t, c_uint64, c_void_p, py_object
 
+from . import _lib, _loader
 from . import _netlib as _net
-from . import _loader
 
 # The object's file name: not a Python identifier, so that `import` never
 # takes it for an extension module of the package.
 OBJECT_NAME = 'libloop-cpython.so'
 # llpy.h's LLPY_INTERFACE: the object's functions, tables and struct as this
 # file calls them. An object of another interface is not called.
-INTERFACE = 1
+INTERFACE = 2
 
 # llpy_bind's first table, in enum llpy_py_fn's order.
 _API = ('PyGILState_Ensure', 'PyGILState_Release', 'PyLong_FromUnsignedLongLong',
@@ -48,11 +50,11 @@ _API = ('PyGILState_Ensure', 'PyGILState_Release', 'PyLong_FromUnsignedLongLong'
         'PyContext_Enter', 'PyContext_Exit', 'PyObject_VectorcallMethod',
         'PyObject_Vectorcall', 'Py_IncRef', 'Py_DecRef', 'PyErr_Fetch',
         'PyErr_NormalizeException', 'PyException_SetTraceback', 'PyErr_Occurred',
-        'PyErr_WriteUnraisable')
-PY_API_COUNT = 20  # LLPY_PY_COUNT
+        'PyErr_WriteUnraisable', 'PyObject_GetBuffer', 'PyBuffer_Release', 'PyObject_IsTrue')
+PY_API_COUNT = 23  # LLPY_PY_COUNT
 assert len(_API) == PY_API_COUNT
 # llpy_bind's second table, in enum llpy_ll_fn's order: libloop's functions.
-_LL_API = ('ll_transport_write_async_packed', 'll_event_withhold')
+_LL_API = ('ll_transport_write_async_packed', 'll_event_withhold', 'll_loop_host_ready')
 
 
 def _object_paths():
@@ -105,6 +107,14 @@ DATA_RECEIVED = sys.intern('data_received')
 
 def _declared_write(tid, data):
     """transport_write without the C side: the declared ctypes call."""
+    return _net.ll_transport_write_async_packed(tid, data, len(data))
+
+
+def _declared_write_buffer(tid, data):
+    """transport_write_buffer without the C side: the declared ctypes
+    call on a bytes copy (ctypes takes no bytearray or memoryview as a
+    char pointer; bytes() also reads a buffer that is not contiguous)."""
+    data = bytes(data)
     return _net.ll_transport_write_async_packed(tid, data, len(data))
 
 
@@ -170,20 +180,23 @@ def _bind():
             _declare(obj, "llpy_bind", c_int, [POINTER(c_void_p), c_size_t,
                                                 POINTER(c_void_p), c_size_t]),
             _declare(obj, "llpy_write_method", c_void_p, []),
+            _declare(obj, "llpy_write_buffer_method", c_void_p, []),
             _declare(obj, "llpy_sink_new", c_int, [py_object, py_object, py_object,
                                                    _net.EVENT_BATCH, c_void_p, POINTER(c_void_p)]),
             _declare(obj, "llpy_sink_free", None, [c_void_p]),
             _declare(obj, "llpy_sink_deliver", None, [c_uint64, c_void_p, c_size_t, c_void_p]),
+            obj.llpy_host_run,
         )
     except AttributeError as exc:
         OFF_REASON = f'missing: {exc}'
         return None
-    bind, method = calls[0], calls[1]
+    bind, method, buffer_method = calls[0], calls[1], calls[2]
     if bind((c_void_p * len(py))(*py), len(py), (c_void_p * len(ll))(*ll), len(ll)) != 0:
         OFF_REASON = 'llpy_bind refused the tables'
         return None
     _object = obj
-    return (_new_function(method()),) + calls[2:]   # one builtin for the process
+    # one builtin of each for the process
+    return (_new_function(method()), _new_function(buffer_method())) + calls[3:]
 
 
 def _new_function(method, self=None):
@@ -202,19 +215,36 @@ _PyCFunction_NewEx.restype, _PyCFunction_NewEx.argtypes = py_object, [c_void_p, 
 ENABLED = False
 # transport_write(tid, data) -> ll_transport_write_async_packed's result.
 transport_write = _declared_write
+# transport_write_buffer(tid, data) -> the same for any C-contiguous buffer
+# (bytearray, memoryview, array.array), read in place.
+transport_write_buffer = _declared_write_buffer
 DELIVER = None   # llpy_sink_deliver as the loop's batch fn
+HOST_RUN = None  # llpy_host_run as the loop's host-queue fn (host_queue_fn)
 
 
 def _init():
-    global ENABLED, transport_write, DELIVER, _new, _free
+    global ENABLED, transport_write, transport_write_buffer, DELIVER, HOST_RUN, _new, _free
     calls = _bind()
     if calls is None:
         return
-    transport_write, _new, _free, deliver = calls
+    transport_write, transport_write_buffer, _new, _free, deliver, host_run = calls
     DELIVER = _net.EVENT_BATCH(ctypes.cast(deliver, c_void_p).value)
+    HOST_RUN = _lib.HOST_RUN(ctypes.cast(host_run, c_void_p).value)
     ENABLED = True
     # network.py and stream_transport.py keep transport_write as a global.
     _loader.replace_in_package(_declared_write, transport_write)
+    _loader.replace_in_package(_declared_write_buffer, transport_write_buffer)
+
+
+def host_queue_fn(host_run):
+    """(fn, arg) for ll_loop_set_host_queue that make libloop call a
+    loop's round, host_run (the caller keeps it and fn alive while the loop
+    is open): llpy_host_run and host_run's address with the C side, which
+    calls host_run(); else a ctypes trampoline over it and None, which
+    calls host_run(loop_id, None)."""
+    if ENABLED:
+        return HOST_RUN, id(host_run)
+    return _lib.HOST_RUN(host_run), None
 
 
 _loader.on_load(_init)
@@ -227,12 +257,13 @@ class _SoonLayout(ctypes.Structure):
         'alloc', 'tuple_new', 'tuple_set', 'tuple_size', 'context_copy', 'callable',
         'no_memory', 'str_equals', 'exc_matches', 'call_object', 'report', 'exit_types')] +
         [('handle_slot', ctypes.c_ssize_t * 7), ('handle_size', ctypes.c_ssize_t),
-         ('loop_slot', ctypes.c_ssize_t * 4), ('loop_size', ctypes.c_ssize_t)])
+         ('loop_slot', ctypes.c_ssize_t * 5), ('loop_size', ctypes.c_ssize_t)])
 
 
 _HANDLE_SLOTS = ('_context', '_loop', '_callback', '_args', '_cancelled', '_repr',
                  '_source_traceback')       # enum llpy_handle_slot's order
-_LOOP_SLOTS = ('_soon_slow', '_signalled', '_ready_append', '_ready_popleft')  # enum llpy_loop_slot's
+_LOOP_SLOTS = ('_soon_slow', '_signalled', '_ready_append', '_ready_popleft',
+               '_id')  # enum llpy_loop_slot's order
 _SOON_API = ('PyType_GenericAlloc', 'PyTuple_New', 'PyTuple_SetItem', 'PyTuple_Size',
              'PyContext_CopyCurrent', 'PyCallable_Check', 'PyErr_NoMemory',
              'PyUnicode_CompareWithASCIIString', 'PyErr_ExceptionMatches', 'PyObject_Call')
@@ -296,7 +327,7 @@ def _bind_soon(loop, handle_type, fallback, signal, report):
     ends = (report, (SystemExit, KeyboardInterrupt))
     layout = _SoonLayout(*[id(o) for o in keep], *fns, *[id(o) for o in ends],
                          (ctypes.c_ssize_t * 7)(*hoffs), handle_type.__basicsize__,
-                         (ctypes.c_ssize_t * 4)(*loffs), type(loop).__basicsize__)
+                         (ctypes.c_ssize_t * 5)(*loffs), type(loop).__basicsize__)
     if soon_bind(ctypes.byref(layout)) != 0:
         SOON_OFF_REASON = 'llpy_soon_bind refused the layout'
         return False

@@ -97,7 +97,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
     # attributes the instance dict is no longer a split dict and each of
     # those reads costs a dict-hint lookup (~12 ns more per call_soon,
     # measured from asyncio's C Future). The others stay in __dict__.
-    __slots__ = ('_soon_slow', '_ready_append', '_ready_popleft', '_signalled', '_closed',
+    __slots__ = ('_id', '_soon_slow', '_ready_append', '_ready_popleft', '_signalled', '_closed',
                  '_debug', '_ready', '_awake', '_ts_posted', '_clock_offset',
                  '_run', '_timers', '_armed', '_timer_cancelled_count',
                  '_n_callbacks', '_stopping', '_sig_on', '_sig_fd',
@@ -167,10 +167,13 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._init_network()
         self._init_cfutures()
         self._init_c_errors()
-        # One ctypes trampoline of each kind per loop, kept alive here.
-        self._c_host = _lib.HOST_RUN(self._host_run)
+        # One trampoline of each kind per loop, kept alive here: the host
+        # queue's in C with the hot path (llpy_host_run, given the bound
+        # _host_run this loop keeps), else a ctypes one.
+        self._host_call = self._host_run
+        self._c_host, host_arg = _hotpath.host_queue_fn(self._host_call)
         self._c_ts = _lib.CALLBACK(self._ts_fire)
-        check(_lib.ll_loop_set_host_queue(self._id, self._c_host, None),
+        check(_lib.ll_loop_set_host_queue(self._id, self._c_host, host_arg),
               "ll_loop_set_host_queue")
 
     def __repr__(self):

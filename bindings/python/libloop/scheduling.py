@@ -141,7 +141,8 @@ class SchedulingMixin:
 
     # ---- trampolines (libloop calls them on the loop thread) --------------
 
-    def _host_run(self, _loop_id, _arg):
+    def _host_run(self, _loop_id=None, _arg=None):
+        # (called with no arguments by the C trampoline, _hotpath.host_queue_fn)
         ready = self._ready
         self._signalled = True
         self._awake = True   # thread-safe posts need no wake-up meanwhile
@@ -159,6 +160,14 @@ class SchedulingMixin:
                     # that outlives this call keeps its locals (see
                     # handles.run_debug).
                     h = None
+            elif self._run_handles is not None:
+                # The first round here, in C (handles.c), one Python frame
+                # less per iteration; _run_ready only when more is queued.
+                n = len(ready)
+                self._n_callbacks += n     # (as _run_ready counts)
+                self._n_callbacks -= self._run_handles(n)
+                if ready:
+                    self._run_ready(ready, 1)
             else:
                 self._run_ready(ready)
         except BaseException as exc:
@@ -170,14 +179,23 @@ class SchedulingMixin:
         self._gather = False
         if self._wq:
             self._flush_writes()
+        # _signalled too, and for the same reason: a signal handler (Python
+        # runs them between two calls, so after len() too) that queues a
+        # callback either lands before the look (more) or sees _signalled
+        # down and calls ll_loop_host_ready itself, which libloop keeps
+        # whatever this returns. Set from more after the look, the flag would
+        # hide a callback queued between the two: lost until another event.
+        self._signalled = False
         more = len(ready) > 0
-        self._signalled = more
+        if more:
+            self._signalled = True
         if more is self._sig_on and self._sig_fd >= 0:
             self._sig_watch(not more)
         return more
 
-    def _run_ready(self, ready):
-        # Runs exactly the handles queued at entry (one iteration). When the
+    def _run_ready(self, ready, done=0):
+        # Runs exactly the handles queued at entry (one iteration; done=1:
+        # the caller ran that round already, so only the next ones). When the
         # next libloop iteration provably could do nothing but call this
         # trampoline again -- no fd to poll, no timer due, no thread-safe
         # post, no stop -- it runs that iteration here instead, saving a
@@ -197,33 +215,36 @@ class SchedulingMixin:
         run_handles = self._run_handles   # the round in C, or None
         pop_all = _pop_all(ready.popleft) if run_handles is None else None
         armed = self._armed
-        budget = self._virtual_iterations
+        budget = self._virtual_iterations - done
         while True:
-            n = len(ready)
-            # Metrics (stats.py): counted per round, not per callback; a
-            # cancelled handle is taken back on its own (rare) path.
-            self._n_callbacks += n
-            if run_handles is not None:     # the loop below, in C (handles.c)
-                self._n_callbacks -= run_handles(n)
+            if done:        # (the caller's round: straight to the checks)
+                done = 0
             else:
-                for h in _islice(pop_all, n):
-                    if h._cancelled:
-                        self._n_callbacks -= 1
-                        continue
-                    try:
-                        args = h._args
-                        if not args:
-                            h._context.run(h._callback)
-                        elif len(args) == 1:
-                            h._context.run(h._callback, args[0])
-                        else:
-                            h._context.run(h._callback, *args)
-                    except (SystemExit, KeyboardInterrupt):
-                        raise
-                    except BaseException as exc:
-                        report_callback_error(self, h, exc)
-                h = None   # (the last one too: see _host_run)
-            budget -= 1
+                n = len(ready)
+                # Metrics (stats.py): counted per round, not per callback; a
+                # cancelled handle is taken back on its own (rare) path.
+                self._n_callbacks += n
+                if run_handles is not None:     # the loop below, in C (handles.c)
+                    self._n_callbacks -= run_handles(n)
+                else:
+                    for h in _islice(pop_all, n):
+                        if h._cancelled:
+                            self._n_callbacks -= 1
+                            continue
+                        try:
+                            args = h._args
+                            if not args:
+                                h._context.run(h._callback)
+                            elif len(args) == 1:
+                                h._context.run(h._callback, args[0])
+                            else:
+                                h._context.run(h._callback, *args)
+                        except (SystemExit, KeyboardInterrupt):
+                            raise
+                        except BaseException as exc:
+                            report_callback_error(self, h, exc)
+                    h = None   # (the last one too: see _host_run)
+                budget -= 1
             if (not ready or not budget or self._stopping or self._ts_posted
                     or self._sig_on or self._debug
                     or (self._io_open and self._backend_ready(0))

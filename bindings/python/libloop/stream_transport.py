@@ -43,6 +43,7 @@ _WRITE_REFUSED = {True: 'Cannot call write() after write_eof()',
                   _SENDFILE: 'unable to write; sendfile is in progress'}
 _NO_EXTRA = types.MappingProxyType({})
 _transport_write = _hotpath.transport_write
+_transport_write_buffer = _hotpath.transport_write_buffer
 _MEM = _net.MEM  # the address space as a c_char array (None in a 32-bit process)
 
 
@@ -264,14 +265,32 @@ class StreamTransport(ReadingMixin, _CTransport):
         self._write_gather(data)
 
     def _write_other(self, data):
-        """write() of anything but bytes: asyncio's type check first, then a
-        copy (libloop may keep the bytes buffered) through write(), whose
-        checks come next in asyncio's order (a copy made for a write that is
-        then refused or dropped is the rare path's only cost)."""
+        """write() of anything but bytes (a bytearray or memoryview: asyncpg
+        writes its own buffers): asyncio's checks in asyncio's order, then
+        the buffer goes at once, read in place (_transport_write_buffer: no
+        bytes copy with the C side), after what this transport gathered. It
+        is never gathered: gathering would keep a copy (the caller may
+        change its buffer after write returns), and these writers make one
+        write per message."""
         if not isinstance(data, (bytearray, memoryview)):
             raise TypeError(f'data argument must be a bytes-like object, '
                             f'not {type(data).__name__!r}')
-        self.write(bytes(data))
+        if self._eof:
+            raise RuntimeError(_WRITE_REFUSED[self._eof])
+        if not data:
+            return
+        if self._lost:
+            self._warn_lost_write()
+            return
+        if self._wpend is not None:
+            self._send_gathered()
+        if type(data) is memoryview and not data.c_contiguous:
+            data = bytes(data)  # (the C side reads C-contiguous buffers only)
+        r = _transport_write_buffer(self._tid, data)
+        if r:
+            self._written(r)
+        else:
+            self._cbuf = 0
 
     def _write_gather(self, data):
         """write() inside a trampoline (loop._gather) or with bytes gathered:

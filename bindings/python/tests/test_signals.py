@@ -4,9 +4,11 @@
 import asyncio
 import os
 import signal
+import sys
 import threading
+import unittest
 
-from .base import LoopCase, twin
+from .base import LibloopLoop, LoopCase, twin
 
 
 class SignalTests(LoopCase):
@@ -122,3 +124,66 @@ class SignalTests(LoopCase):
 
 
 twin(SignalTests, globals())
+
+
+class HandlerAnywhereTests(LibloopLoop, LoopCase, unittest.TestCase):
+    """A Python signal handler runs between any two calls of the loop's own
+    Python code (CPython checks for signals at calls). What it schedules
+    with call_soon must run in the next iteration, not wait for an unrelated
+    event: asyncio.Runner's SIGINT handler cancels the main task with
+    call_soon, and a handler installed with signal.signal may too.
+    (libloop-only: asyncio's selector loop can lose such a call_soon itself,
+    when the handler runs between choosing its select timeout and the
+    select.)"""
+
+    def test_call_soon_from_a_handler_after_each_call_of_an_idle_iteration(self):
+        # A profile hook stands for the handler: after the k-th builtin call
+        # of the host-queue trampoline's code (scheduling.py) that finds
+        # nothing queued, in the trampoline call that then goes idle, it
+        # schedules one callback; the loop then has nothing to do but a 10 s
+        # sleep, which the callback cancels. Lost, it would run only when the
+        # sleep ends. k runs over every such call.
+        from libloop import scheduling
+        loop = self.loop
+        code_file = scheduling.__file__
+        late = []
+        k = 0
+        while True:
+            shot = {'n': 0, 'at': None, 'ran': None, 'sleeper': None, 'armed': True}
+
+            def ran(shot=shot):
+                shot['ran'] = loop.time()
+                shot['sleeper'].cancel()
+
+            def hook(frame, event, arg, shot=shot, k=k):
+                if not shot['armed'] or frame.f_code.co_filename != code_file:
+                    return
+                if event == 'c_return' and not loop._ready:
+                    if shot['n'] == k:
+                        shot['at'] = loop.time()
+                        shot['where'] = (frame.f_code.co_name, frame.f_lineno)
+                        loop.call_soon(ran)
+                    shot['n'] += 1
+                elif event == 'return' and frame.f_code.co_name == '_host_run':
+                    # the trampoline call that goes idle is over
+                    shot['armed'] = False
+                    if shot['at'] is None:      # no k-th call: end the sleep
+                        loop.call_soon(shot['sleeper'].cancel)
+
+            async def main(shot=shot, hook=hook):
+                shot['sleeper'] = asyncio.ensure_future(asyncio.sleep(10))
+                sys.setprofile(hook)
+                try:
+                    await shot['sleeper']
+                except asyncio.CancelledError:
+                    pass
+                finally:
+                    sys.setprofile(None)
+            self.run_coro(main(), timeout=30)
+            if shot['at'] is None:
+                break       # no k-th call: every one was tried
+            if shot['ran'] is None or shot['ran'] - shot['at'] > 5:
+                late.append(shot['where'])
+            k += 1
+        self.assertGreater(k, 0, 'the hook never ran in the trampoline')
+        self.assertEqual(late, [])

@@ -142,6 +142,8 @@ static int f_set_tb(void *v, void *tb) { CHECK(v == &exc_value && tb == &exc_tb)
 static void *f_err_occurred(void) { return error_set ? &exc_type : NULL; }
 static void f_write_unraisable(void *o) { (void)o; CHECK(error_set); error_set = 0; logf_("U "); }
 
+static void f_unused(void) { CHECK(0); }
+
 static void *api[LLPY_PY_COUNT] = {
     [LLPY_GILSTATE_ENSURE] = (void *)f_gil_ensure,
     [LLPY_GILSTATE_RELEASE] = (void *)f_gil_release,
@@ -163,12 +165,17 @@ static void *api[LLPY_PY_COUNT] = {
     [LLPY_EXCEPTION_SET_TRACEBACK] = (void *)f_set_tb,
     [LLPY_ERR_OCCURRED] = (void *)f_err_occurred,
     [LLPY_ERR_WRITE_UNRAISABLE] = (void *)f_write_unraisable,
+    /* (the sink calls none of these: write.c's and host.c's) */
+    [LLPY_OBJECT_GET_BUFFER] = (void *)f_unused,
+    [LLPY_BUFFER_RELEASE] = (void *)f_unused,
+    [LLPY_OBJECT_IS_TRUE] = (void *)f_unused,
 };
 
 /* libloop's functions, from the libloop.so this test links. */
 static void *ll_api[LLPY_LL_COUNT] = {
     [LLPY_TRANSPORT_WRITE_ASYNC_PACKED] = (void *)ll_transport_write_async_packed,
     [LLPY_EVENT_WITHHOLD] = (void *)ll_event_withhold,
+    [LLPY_LOOP_HOST_READY] = (void *)ll_loop_host_ready,
 };
 
 /* The binding's own sink: "O<n>:<kinds> ". */

@@ -27,6 +27,7 @@ static void *const *api_table(void) {
 static void *const ll_table[LLPY_LL_COUNT] = {
     [LLPY_TRANSPORT_WRITE_ASYNC_PACKED] = (void *)ll_transport_write_async_packed,
     [LLPY_EVENT_WITHHOLD] = (void *)ll_event_withhold,
+    [LLPY_LOOP_HOST_READY] = (void *)ll_loop_host_ready,
 };
 
 static char objects[9][32]; /* stand-ins for the layout's Python objects */

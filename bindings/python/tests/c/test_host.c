@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/* llpy_host_run (bindings/python/cpython/host.c): libloop's host-queue
+ * trampoline calls the loop's Python round holding the GIL, returns its
+ * truth, and reports what the round raises (or a truth test that fails)
+ * as unraisable, returning 0; nothing is called before llpy_bind or for a
+ * NULL round. Stand-ins for the C API record what was called. What the
+ * real round does is checked from Python (test_callbacks_hotpath.py and
+ * every network suite, which run through it). */
+#include <stddef.h>
+#include <string.h>
+
+#include "libloop.h"
+#include "llpy.h"
+#include "check.h"
+
+static int gil_held, gil_taken, unraisable, refs;
+static int round_result;            /* 1, 0: returned object's truth; -1: raises */
+static int truth_fails;             /* PyObject_IsTrue fails */
+static char round_fn, result_obj;   /* the round and what it returns */
+
+static int f_gil_ensure(void) { CHECK(!gil_held); gil_held = 1; gil_taken++; return 7; }
+static void f_gil_release(int s) { CHECK(gil_held && s == 7); gil_held = 0; }
+static void *f_call(void *fn, void *const *args, size_t nargsf, void *kw) {
+    CHECK(gil_held && fn == &round_fn && args == NULL && nargsf == 0 && kw == NULL);
+    if (round_result < 0)
+        return NULL;
+    refs++;
+    return &result_obj;
+}
+static int f_is_true(void *o) { CHECK(o == &result_obj); return truth_fails ? -1 : round_result; }
+static void f_decref(void *o) { CHECK(o == &result_obj); refs--; }
+static void f_write_unraisable(void *o) { CHECK(gil_held && o == &round_fn); unraisable++; }
+static void f_unused(void) { CHECK(0); }
+
+static void *api_table[LLPY_PY_COUNT];
+static void *const ll_table[LLPY_LL_COUNT] = {
+    [LLPY_TRANSPORT_WRITE_ASYNC_PACKED] = (void *)ll_transport_write_async_packed,
+    [LLPY_EVENT_WITHHOLD] = (void *)ll_event_withhold,
+    [LLPY_LOOP_HOST_READY] = (void *)ll_loop_host_ready,
+};
+
+static void test_nothing_called_before_bind(void) {
+    CHECK_EQ_INT(llpy_host_run(1, &round_fn), 0);
+    CHECK_EQ_INT(gil_taken, 0);
+}
+
+static void test_round_truth_is_returned(void) {
+    for (int i = 0; i < LLPY_PY_COUNT; i++)
+        api_table[i] = (void *)f_unused;
+    api_table[LLPY_GILSTATE_ENSURE] = (void *)f_gil_ensure;
+    api_table[LLPY_GILSTATE_RELEASE] = (void *)f_gil_release;
+    api_table[LLPY_OBJECT_VECTORCALL] = (void *)f_call;
+    api_table[LLPY_OBJECT_IS_TRUE] = (void *)f_is_true;
+    api_table[LLPY_DECREF] = (void *)f_decref;
+    api_table[LLPY_ERR_WRITE_UNRAISABLE] = (void *)f_write_unraisable;
+    CHECK_EQ_INT(llpy_bind(api_table, LLPY_PY_COUNT, ll_table, LLPY_LL_COUNT), 0);
+    round_result = 1;
+    CHECK_EQ_INT(llpy_host_run(1, &round_fn), 1);
+    round_result = 0;
+    CHECK_EQ_INT(llpy_host_run(1, &round_fn), 0);
+    CHECK_EQ_INT(gil_taken, 2);
+    CHECK(!gil_held);
+    CHECK_EQ_INT(refs, 0); /* the result released */
+    CHECK_EQ_INT(unraisable, 0);
+}
+
+static void test_errors_are_unraisable_and_zero(void) {
+    round_result = -1; /* the round raises */
+    CHECK_EQ_INT(llpy_host_run(1, &round_fn), 0);
+    CHECK_EQ_INT(unraisable, 1);
+    round_result = 1; /* its result's truth cannot be told */
+    truth_fails = 1;
+    CHECK_EQ_INT(llpy_host_run(1, &round_fn), 0);
+    CHECK_EQ_INT(unraisable, 2);
+    CHECK_EQ_INT(refs, 0);
+    CHECK(!gil_held);
+    truth_fails = 0;
+}
+
+static void test_no_round_calls_nothing(void) {
+    int taken = gil_taken;
+    CHECK_EQ_INT(llpy_host_run(1, NULL), 0);
+    CHECK_EQ_INT(gil_taken, taken);
+}
+
+int main(void) {
+    RUN_TEST(test_nothing_called_before_bind);
+    RUN_TEST(test_round_truth_is_returned);
+    RUN_TEST(test_errors_are_unraisable_and_zero);
+    RUN_TEST(test_no_round_calls_nothing);
+    return CHECK_REPORT();
+}
