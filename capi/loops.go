@@ -198,7 +198,7 @@ func ll__loop_new(out *C.uint64_t) C.int {
 	l.Tag = s.id
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)
-	l.SetHost(s) // and every optional face of libloop.Host loopState has
+	l.SetHost(s)              // and every optional face of libloop.Host loopState has
 	l.AddObjectSource(s.slab) // C's handle timers, for ll_loop_walk (walk.go)
 	*out = C.uint64_t(s.id)
 	return 0

@@ -75,9 +75,8 @@ func (l *Loop) listTimer(t *Timer) {
 // AddObjectSource plugs a kind of object into Walk and Alive.
 func (l *Loop) AddObjectSource(s ObjectSource) { l.sources = append(l.sources, s) }
 
-// Walk calls fn for every live object of the loop, kind by kind (handles,
-// timers, transports, servers, processes, signal handlers, hooks, then
-// each ObjectSource's) until fn returns false. It walks a snapshot taken
+// Walk calls fn for every live object of the loop, kind by kind in
+// WalkKind order (an ObjectSource's among them) until fn returns false. It walks a snapshot taken
 // first: fn may close, cancel or stop the object it is given or any other
 // (an object ended by an earlier call is skipped, one made during the walk
 // is not listed). Called on the loop's thread.
@@ -151,8 +150,12 @@ func (l *Loop) snapshot() []WalkEntry {
 			list = append(list, WalkEntry{Kind: WalkHook, Obj: h})
 		}
 	}
+	n := len(list)
 	for _, s := range l.sources {
 		list = s.Walk(list)
+	}
+	if len(list) > n { // a source's kinds go among the core's, in kind order
+		slices.SortStableFunc(list, func(a, b WalkEntry) int { return int(a.Kind - b.Kind) })
 	}
 	return list
 }
