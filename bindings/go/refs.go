@@ -110,4 +110,3 @@ func (l *Loop) Walk(fn func(id uint64, kind int32) bool) error {
 	}()
 	return check(l.raw().LoopWalk(l.id, walks.p, key))
 }
-
