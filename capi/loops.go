@@ -250,7 +250,7 @@ func ll__loop_run_go(id C.uint64_t, mode C.int, tok C.uintptr_t) C.int {
 	}
 	defer s.gate.exitRun()
 	defer s.beginRun()()
-	if mode&runAlive != 0 { // ll_loop_run
+	if mode >= 0 && mode&runAlive != 0 { // ll_loop_run (-1 has every bit set)
 		alive, err := s.loop.Run(libloop.RunMode(mode &^ runAlive))
 		if err != nil {
 			return errCode(err)
