@@ -41,6 +41,9 @@ type loopState struct {
 	// hostRun is the host queue ll_loop_set_host_queue installed (fn 0:
 	// none); RunHostQueue calls it.
 	hostRun struct{ fn, arg uintptr }
+	// signalIDs names each signal's handler (signals.go): its id, for
+	// ll_loop_walk and the reference calls.
+	signalIDs map[int]uint64
 }
 
 // loopState is the core's Host with every optional face (libloop/host.go):
@@ -195,7 +198,8 @@ func ll__loop_new(out *C.uint64_t) C.int {
 	l.Tag = s.id
 	l.Data = s
 	s.messages = make(map[uint64]*C.char)
-	l.SetHost(s) // and every optional face of libloop.Host loopState has
+	l.SetHost(s)              // and every optional face of libloop.Host loopState has
+	l.AddObjectSource(s.slab) // C's handle timers, for ll_loop_walk (walk.go)
 	*out = C.uint64_t(s.id)
 	return 0
 }
@@ -228,8 +232,12 @@ func ll__loop_close_go(id C.uint64_t, tok C.uintptr_t) C.int {
 	return errCode(closeLoop(s))
 }
 
-// ll__loop_run_go runs the loop (mode -1: forever) on the calling thread,
-// which enterRun makes its only runner.
+// runAlive marks a mode of ll_loop_run (cloop/run.c): libuv's uv_run,
+// which runs only while the loop is alive and says whether it still is.
+const runAlive = C.LL__RUN_ALIVE
+
+// ll__loop_run_go runs the loop (mode -1: forever; runAlive|LL_RUN_*:
+// ll_loop_run) on the calling thread, which enterRun makes its only runner.
 //
 //export ll__loop_run_go
 func ll__loop_run_go(id C.uint64_t, mode C.int, tok C.uintptr_t) C.int {
@@ -242,6 +250,13 @@ func ll__loop_run_go(id C.uint64_t, mode C.int, tok C.uintptr_t) C.int {
 	}
 	defer s.gate.exitRun()
 	defer s.beginRun()()
+	if mode >= 0 && mode&runAlive != 0 { // ll_loop_run (-1 has every bit set)
+		alive, err := s.loop.Run(libloop.RunMode(mode &^ runAlive))
+		if err != nil {
+			return errCode(err)
+		}
+		return boolInt(alive)
+	}
 	switch mode {
 	case -1:
 		return errCode(s.loop.RunForever())

@@ -51,3 +51,11 @@ int ll_timer_again(ll_handle timer) { return ll__timer_again_go(ll__thread_loop,
 int ll_timer_set_repeat(ll_handle timer, double repeat) {
     return ll__timer_set_repeat_go(ll__thread_loop, timer, repeat);
 }
+
+int ll_ref(uint64_t id) { return ll__ref_go(ll__thread_loop, id); }
+
+int ll_unref(uint64_t id) { return ll__unref_go(ll__thread_loop, id); }
+
+int ll_has_ref(uint64_t id) { return ll__has_ref_go(ll__thread_loop, id); }
+
+int ll_loop_walk(ll_loop loop, ll_walk_fn fn, void *arg) { return ll__loop_walk_go(ll__thread_loop, loop, fn, arg); }

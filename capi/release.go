@@ -47,6 +47,9 @@ func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
 		return gated(s.obj.(*libloop.Transport).Loop(), tok, func() C.int { return ll_transport_abort(id) })
 	case kindTLSConfig:
 		return releaseTLSConfig(id)
+	case kindSignal:
+		ss := s.obj.(*signalState)
+		return gated(ss.loop.loop, tok, func() C.int { return releaseSignal(ss) })
 	case kindHook, kindTimer:
 		// Released is stopped: nothing else could stop it (libuv's
 		// uv_close).

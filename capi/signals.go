@@ -31,8 +31,36 @@ func refusedSignal(sig C.int) bool {
 	return sig <= 0 || sig >= 65 || (sig >= 32 && sig < C.ll__sigrtmin())
 }
 
+// kindSignal names a signal handler; the value continues ids.go's kinds.
+const kindSignal kind = 22
+
+// signalState is what a signal handler's id names: the loop and the
+// signal. The id is made by ll_add_signal_handler(_ex) and goes stale when
+// the handler goes (ll_remove_signal_handler, a new handler for the same
+// signal, ll_release of the id, the loop's close).
+type signalState struct {
+	loop *loopState
+	sig  int
+}
+
+func (ss *signalState) Ref()         { ss.loop.loop.RefSignal(ss.sig) }
+func (ss *signalState) Unref()       { ss.loop.loop.UnrefSignal(ss.sig) }
+func (ss *signalState) HasRef() bool { ok, _ := ss.loop.loop.SignalHasRef(ss.sig); return ok }
+
 //export ll_add_signal_handler
 func ll_add_signal_handler(loop C.uint64_t, sig C.int, cb C.ll_callback, arg unsafe.Pointer) C.int {
+	return addSignalHandler(loop, sig, cb, arg, nil)
+}
+
+//export ll_add_signal_handler_ex
+func ll_add_signal_handler_ex(loop C.uint64_t, sig C.int, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	if out == nil {
+		return C.int(libloop.EINVAL)
+	}
+	return addSignalHandler(loop, sig, cb, arg, out)
+}
+
+func addSignalHandler(loop C.uint64_t, sig C.int, cb C.ll_callback, arg unsafe.Pointer, out *C.uint64_t) C.int {
 	s, rc := getLoop(loop)
 	if rc != 0 {
 		return rc
@@ -44,17 +72,51 @@ func ll_add_signal_handler(loop C.uint64_t, sig C.int, cb C.ll_callback, arg uns
 	if err != nil {
 		return errCode(err)
 	}
+	sid := ids.reserveID()
+	if sid == 0 {
+		return C.int(libloop.ENOMEM)
+	}
 	fc := libloop.HostCall{Fn: uintptr(unsafe.Pointer(cb)), Arg: uintptr(arg), ID: s.id}
 	if err := s.loop.AddSignalHandler(int(sig), nil, fc); err != nil {
+		ids.remove(sid)
 		return errCode(err)
 	}
 	if rc := C.ll__signal_watch(sig, C.int(fd)); rc != 0 {
 		s.loop.RemoveSignalHandler(int(sig))
+		s.forgetSignalID(int(sig))
+		ids.remove(sid)
 		if rc == -C.EINVAL {
 			return C.int(libloop.EINVAL) // a signal sigaction will not take: as the refused ones
 		}
 		return rc
 	}
+	s.forgetSignalID(int(sig)) // a replaced handler's id goes stale
+	ids.fill(sid, kindSignal, &signalState{loop: s, sig: int(sig)})
+	if s.signalIDs == nil {
+		s.signalIDs = make(map[int]uint64)
+	}
+	s.signalIDs[int(sig)] = sid
+	if out != nil {
+		*out = C.uint64_t(sid)
+	}
+	return 0
+}
+
+// forgetSignalID retires the id of sig's handler, if it has one.
+func (s *loopState) forgetSignalID(sig int) {
+	if id, ok := s.signalIDs[sig]; ok {
+		delete(s.signalIDs, sig)
+		ids.remove(id)
+	}
+}
+
+// releaseSignal is ll_release of a signal handler's id: the handler is
+// removed, as ll_remove_signal_handler would.
+func releaseSignal(ss *signalState) C.int {
+	if ss.loop.signalIDs[ss.sig] == 0 {
+		return C.int(libloop.EBADHANDLE)
+	}
+	removeSignal(ss.loop, C.int(ss.sig))
 	return 0
 }
 
@@ -67,6 +129,11 @@ func ll_remove_signal_handler(loop C.uint64_t, sig C.int) C.int {
 	if sig <= 0 || sig >= 65 {
 		return C.int(libloop.EINVAL)
 	}
+	return removeSignal(s, sig)
+}
+
+func removeSignal(s *loopState, sig C.int) C.int {
+	s.forgetSignalID(int(sig))
 	if !s.loop.RemoveSignalHandler(int(sig)) {
 		return 0
 	}
@@ -80,6 +147,9 @@ func ll_remove_signal_handler(loop C.uint64_t, sig C.int) C.int {
 // closes its signal pipe: a late delivery must never write to a closed
 // (possibly reused) fd.
 func (s *loopState) unhookSignals() {
+	for sig := range s.signalIDs {
+		s.forgetSignalID(sig)
+	}
 	if s.loop.NumSignalHandlers() == 0 {
 		return
 	}

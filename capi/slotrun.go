@@ -62,3 +62,12 @@ func (r *slotRun) removeIf(drop func(uint32) bool) {
 		}
 	}
 }
+
+// each calls fn for every slot, front first, changing nothing.
+func (r *slotRun) each(fn func(uint32)) {
+	r.segs.Each(func(g *slotSeg) {
+		for k := uint32(0); k < g.n; k++ {
+			fn(g.first + k)
+		}
+	})
+}

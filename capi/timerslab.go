@@ -30,6 +30,8 @@ type timerSlab struct {
 	// dead names records the queue dropped (cancelled), handed to C in
 	// batches to drop the loop's reference.
 	dead []C.uint64_t
+	// quiet holds the unreferenced ids among the queued timers (refs.go).
+	quiet map[C.uint64_t]struct{}
 	// spare holds emptied batch arrays for reuse (slabBatch.Drop).
 	spare [][]uint32
 }

@@ -150,9 +150,13 @@ typedef void (*ll_exception_handler)(ll_loop loop, const ll_error_context *ctx, 
 
 /* ---- Loop -------------------------------------------------------------- */
 
-/** ll_loop_run_once modes. */
-#define LL_RUN_ONCE   0 /**< block in poll until something is due, then run one iteration */
-#define LL_RUN_NOWAIT 1 /**< run one iteration without blocking */
+/** ll_loop_run_once and ll_loop_run modes. The values are not libuv's
+ * (UV_RUN_DEFAULT 0, UV_RUN_ONCE 1, UV_RUN_NOWAIT 2): LL_RUN_ONCE and
+ * LL_RUN_NOWAIT were fixed by ll_loop_run_once first, so LL_RUN_DEFAULT
+ * takes the next value. Use the names. */
+#define LL_RUN_ONCE    0 /**< block in poll until something is due, then run one iteration */
+#define LL_RUN_NOWAIT  1 /**< run one iteration without blocking */
+#define LL_RUN_DEFAULT 2 /**< ll_loop_run only: until nothing referenced is left */
 
 /**
  * Create a loop. *out receives its id; release it with ll_release (or close
@@ -197,6 +201,30 @@ int ll_loop_run_forever(ll_loop loop);
  * @return 0, LL_EINVAL for an unknown mode, and as ll_loop_run_forever.
  */
 int ll_loop_run_once(ll_loop loop, int mode);
+
+/**
+ * Run the loop as libuv's uv_run. LL_RUN_DEFAULT runs iterations until
+ * nothing keeps the loop alive, or until ll_loop_stop; LL_RUN_ONCE and
+ * LL_RUN_NOWAIT run one iteration (blocking, not blocking). What keeps a
+ * loop alive: a ready callback (ll_call_soon, a due timer, a post from
+ * another thread not yet run, a future's done callback scheduled); a
+ * referenced timer (ll_call_later/ll_call_at, with or without a handle,
+ * ll_timer_start), hook, transport (until its LL_CONNECTION_LOST), server
+ * (until closed), process (until it exited) or signal handler (see ll_ref;
+ * all are referenced when made); a connection being made; a reader or
+ * writer (ll_add_reader/ll_add_writer); executor work and name lookups
+ * queued, running or whose outcome is not delivered yet (libuv's pending
+ * requests). A pending future keeps it alive only through what settles it:
+ * one the host settles from a thread of its own does not (keep a
+ * referenced object meanwhile). As uv_run, a loop that is not alive runs
+ * no iteration, in any mode (ll_loop_run_forever and ll_loop_run_once run
+ * regardless, as before). ll_loop_stop before the call lets one iteration
+ * run, as for ll_loop_run_forever.
+ * @return 1 if the loop is still alive when it returns (LL_RUN_DEFAULT:
+ *         only when ll_loop_stop ended it with referenced work left), 0 if
+ *         not; LL_EINVAL for an unknown mode, and as ll_loop_run_forever.
+ */
+int ll_loop_run(ll_loop loop, int mode);
 
 /**
  * Make ll_loop_run_forever return once the current iteration has finished.
@@ -387,6 +415,55 @@ int ll_timer_again(ll_handle timer);
  *         LL_EWRONGTHREAD.
  */
 int ll_timer_set_repeat(ll_handle timer, double repeat);
+
+/* ---- References and walking (libuv's uv_ref, uv_walk) -------------------- */
+
+/**
+ * References. Every timer handle (ll_call_later/ll_call_at's, ll_timer_start's),
+ * hook, transport, server, process and signal handler (its id from
+ * ll_add_signal_handler_ex or ll_loop_walk) is referenced when made: while
+ * active it keeps ll_loop_run(LL_RUN_DEFAULT) going. ll_unref makes it
+ * stop doing so; it still works (its callbacks run, its events arrive).
+ * ll_ref undoes that. Both are idempotent; as libuv's, the choice stays
+ * across ll_timer_again and a repeating timer's expiries. A process's pipes
+ * are transports with references of their own; a server's connections too.
+ * A call_soon handle is a ready callback, always counted: ll_unref does
+ * nothing to it, nor to a timer handle that already ran or was cancelled.
+ * Called on the thread that runs the loop (or any, while it does not run).
+ * @return ll_ref, ll_unref: 0; ll_has_ref: 1 if referenced, 0 if not.
+ *         LL_EBADHANDLE for a stale id or one of another kind (a loop,
+ *         future, task, TLS config), LL_EWRONGTHREAD while another thread
+ *         runs the loop.
+ */
+int ll_ref(uint64_t id);
+int ll_unref(uint64_t id);
+int ll_has_ref(uint64_t id);
+
+/** ll_loop_walk kinds: what the id handed to an ll_walk_fn names. */
+#define LL_KIND_HANDLE    1 /**< a pending ll_call_later/ll_call_at handle (not cancelled, not run) */
+#define LL_KIND_TIMER     2 /**< an armed repeating timer (ll_timer_start) */
+#define LL_KIND_TRANSPORT 3 /**< a transport before its LL_CONNECTION_LOST */
+#define LL_KIND_SERVER    4 /**< a server not closed */
+#define LL_KIND_PROCESS   5 /**< a process that has not exited */
+#define LL_KIND_SIGNAL    6 /**< a signal handler: its id (ll_add_signal_handler_ex) */
+#define LL_KIND_HOOK      7 /**< an active hook (ll_hook_add) */
+#define LL_KIND_FS_WATCH  8 /**< a file system watcher */
+
+/** An ll_loop_walk callback: return nonzero to stop the walk. */
+typedef int (*ll_walk_fn)(ll_loop loop, uint64_t id, int kind, void *arg);
+
+/**
+ * Call fn(loop, id, kind, arg) for every live object of the loop the host
+ * has an id for, kind by kind in LL_KIND_* order, until fn returns
+ * nonzero (libuv's uv_walk). The walk is over a snapshot taken first: fn
+ * may cancel, close, stop or release the object it is given or any other;
+ * an object ended or released by an earlier call is skipped, and one made
+ * during the walk is not listed. Called on the loop's thread: from a
+ * callback of the running loop, or while it does not run.
+ * @return 0 (also when fn stopped it), LL_EINVAL (fn NULL), LL_EBADHANDLE,
+ *         LL_ECLOSED, LL_EWRONGTHREAD (another thread runs the loop).
+ */
+int ll_loop_walk(ll_loop loop, ll_walk_fn fn, void *arg);
 
 /* ---- File descriptors -------------------------------------------------- */
 

@@ -5,6 +5,7 @@ package libloop
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // WorkFunc runs on a worker thread and returns a value, or a non-zero error
@@ -33,6 +34,10 @@ type executor struct {
 	// those references, as a delivery posted to a closed loop never runs.
 	inflight []*execFlight
 	spare    []*execFlight // records to reuse: a job allocates none
+	// pending counts jobs queued or running whose outcome is not posted
+	// yet: they keep the loop alive (refs.go). Taken off after the post,
+	// so a job is always counted here or waiting in the post queue.
+	pending atomic.Int64
 }
 
 // execFlight is an executor future's role while its job is in flight: its
@@ -149,6 +154,7 @@ func (e *executor) enqueue(l *Loop, j execJob) error {
 		return ESTATE
 	}
 	e.jobs = append(e.jobs, j)
+	e.pending.Add(1)
 	if e.idle == 0 && e.workers < e.max {
 		e.workers++
 		e.running.Add(1)
@@ -187,6 +193,7 @@ func (e *executor) work(l *Loop) {
 		} else {
 			l.post(postedCall{call: j.after})
 		}
+		e.pending.Add(-1)
 		e.mu.Lock()
 	}
 }

@@ -12,6 +12,9 @@ type fdWatch struct {
 	rw    *[2]*Handle // add_reader's handle [0] and add_writer's [1]; nil for an owned fd
 	mask  uint8
 	used  bool // the fdTable slot holds a record
+	// quiet: the fd keeps the loop alive no more (refs.go): an
+	// unreferenced transport's or server's, the signal pipe, a pidfd.
+	quiet bool
 }
 
 // AddReader calls fn each iteration fd is readable, replacing any reader
@@ -146,6 +149,7 @@ func (l *Loop) unwatchOwner(fd int, o ioOwner) {
 	if w.mask != 0 {
 		l.setInterest(fd, w.mask, 0)
 	}
+	l.forgetQuiet(w)
 	l.fds.del(int32(fd))
 	l.nWatched--
 }
@@ -158,6 +162,7 @@ func (l *Loop) forgetFired(fd int, o ioOwner) {
 	if w == nil || w.owner != o {
 		return
 	}
+	l.forgetQuiet(w)
 	l.fds.del(int32(fd))
 	l.nWatched--
 }
@@ -177,6 +182,7 @@ func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 			c.loopClosing()
 		}
 		l.setInterest(int(fd), w.mask, 0)
+		l.forgetQuiet(w)
 		l.fds.del(fd)
 		l.nWatched--
 		return
@@ -197,4 +203,11 @@ func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 func (l *Loop) queueReady(h *Handle) {
 	h.refs++
 	l.ready.push(h)
+}
+
+// forgetQuiet takes an fd that goes from the count of quiet ones.
+func (l *Loop) forgetQuiet(w *fdWatch) {
+	if w.quiet {
+		l.refs.quietFDs--
+	}
 }

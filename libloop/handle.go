@@ -22,6 +22,7 @@ type Handle struct {
 	timer     bool // scheduled by CallAt/CallLater
 	inHeap    bool
 	inBatch   bool
+	unrefd    bool // a signal handler's: unreferenced (refs.go)
 }
 
 // Cancelled reports whether Cancel was called.

@@ -31,6 +31,7 @@ type Hook struct {
 	gofn   func()
 	call   HostCall
 	active bool
+	unrefd bool // does not keep the loop alive (refs.go)
 	// Tag is the host's id for this hook.
 	Tag uint64
 }
@@ -108,6 +109,9 @@ func (h *Hook) Cancel() {
 	if h.kind == HookIdle {
 		l.hooks.idle--
 	}
+	if h.unrefd {
+		l.refs.quietHooks--
+	}
 }
 
 // Active reports whether the hook is active (added and not cancelled).
@@ -125,6 +129,7 @@ func (l *Loop) dropHooks() {
 		l.hooks.lists[i] = nil
 	}
 	l.hooks.n, l.hooks.idle = 0, 0
+	l.refs.quietHooks = 0
 }
 
 // beforePoll runs the idle hooks, then the prepare hooks, and reports

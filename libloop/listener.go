@@ -30,6 +30,8 @@ type Server struct {
 	// tls set: each accepted connection handshakes as a TLS server before
 	// its ConnectionMade (tls_dial.go).
 	tls *TLSConfig
+	// unrefd: the server does not keep the loop alive (refs.go).
+	unrefd bool
 	// Tag is the host's id for this server, Data is free for the host.
 	Tag  uint64
 	Data any

@@ -79,6 +79,10 @@ type Loop struct {
 
 	counters loopCounters // Stats' totals (stats.go)
 
+	refs    refState       // references (refs.go)
+	walk    walkState      // what Walk lists beside the core's own objects (walk.go)
+	sources []ObjectSource // objects of kinds the core does not keep (walk.go)
+
 	debug        bool
 	slowDuration time.Duration
 	excHandler   func(*ErrorContext)

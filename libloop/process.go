@@ -54,6 +54,8 @@ type Process struct {
 	// must not be signalled even before the loop hears of the exit.
 	reaped  atomic.Bool
 	waiters []func(int)
+	unrefd  bool // does not keep the loop alive (refs.go)
+	liveIdx int  // index in the loop's list of running processes (refs.go)
 	// Tag is the host's id for this process, Data is free for the host.
 	Tag  uint64
 	Data any
@@ -126,6 +128,7 @@ func (l *Loop) Spawn(o *ProcessOptions, proto Protocol) (*Process, error) {
 			p.pipes[i] = nil
 		}
 	}
+	l.processStarted(p)
 	p.watchExit()
 	return p, nil
 }
@@ -291,6 +294,7 @@ func (p *Process) exit(code int) {
 		return
 	}
 	p.exited, p.returncode = true, code
+	p.exitedRefs()
 	p.loop.emit(Event{Kind: ProcessExited, Code: code, FD: -1, P: p})
 	ws := p.waiters
 	p.waiters = nil

@@ -73,6 +73,7 @@ type exitWatch struct{ p *Process }
 func (p *Process) watchExit() {
 	if p.pidfd >= 0 { // close-on-exec already: clone(CLONE_PIDFD) and pidfd_open set it
 		if p.loop.watchOwner(p.pidfd, exitWatch{p}, evRead|evOnce) == nil {
+			p.loop.setQuiet(p.pidfd, exitWatch{p}, true) // the process counts, not its pidfd (refs.go)
 			return
 		}
 		unix.Close(p.pidfd)

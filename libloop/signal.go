@@ -39,6 +39,7 @@ func (l *Loop) SignalFD() (int, error) {
 		unix.Close(p[1])
 		return -1, err
 	}
+	l.setQuiet(p[0], signalWatch{l}, true) // the handlers count, not their pipe (refs.go)
 	s.rfd, s.wfd = p[0], p[1]
 	s.handlers = make(map[int]*Handle)
 	return s.wfd, nil
@@ -67,6 +68,9 @@ func (l *Loop) RemoveSignalHandler(sig int) bool {
 		return false
 	}
 	delete(l.signals.handlers, sig)
+	if h.unrefd {
+		l.refs.quietSignals--
+	}
 	h.Cancel()
 	l.unref(h)
 	return true
@@ -110,4 +114,5 @@ func (w signalWatch) loopClosing() {
 		w.l.unref(h)
 		delete(s.handlers, sig)
 	}
+	w.l.refs.quietSignals = 0
 }

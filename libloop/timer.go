@@ -22,6 +22,8 @@ type Timer struct {
 	fire   func() // t.expire, bound once: re-arming allocates nothing
 	h      *Handle
 	repeat int64 // ns
+	unrefd bool  // does not keep the loop alive (refs.go)
+	listed bool  // in the loop's list of Timers (walk.go)
 	// Tag is the host's id for this timer.
 	Tag uint64
 }
@@ -111,6 +113,9 @@ func (t *Timer) Stop() {
 		t.h = nil
 		h.Cancel()
 		t.loop.ReleaseHandle(h)
+		if t.unrefd {
+			t.loop.refs.quietTimers--
+		}
 	}
 }
 
@@ -131,6 +136,12 @@ func (t *Timer) arm(when int64) {
 	h := t.loop.scheduleNs(when, t.fire, HostCall{})
 	t.loop.RetainHandle(h)
 	t.h = h
+	if t.unrefd {
+		t.loop.refs.quietTimers++
+	}
+	if !t.listed {
+		t.loop.listTimer(t)
+	}
 }
 
 // expire is the armed handle's callback: drop it, re-arm a repeating timer
@@ -141,6 +152,9 @@ func (t *Timer) expire() {
 	if h := t.h; h != nil {
 		t.h = nil
 		l.ReleaseHandle(h) // the loop drops its own reference after this call
+		if t.unrefd {
+			l.refs.quietTimers--
+		}
 	}
 	if t.repeat > 0 {
 		t.arm(monoNow() + t.repeat)

@@ -30,6 +30,7 @@ type RawProcess struct {
 	ReturnCode     func(p uint64, out unsafe.Pointer) int32                                                 // ll_process_returncode
 	Wait           func(p uint64, out unsafe.Pointer) int32                                                 // ll_process_wait
 	AddSignal      func(loop uint64, sig int32, cb, arg uintptr) int32                                      // ll_add_signal_handler
+	AddSignalEx    func(loop uint64, sig int32, cb, arg uintptr, out unsafe.Pointer) int32                  // ll_add_signal_handler_ex
 	RemoveSignal   func(loop uint64, sig int32) int32                                                       // ll_remove_signal_handler
 	TransportWrite func(t uint64, data unsafe.Pointer, n uintptr) int32                                     // ll_transport_write
 	TransportClose func(t uint64) int32                                                                     // ll_transport_close
@@ -59,6 +60,7 @@ func (lib *Lib) RawProcess() (*RawProcess, error) {
 			{"ll_process_send_signal", &r.SendSignal}, {"ll_process_terminate", &r.Terminate},
 			{"ll_process_kill", &r.Kill}, {"ll_process_returncode", &r.ReturnCode},
 			{"ll_process_wait", &r.Wait}, {"ll_add_signal_handler", &r.AddSignal},
+			{"ll_add_signal_handler_ex", &r.AddSignalEx},
 			{"ll_remove_signal_handler", &r.RemoveSignal}, {"ll_transport_write", &r.TransportWrite},
 			{"ll_transport_close", &r.TransportClose},
 		} {

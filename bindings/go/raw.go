@@ -9,10 +9,13 @@ import (
 	"github.com/ebitengine/purego"
 )
 
-// Run modes of Raw.LoopRunOnce (LL_RUN_ONCE and LL_RUN_NOWAIT).
+// Run modes of Raw.RunOnce (LL_RUN_ONCE and LL_RUN_NOWAIT) and of
+// Raw.LoopRun and Loop.Run (all three). Not libuv's values: ll_loop_run_once
+// fixed the first two before LL_RUN_DEFAULT came.
 const (
-	RunModeOnce   int32 = 0 // LL_RUN_ONCE: block in poll until something is due
-	RunModeNowait int32 = 1 // LL_RUN_NOWAIT: never block
+	RunModeOnce    int32 = 0 // LL_RUN_ONCE: block in poll until something is due
+	RunModeNowait  int32 = 1 // LL_RUN_NOWAIT: never block
+	RunModeDefault int32 = 2 // LL_RUN_DEFAULT: until nothing referenced is left
 )
 
 // Raw calls the ll_ functions exactly as include/libloop.h declares them:
@@ -44,6 +47,11 @@ type Raw struct {
 	TimerStart      func(loop uint64, first, repeat float64, cb, arg uintptr, out unsafe.Pointer) int32 // ll_timer_start
 	TimerAgain      func(timer uint64) int32                                                            // ll_timer_again
 	TimerSetRepeat  func(timer uint64, repeat float64) int32                                            // ll_timer_set_repeat
+	LoopRun         func(loop uint64, mode int32) int32                                                 // ll_loop_run
+	Ref             func(id uint64) int32                                                               // ll_ref
+	Unref           func(id uint64) int32                                                               // ll_unref
+	HasRef          func(id uint64) int32                                                               // ll_has_ref
+	LoopWalk        func(loop uint64, fn, arg uintptr) int32                                            // ll_loop_walk
 
 	SetSlowCallbackDuration func(loop uint64, secs float64) int32         // ll_loop_set_slow_callback_duration
 	SetExceptionHandler     func(loop uint64, handler, arg uintptr) int32 // ll_loop_set_exception_handler
@@ -98,6 +106,11 @@ func (r *Raw) symbols() []struct {
 		{"ll_timer_start", &r.TimerStart},
 		{"ll_timer_again", &r.TimerAgain},
 		{"ll_timer_set_repeat", &r.TimerSetRepeat},
+		{"ll_loop_run", &r.LoopRun},
+		{"ll_ref", &r.Ref},
+		{"ll_unref", &r.Unref},
+		{"ll_has_ref", &r.HasRef},
+		{"ll_loop_walk", &r.LoopWalk},
 		{"ll_loop_stats", &r.LoopStats},
 		{"ll_loop_set_slow_callback_duration", &r.SetSlowCallbackDuration},
 		{"ll_loop_set_exception_handler", &r.SetExceptionHandler},

@@ -14,9 +14,10 @@ import (
 // replacement or removal frees the one it replaces.
 
 var signalKeys = struct {
-	mu sync.Mutex
-	m  map[uint64]map[syscall.Signal]uintptr // loop id -> signal -> table key
-}{m: make(map[uint64]map[syscall.Signal]uintptr)}
+	mu  sync.Mutex
+	m   map[uint64]map[syscall.Signal]uintptr // loop id -> signal -> table key
+	ids map[uint64]map[syscall.Signal]uint64  // loop id -> signal -> handler id (SignalHandlerID)
+}{m: make(map[uint64]map[syscall.Signal]uintptr), ids: make(map[uint64]map[syscall.Signal]uint64)}
 
 // AddSignalHandler runs fn once per delivery of sig (asyncio's
 // add_signal_handler), replacing the func sig had on this loop. Several
@@ -33,7 +34,13 @@ func (l *Loop) AddSignalHandler(sig syscall.Signal, fn func()) error {
 		return EINVAL
 	}
 	key := addEntry(&cbEntry{kind: kindPlain, owner: l.id, plain: func(uint64) { fn() }})
-	if err := check(r.AddSignal(l.id, int32(sig), CallbackPtr(), key)); err != nil {
+	out, err := NewOut()
+	if err != nil {
+		removeEntry(key)
+		return err
+	}
+	defer out.Free()
+	if err := check(r.AddSignalEx(l.id, int32(sig), CallbackPtr(), key, out.Ptr())); err != nil {
 		removeEntry(key)
 		return err
 	}
@@ -42,7 +49,9 @@ func (l *Loop) AddSignalHandler(sig syscall.Signal, fn func()) error {
 	if keys == nil {
 		keys = make(map[syscall.Signal]uintptr)
 		signalKeys.m[l.id] = keys
+		signalKeys.ids[l.id] = make(map[syscall.Signal]uint64)
 	}
+	signalKeys.ids[l.id][sig] = out.Value()
 	old := keys[sig]
 	keys[sig] = key
 	signalKeys.mu.Unlock()
@@ -67,8 +76,10 @@ func (l *Loop) RemoveSignalHandler(sig syscall.Signal) (bool, error) {
 	signalKeys.mu.Lock()
 	old := signalKeys.m[l.id][sig]
 	delete(signalKeys.m[l.id], sig)
+	delete(signalKeys.ids[l.id], sig)
 	if len(signalKeys.m[l.id]) == 0 {
 		delete(signalKeys.m, l.id)
+		delete(signalKeys.ids, l.id)
 	}
 	signalKeys.mu.Unlock()
 	if old != 0 {

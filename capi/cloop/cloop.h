@@ -235,6 +235,10 @@ static inline ll__pending *ll__batch_queue(uint64_t loop) {
  * running step yielded (ll_task_yield answered in C, soon.c). */
 #define LL__YIELD_MARK ((uintptr_t)1)
 
+/* ll_loop_run's modes reach Go's run entry as LL_RUN_* | LL__RUN_ALIVE
+ * (run.c; capi/loops.go), apart from ll_loop_run_once's. */
+#define LL__RUN_ALIVE 0x100
+
 /* ---- Records (record.c) ---- */
 
 ll__pending *ll__pending_new(void);

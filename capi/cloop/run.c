@@ -27,6 +27,12 @@ int ll_loop_run_once(ll_loop loop, int mode) {
     return run_guarded(loop, mode, 0, 0);
 }
 
+int ll_loop_run(ll_loop loop, int mode) {
+    if (mode != LL_RUN_DEFAULT && mode != LL_RUN_ONCE && mode != LL_RUN_NOWAIT)
+        return LL_EINVAL;
+    return run_guarded(loop, mode | LL__RUN_ALIVE, 0, 0);
+}
+
 int ll_loop_run_until_complete(ll_loop loop, ll_future fut) { return run_guarded(loop, 0, 1, fut); }
 
 int ll_run(ll_step_fn main_step, void *arg, uintptr_t *result) {

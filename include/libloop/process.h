@@ -187,6 +187,18 @@ int ll_add_signal_handler(ll_loop loop, int signum, ll_callback cb, void *arg);
  */
 int ll_remove_signal_handler(ll_loop loop, int signum);
 
+/**
+ * ll_add_signal_handler, giving the handler's id in *out: the id
+ * ll_loop_walk lists with LL_KIND_SIGNAL, for ll_ref, ll_unref and
+ * ll_has_ref (an unreferenced handler still runs but does not keep
+ * ll_loop_run(LL_RUN_DEFAULT) going). ll_add_signal_handler makes the same
+ * id without handing it out. The id is the loop's: it goes stale when the
+ * handler goes (ll_remove_signal_handler, a new handler for signum, the
+ * loop's close); ll_release of it removes the handler.
+ * @return as ll_add_signal_handler; LL_EINVAL for NULL out too.
+ */
+int ll_add_signal_handler_ex(ll_loop loop, int signum, ll_callback cb, void *arg, ll_handle *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -156,3 +156,10 @@ func (r *FIFO[T]) RemoveIf(drop func(*T) bool) {
 		r.back, r.free = r.chunks[used-1], used*chunkLen-end
 	}
 }
+
+// Each calls fn for every element, front first, changing nothing.
+func (r *FIFO[T]) Each(fn func(*T)) {
+	for i := 0; i < r.n; i++ {
+		fn(r.at(r.head + i))
+	}
+}

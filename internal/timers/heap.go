@@ -161,3 +161,10 @@ func (h *Heap[V]) RemoveIf(drop func(*Entry[V]) bool) {
 		}
 	}
 }
+
+// Each calls fn for every entry, in no particular order, changing nothing.
+func (h *Heap[V]) Each(fn func(*Entry[V])) {
+	for i := 0; i < h.n; i++ {
+		fn(h.at(i))
+	}
+}

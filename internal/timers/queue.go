@@ -128,3 +128,10 @@ func (q *Queue[V]) RemoveIf(drop func(*Entry[V]) bool) {
 	q.heap.RemoveIf(drop)
 	q.run.RemoveIf(drop)
 }
+
+// Each calls fn for every timer (the run's, then the heap's), changing
+// nothing: for a walk of the queue, not for its order.
+func (q *Queue[V]) Each(fn func(*Entry[V])) {
+	q.run.Each(fn)
+	q.heap.Each(fn)
+}
