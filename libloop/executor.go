@@ -5,6 +5,7 @@ package libloop
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // WorkFunc runs on a worker thread and returns a value, or a non-zero error
@@ -40,14 +41,35 @@ type executor struct {
 // job's outcome, kept until the delivery callback runs.
 type execFlight struct {
 	fut   *Future
-	owner *executor // the pool that tracks it: the default executor or the resolver
+	owner *executor // the pool that tracks it: the default executor, the resolver or the file pool
 	value uintptr
 	code  int
 	slot  int
+	// withdrawable: the job may be withdrawn until a worker starts it (file
+	// calls, libuv's uv_cancel); start then moves once, from flightQueued
+	// to flightStarted (the worker) or flightWithdrawn (Cancel, Close).
+	withdrawable bool
+	start        atomic.Int32
+	msg          string // the failure's message
 }
 
+// A withdrawable job's start states.
+const (
+	flightQueued int32 = iota
+	flightStarted
+	flightWithdrawn
+)
+
 // cancel: a future cancelled in flight ignores the outcome when it comes.
-func (r *execFlight) cancel(f *Future, msg string) bool { return f.cancelSelf(msg) }
+// A withdrawable job is cancelled only while no worker has started it: a
+// started file call completes, since it may still be using the caller's
+// buffer (libuv's uv_cancel answers EBUSY then).
+func (r *execFlight) cancel(f *Future, msg string) bool {
+	if r.withdrawable && !r.start.CompareAndSwap(flightQueued, flightWithdrawn) {
+		return false
+	}
+	return f.cancelSelf(msg)
+}
 
 func (r *execFlight) disposed(*Future) {}
 
@@ -55,8 +77,9 @@ type execJob struct {
 	fn       WorkFunc
 	call     HostWork
 	cfn, arg uintptr
-	fut      *Future  // resolved with the outcome, or
-	after    HostCall // posted back when there is no future (QueueWorkHost)
+	fut      *Future     // resolved with the outcome, or
+	after    HostCall    // posted back when there is no future (QueueWorkHost)
+	flight   *execFlight // a withdrawable job's record, checked before it runs
 }
 
 // DefaultExecutorWorkers is asyncio's default: min(32, ncpu+4).
@@ -180,7 +203,13 @@ func (e *executor) work(l *Loop) {
 			e.jobs, e.head = e.jobs[:0], 0 // drained: reuse the array
 		}
 		e.mu.Unlock()
-		v, code := runJob(&j)
+		var v uintptr
+		var code int
+		if j.flight != nil && !j.flight.start.CompareAndSwap(flightQueued, flightStarted) {
+			code = int(ECANCELLED) // withdrawn: its future is already done
+		} else {
+			v, code = runJob(&j)
+		}
 		// If the loop is closed the outcome is dropped: nobody can read it.
 		if j.fut != nil {
 			l.post(postedCall{done: j.fut, value: v, code: code})
@@ -226,7 +255,11 @@ func execDelivered(f *Future) {
 		if code != 0 {
 			// fail, not SetException: a job may fail with any non-zero
 			// code, ECANCELLED included.
-			f.fail(code, "executor job failed", 0, nil)
+			msg := r.msg
+			if msg == "" {
+				msg = "executor job failed"
+			}
+			f.fail(code, msg, 0, nil)
 		} else {
 			f.SetResult(value, f.free) // a free set by SetFreeFunc
 		}
@@ -267,7 +300,7 @@ func (e *executor) stop() {
 }
 
 // track records fut as awaiting delivery (loop thread).
-func (e *executor) track(fut *Future) {
+func (e *executor) track(fut *Future) *execFlight {
 	var r *execFlight
 	if n := len(e.spare); n > 0 {
 		r = e.spare[n-1]
@@ -278,6 +311,7 @@ func (e *executor) track(fut *Future) {
 	r.fut, r.owner, r.slot = fut, e, len(e.inflight)
 	e.inflight = append(e.inflight, r)
 	fut.role = r
+	return r
 }
 
 // untrack removes r once its outcome is delivered (loop thread).
@@ -288,7 +322,9 @@ func (e *executor) untrack(r *execFlight) {
 	e.inflight[last] = nil
 	e.inflight = e.inflight[:last]
 	r.fut.role = nil
-	*r = execFlight{}
+	r.fut, r.owner, r.value, r.code, r.slot = nil, nil, 0, 0, 0
+	r.withdrawable, r.msg = false, ""
+	r.start.Store(flightQueued)
 	e.spare = append(e.spare, r)
 }
 
