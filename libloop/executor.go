@@ -21,7 +21,7 @@ type HostWork func(fn, arg uintptr) (value uintptr, code int)
 // loop thread through the post queue as plain records (no closure per job).
 type executor struct {
 	mu       sync.Mutex
-	cond     *sync.Cond
+	park     workerPark // where idle workers wait
 	jobs     []execJob
 	head     int // jobs[head:] are queued
 	workers  int
@@ -91,7 +91,7 @@ const MaxExecutorWorkers = 1024
 func (l *Loop) exec() *executor {
 	if l.executor == nil {
 		e := &executor{max: DefaultExecutorWorkers()}
-		e.cond = sync.NewCond(&e.mu)
+		e.park.init(&e.mu)
 		l.executor = e
 	}
 	return l.executor
@@ -167,17 +167,25 @@ func (l *Loop) submitTo(e *executor, j execJob) (*Future, error) {
 // enqueue appends a job and makes sure a worker will take it.
 func (e *executor) enqueue(l *Loop, j execJob) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.shutdown {
+		e.mu.Unlock()
 		return ESTATE
 	}
 	e.jobs = append(e.jobs, j)
+	wake := false
 	if e.idle == 0 && e.workers < e.max {
 		e.workers++
 		e.running.Add(1)
 		go e.work(l)
 	} else if e.idle > 0 {
-		e.cond.Signal()
+		wake = true
+		e.park.prepareSignal()
+	}
+	e.mu.Unlock()
+	// Woken after the unlock: a worker woken under the lock would find it
+	// held and sleep again on the mutex (a second wake-up per job).
+	if wake {
+		e.park.signal()
 	}
 	return nil
 }
@@ -188,7 +196,7 @@ func (e *executor) work(l *Loop) {
 	for {
 		for e.head == len(e.jobs) && !e.shutdown && e.workers <= e.max {
 			e.idle++
-			e.cond.Wait()
+			e.park.wait()
 			e.idle--
 		}
 		if e.head == len(e.jobs) || e.workers > e.max {
@@ -239,6 +247,21 @@ func stageOutcome(f *Future, value uintptr, code int) {
 	if r, ok := f.role.(*execFlight); ok {
 		r.value, r.code = value, code
 	}
+}
+
+// deliverNow resolves a file call's future as its outcome is taken from
+// the post queue (takePosted, before the iteration's run phase), so its
+// done callbacks run in that same iteration, as libuv runs a request's
+// callback in the wake-up that brought it; other executor outcomes wait
+// for a ready callback (asyncio's order). It reports whether it did.
+func deliverNow(f *Future, value uintptr, code int) bool {
+	r, ok := f.role.(*execFlight)
+	if !ok || !r.withdrawable {
+		return false
+	}
+	r.value, r.code = value, code
+	execDelivered(f)
+	return true
 }
 
 // execDelivered runs on the loop thread, as a ready callback, with a job's
@@ -295,7 +318,7 @@ func (l *Loop) ShutdownDefaultExecutor() (*Future, error) {
 func (e *executor) stop() {
 	e.mu.Lock()
 	e.shutdown = true
-	e.cond.Broadcast()
+	e.park.broadcast()
 	e.mu.Unlock()
 }
 

@@ -5,7 +5,6 @@ package libloop
 import (
 	"os"
 	"sort"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,7 +46,7 @@ const (
 func (l *Loop) files() *executor {
 	if l.fsPool == nil {
 		e := &executor{max: DefaultFSWorkers}
-		e.cond = sync.NewCond(&e.mu)
+		e.park.init(&e.mu)
 		l.fsPool = e
 	}
 	return l.fsPool
@@ -65,7 +64,7 @@ func (l *Loop) SetFSWorkers(n int) error {
 	e := l.files()
 	e.mu.Lock()
 	e.max = n
-	e.cond.Broadcast() // workers above a lowered bound leave when they wake
+	e.park.broadcast() // workers above a lowered bound leave when they wake
 	e.mu.Unlock()
 	return nil
 }

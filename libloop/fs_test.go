@@ -77,7 +77,7 @@ func TestFSFileRoundTrip(t *testing.T) {
 	var st, fst unix.Stat_t
 	w.ok(l.FSStat(path, &st))
 	w.ok(l.FSFstat(fd, &fst))
-	if st.Size != int64(len(msg)) || st.Ino != fst.Ino || st.Mode&0o777 != 0o640&^umask() {
+	if st.Size != int64(len(msg)) || st.Ino != fst.Ino || uint32(st.Mode)&0o777 != 0o640&^umask() {
 		t.Errorf("stat: size %d mode %o; fstat ino %d vs %d", st.Size, st.Mode, fst.Ino, st.Ino)
 	}
 	w.ok(l.FSFtruncate(fd, 3))
@@ -199,11 +199,11 @@ func TestFSDirectories(t *testing.T) {
 	}
 	var st unix.Stat_t
 	w.ok(l.FSLstat(filepath.Join(dir, "link"), &st))
-	if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+	if uint32(st.Mode)&unix.S_IFMT != unix.S_IFLNK {
 		t.Errorf("lstat of a link: mode %o", st.Mode)
 	}
 	w.ok(l.FSStat(filepath.Join(dir, "link"), &st))
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if uint32(st.Mode)&unix.S_IFMT != unix.S_IFREG {
 		t.Errorf("stat through a link: mode %o", st.Mode)
 	}
 	if code := w.fail(l.FSRmdir(dir)); code != -int(unix.ENOTEMPTY) {
