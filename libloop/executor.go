@@ -26,6 +26,7 @@ type executor struct {
 	head     int // jobs[head:] are queued
 	workers  int
 	idle     int
+	waking   bool // a worker was signalled and has not woken yet
 	max      int
 	shutdown bool
 	running  sync.WaitGroup
@@ -177,9 +178,8 @@ func (e *executor) enqueue(l *Loop, j execJob) error {
 		e.workers++
 		e.running.Add(1)
 		go e.work(l)
-	} else if e.idle > 0 {
-		wake = true
-		e.park.prepareSignal()
+	} else {
+		wake = e.wakeOne()
 	}
 	e.mu.Unlock()
 	// Woken after the unlock: a worker woken under the lock would find it
@@ -190,6 +190,21 @@ func (e *executor) enqueue(l *Loop, j execJob) error {
 	return nil
 }
 
+// wakeOne decides, with mu held, whether to wake an idle worker: only when
+// no wake-up is already on its way. The woken worker wakes the next if
+// jobs are still queued once it has taken one, so a burst of submissions
+// costs the submitting (loop) thread one wake-up, and the others are made
+// by workers, in parallel with the work (the Go scheduler's spinning-M
+// rule). The caller signals after unlocking.
+func (e *executor) wakeOne() bool {
+	if e.idle == 0 || e.waking {
+		return false
+	}
+	e.waking = true
+	e.park.prepareSignal()
+	return true
+}
+
 func (e *executor) work(l *Loop) {
 	defer e.running.Done()
 	e.mu.Lock()
@@ -198,6 +213,7 @@ func (e *executor) work(l *Loop) {
 			e.idle++
 			e.park.wait()
 			e.idle--
+			e.waking = false // this wake-up (or a spurious one) has come
 		}
 		if e.head == len(e.jobs) || e.workers > e.max {
 			e.workers--
@@ -210,7 +226,11 @@ func (e *executor) work(l *Loop) {
 		if e.head == len(e.jobs) {
 			e.jobs, e.head = e.jobs[:0], 0 // drained: reuse the array
 		}
+		wake := e.head < len(e.jobs) && e.wakeOne()
 		e.mu.Unlock()
+		if wake {
+			e.park.signal()
+		}
 		var v uintptr
 		var code int
 		if j.flight != nil && !j.flight.start.CompareAndSwap(flightQueued, flightStarted) {
