@@ -92,7 +92,7 @@ const MaxExecutorWorkers = 1024
 func (l *Loop) exec() *executor {
 	if l.executor == nil {
 		e := &executor{max: DefaultExecutorWorkers()}
-		e.park.init(&e.mu)
+		e.park.init(&e.mu, false)
 		l.executor = e
 	}
 	return l.executor

@@ -46,7 +46,7 @@ const (
 func (l *Loop) files() *executor {
 	if l.fsPool == nil {
 		e := &executor{max: DefaultFSWorkers}
-		e.park.init(&e.mu)
+		e.park.init(&e.mu, true)
 		l.fsPool = e
 	}
 	return l.fsPool

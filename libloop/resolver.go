@@ -17,7 +17,7 @@ const ResolverWorkers = 4
 func (l *Loop) names() *executor {
 	if l.resolver == nil {
 		e := &executor{max: ResolverWorkers}
-		e.park.init(&e.mu)
+		e.park.init(&e.mu, false)
 		l.resolver = e
 	}
 	return l.resolver

@@ -4,16 +4,10 @@
 
 package libloop
 
-import "sync"
+import "sync/atomic"
 
-// parkWord is a sync.Cond where the OS has no futex.
-type parkWord struct {
-	cond *sync.Cond
-}
+// kernelParkWorks: no futex here; every pool parks on a sync.Cond.
+const kernelParkWorks = false
 
-func (p *workerPark) parkInit(mu *sync.Mutex) { p.cond = sync.NewCond(mu) }
-
-func (p *workerPark) wait()          { p.cond.Wait() }
-func (p *workerPark) prepareSignal() {}
-func (p *workerPark) signal()        { p.cond.Signal() } // safe without the lock too
-func (p *workerPark) broadcast()     { p.cond.Broadcast() }
+func kernelWait(*atomic.Uint32, uint32) {}
+func kernelWake(*atomic.Uint32, int)    {}
