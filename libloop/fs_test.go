@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -386,5 +387,45 @@ func TestFSCloseWaitsForStarted(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Error("a call queued at Close ran")
+	}
+}
+
+// A burst of calls wakes enough workers to run DefaultFSWorkers at once,
+// never more, and every call completes (no wake-up is lost when the
+// workers wake each other).
+func TestFSBurstBound(t *testing.T) {
+	l := newTestLoop(t)
+	var running, most atomic.Int32
+	const n = 200
+	futs := make([]*Future, n)
+	for i := range futs {
+		var err error
+		futs[i], err = l.RunInFS(func() (uintptr, int) {
+			r := running.Add(1)
+			for m := most.Load(); r > m && !most.CompareAndSwap(m, r); m = most.Load() {
+			}
+			time.Sleep(time.Millisecond)
+			running.Add(-1)
+			return uintptr(i), 0
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	runUntil(t, l, 10*time.Second, func() bool {
+		for _, f := range futs {
+			if !f.Done() {
+				return false
+			}
+		}
+		return true
+	})
+	for i, f := range futs {
+		if v, err := f.Result(); v != uintptr(i) || err != nil {
+			t.Fatalf("call %d: %d, %v", i, v, err)
+		}
+	}
+	if got := most.Load(); got != DefaultFSWorkers {
+		t.Errorf("%d calls ran at once, want the bound %d", got, DefaultFSWorkers)
 	}
 }
