@@ -429,3 +429,39 @@ func TestFSBurstBound(t *testing.T) {
 		t.Errorf("%d calls ran at once, want the bound %d", got, DefaultFSWorkers)
 	}
 }
+
+// A task awaiting a started file call and cancelled meanwhile is woken
+// when the call completes (its buffer is in use until then) and must raise
+// its cancellation at that step.
+func TestFSTaskCancelWaitsForStartedCall(t *testing.T) {
+	l := newTestLoop(t)
+	busy, release := blockPool(t, l)
+	steps, sawCancel := 0, false
+	task, err := l.NewTask(func(tk *Task) {
+		steps++
+		if steps == 1 {
+			tk.Await(busy)
+			return
+		}
+		sawCancel = tk.MustRaiseCancel()
+		tk.Raise(int(ECANCELLED), "cancelled", 0, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runUntil(t, l, 5*time.Second, func() bool { return steps == 1 })
+	if !task.Cancel("stop") {
+		t.Fatal("cancelling the task was refused")
+	}
+	for i := 0; i < 5; i++ {
+		l.RunOnce(true)
+	}
+	if steps != 1 || busy.Done() {
+		t.Fatalf("the task stepped (%d) or the started call ended (%v) before the call completed", steps, busy.Done())
+	}
+	close(release)
+	runUntil(t, l, 5*time.Second, task.Done)
+	if !sawCancel || task.State() != Cancelled || busy.State() != Finished {
+		t.Errorf("raise cancel %v, task %v, call %v", sawCancel, task.State(), busy.State())
+	}
+}
