@@ -271,7 +271,7 @@ test-real-servers: lib
 # then W11, TLS (bench/run_tls.sh), then the footprint (size, threads,
 # RSS; bench/run_footprint.sh). Last, bench-chart draws
 # bench/results/chart.png from the raw results.
-bench: bench-c bench-python bench-python-net bench-real bench-net bench-tls bench-spawn bench-footprint bench-chart
+bench: bench-c bench-python bench-python-net bench-real bench-net bench-tls bench-spawn bench-fs bench-footprint bench-chart
 
 bench-c: lib
 	bash bench/run.sh
@@ -363,6 +363,11 @@ test-spdx:
 
 bench-spawn: lib
 	bash bench/run_spawn.sh
+
+# File reads from the page cache, 4 KiB and 1 MiB, 1, 4 and 16 in flight:
+# ll_fs_read against libuv's uv_fs_read (bench/run_fs.sh; needs libuv1-dev).
+bench-fs: lib
+	bash bench/run_fs.sh
 
 # What embedding each loop costs before it works: the library's size on
 # disk and stripped, threads and RSS after loading it, after one loop and

@@ -572,5 +572,7 @@ int ll_loop_host_ready(ll_loop loop);
 #include "libloop/tls.h"
 /* Loop metrics: ll_loop_stats. */
 #include "libloop/stats.h"
+/* Files: open, read, write, stat ... on the loop's file pool, as futures. */
+#include "libloop/fs.h"
 
 #endif /* LIBLOOP_H */

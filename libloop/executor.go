@@ -21,11 +21,12 @@ type HostWork func(fn, arg uintptr) (value uintptr, code int)
 // loop thread through the post queue as plain records (no closure per job).
 type executor struct {
 	mu       sync.Mutex
-	cond     *sync.Cond
+	park     workerPark // where idle workers wait
 	jobs     []execJob
 	head     int // jobs[head:] are queued
 	workers  int
 	idle     int
+	waking   bool // a worker was signalled and has not woken yet
 	max      int
 	shutdown bool
 	running  sync.WaitGroup
@@ -45,14 +46,35 @@ type executor struct {
 // job's outcome, kept until the delivery callback runs.
 type execFlight struct {
 	fut   *Future
-	owner *executor // the pool that tracks it: the default executor or the resolver
+	owner *executor // the pool that tracks it: the default executor, the resolver or the file pool
 	value uintptr
 	code  int
 	slot  int
+	// withdrawable: the job may be withdrawn until a worker starts it (file
+	// calls, libuv's uv_cancel); start then moves once, from flightQueued
+	// to flightStarted (the worker) or flightWithdrawn (Cancel, Close).
+	withdrawable bool
+	start        atomic.Int32
+	msg          string // the failure's message
 }
 
+// A withdrawable job's start states.
+const (
+	flightQueued int32 = iota
+	flightStarted
+	flightWithdrawn
+)
+
 // cancel: a future cancelled in flight ignores the outcome when it comes.
-func (r *execFlight) cancel(f *Future, msg string) bool { return f.cancelSelf(msg) }
+// A withdrawable job is cancelled only while no worker has started it: a
+// started file call completes, since it may still be using the caller's
+// buffer (libuv's uv_cancel answers EBUSY then).
+func (r *execFlight) cancel(f *Future, msg string) bool {
+	if r.withdrawable && !r.start.CompareAndSwap(flightQueued, flightWithdrawn) {
+		return false
+	}
+	return f.cancelSelf(msg)
+}
 
 func (r *execFlight) disposed(*Future) {}
 
@@ -60,8 +82,9 @@ type execJob struct {
 	fn       WorkFunc
 	call     HostWork
 	cfn, arg uintptr
-	fut      *Future  // resolved with the outcome, or
-	after    HostCall // posted back when there is no future (QueueWorkHost)
+	fut      *Future     // resolved with the outcome, or
+	after    HostCall    // posted back when there is no future (QueueWorkHost)
+	flight   *execFlight // a withdrawable job's record, checked before it runs
 }
 
 // DefaultExecutorWorkers is asyncio's default: min(32, ncpu+4).
@@ -73,7 +96,7 @@ const MaxExecutorWorkers = 1024
 func (l *Loop) exec() *executor {
 	if l.executor == nil {
 		e := &executor{max: DefaultExecutorWorkers()}
-		e.cond = sync.NewCond(&e.mu)
+		e.park.init(&e.mu, false)
 		l.executor = e
 	}
 	return l.executor
@@ -149,20 +172,42 @@ func (l *Loop) submitTo(e *executor, j execJob) (*Future, error) {
 // enqueue appends a job and makes sure a worker will take it.
 func (e *executor) enqueue(l *Loop, j execJob) error {
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.shutdown {
+		e.mu.Unlock()
 		return ESTATE
 	}
 	e.jobs = append(e.jobs, j)
 	e.pending.Add(1)
+	wake := false
 	if e.idle == 0 && e.workers < e.max {
 		e.workers++
 		e.running.Add(1)
 		go e.work(l)
-	} else if e.idle > 0 {
-		e.cond.Signal()
+	} else {
+		wake = e.wakeOne()
+	}
+	e.mu.Unlock()
+	// Woken after the unlock: a worker woken under the lock would find it
+	// held and sleep again on the mutex (a second wake-up per job).
+	if wake {
+		e.park.signal()
 	}
 	return nil
+}
+
+// wakeOne decides, with mu held, whether to wake an idle worker: only when
+// no wake-up is already on its way. The woken worker wakes the next if
+// jobs are still queued once it has taken one, so a burst of submissions
+// costs the submitting (loop) thread one wake-up, and the others are made
+// by workers, in parallel with the work (the Go scheduler's spinning-M
+// rule). The caller signals after unlocking.
+func (e *executor) wakeOne() bool {
+	if e.idle == 0 || e.waking {
+		return false
+	}
+	e.waking = true
+	e.park.prepareSignal()
+	return true
 }
 
 func (e *executor) work(l *Loop) {
@@ -171,8 +216,9 @@ func (e *executor) work(l *Loop) {
 	for {
 		for e.head == len(e.jobs) && !e.shutdown && e.workers <= e.max {
 			e.idle++
-			e.cond.Wait()
+			e.park.wait()
 			e.idle--
+			e.waking = false // this wake-up (or a spurious one) has come
 		}
 		if e.head == len(e.jobs) || e.workers > e.max {
 			e.workers--
@@ -185,8 +231,18 @@ func (e *executor) work(l *Loop) {
 		if e.head == len(e.jobs) {
 			e.jobs, e.head = e.jobs[:0], 0 // drained: reuse the array
 		}
+		wake := e.head < len(e.jobs) && e.wakeOne()
 		e.mu.Unlock()
-		v, code := runJob(&j)
+		if wake {
+			e.park.signal()
+		}
+		var v uintptr
+		var code int
+		if j.flight != nil && !j.flight.start.CompareAndSwap(flightQueued, flightStarted) {
+			code = int(ECANCELLED) // withdrawn: its future is already done
+		} else {
+			v, code = runJob(&j)
+		}
 		// If the loop is closed the outcome is dropped: nobody can read it.
 		if j.fut != nil {
 			l.post(postedCall{done: j.fut, value: v, code: code})
@@ -219,6 +275,21 @@ func stageOutcome(f *Future, value uintptr, code int) {
 	}
 }
 
+// deliverNow resolves a file call's future as its outcome is taken from
+// the post queue (takePosted, before the iteration's run phase), so its
+// done callbacks run in that same iteration, as libuv runs a request's
+// callback in the wake-up that brought it; other executor outcomes wait
+// for a ready callback (asyncio's order). It reports whether it did.
+func deliverNow(f *Future, value uintptr, code int) bool {
+	r, ok := f.role.(*execFlight)
+	if !ok || !r.withdrawable {
+		return false
+	}
+	r.value, r.code = value, code
+	execDelivered(f)
+	return true
+}
+
 // execDelivered runs on the loop thread, as a ready callback, with a job's
 // outcome staged in the future's record.
 func execDelivered(f *Future) {
@@ -233,7 +304,11 @@ func execDelivered(f *Future) {
 		if code != 0 {
 			// fail, not SetException: a job may fail with any non-zero
 			// code, ECANCELLED included.
-			f.fail(code, "executor job failed", 0, nil)
+			msg := r.msg
+			if msg == "" {
+				msg = "executor job failed"
+			}
+			f.fail(code, msg, 0, nil)
 		} else {
 			f.SetResult(value, f.free) // a free set by SetFreeFunc
 		}
@@ -269,12 +344,12 @@ func (l *Loop) ShutdownDefaultExecutor() (*Future, error) {
 func (e *executor) stop() {
 	e.mu.Lock()
 	e.shutdown = true
-	e.cond.Broadcast()
+	e.park.broadcast()
 	e.mu.Unlock()
 }
 
 // track records fut as awaiting delivery (loop thread).
-func (e *executor) track(fut *Future) {
+func (e *executor) track(fut *Future) *execFlight {
 	var r *execFlight
 	if n := len(e.spare); n > 0 {
 		r = e.spare[n-1]
@@ -285,6 +360,7 @@ func (e *executor) track(fut *Future) {
 	r.fut, r.owner, r.slot = fut, e, len(e.inflight)
 	e.inflight = append(e.inflight, r)
 	fut.role = r
+	return r
 }
 
 // untrack removes r once its outcome is delivered (loop thread).
@@ -295,7 +371,9 @@ func (e *executor) untrack(r *execFlight) {
 	e.inflight[last] = nil
 	e.inflight = e.inflight[:last]
 	r.fut.role = nil
-	*r = execFlight{}
+	r.fut, r.owner, r.value, r.code, r.slot = nil, nil, 0, 0, 0
+	r.withdrawable, r.msg = false, ""
+	r.start.Store(flightQueued)
 	e.spare = append(e.spare, r)
 }
 

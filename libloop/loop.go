@@ -72,6 +72,7 @@ type Loop struct {
 	droppedWaits map[*Future]map[uint64]struct{}
 	executor     *executor
 	resolver     *executor // name lookups' own pool (resolver.go)
+	fsPool       *executor // file calls' own pool (fs.go)
 
 	hooks       hookState // prepare, check and idle hooks (hook.go)
 	hostQueue   HostQueue // the host's own ready queue, or nil (host.go)
@@ -180,6 +181,9 @@ func (l *Loop) Close() error {
 			e.stop()         // as asyncio: shutdown(wait=False)
 			e.dropInflight() // their deliveries will never run
 		}
+	}
+	if l.fsPool != nil {
+		l.fsPool.closeFiles() // no worker uses a caller's buffer after Close
 	}
 	l.reapExitWatches()
 	l.spawn.close()

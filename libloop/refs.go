@@ -311,7 +311,7 @@ func (l *Loop) Alive() bool {
 	if n > 0 {
 		return true
 	}
-	for _, e := range [...]*executor{l.executor, l.resolver} {
+	for _, e := range [...]*executor{l.executor, l.resolver, l.fsPool} {
 		if e != nil && e.pending.Load() > 0 {
 			return true
 		}

@@ -2,8 +2,6 @@
 
 package libloop
 
-import "sync"
-
 // Name lookups run on a pool of their own, never on the loop thread and
 // never on the default executor: a slow or unreachable DNS server then
 // holds at most ResolverWorkers threads, and run_in_executor work queued
@@ -19,7 +17,7 @@ const ResolverWorkers = 4
 func (l *Loop) names() *executor {
 	if l.resolver == nil {
 		e := &executor{max: ResolverWorkers}
-		e.cond = sync.NewCond(&e.mu)
+		e.park.init(&e.mu, false)
 		l.resolver = e
 	}
 	return l.resolver

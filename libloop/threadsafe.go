@@ -75,6 +75,10 @@ func (l *Loop) takePosted() {
 			items[i] = postedCall{}
 			continue
 		}
+		if f := items[i].done; f != nil && deliverNow(f, items[i].value, items[i].code) {
+			items[i] = postedCall{}
+			continue
+		}
 		h := l.newHandle()
 		if f := items[i].done; f != nil {
 			// The handle carries the future; unref releases it, so it holds

@@ -73,6 +73,7 @@ type Raw struct {
 	RawFutures // futures, tasks, helpers, executor, host queue (raw_futures.go)
 	RawNet     // transports, servers, datagrams, names (raw_net.go)
 	RawTLS     // TLS configs, connections, accessors (raw_tls.go)
+	RawFS      // file calls (fs.go)
 }
 
 // symbols lists every function of the header with the Raw field bound to it.
@@ -126,7 +127,7 @@ func (r *Raw) symbols() []struct {
 		{"ll_remove_reader", &r.RemoveReader},
 		{"ll_add_writer", &r.AddWriter},
 		{"ll_remove_writer", &r.RemoveWriter},
-	}, append(append(r.RawFutures.symbols(), r.RawNet.symbols()...), r.RawTLS.symbols()...)...)
+	}, append(append(append(r.RawFutures.symbols(), r.RawNet.symbols()...), r.RawTLS.symbols()...), r.RawFS.symbols()...)...)
 }
 
 // bindRaw resolves every symbol of the header in the library handle h.

@@ -65,6 +65,7 @@ OMIT = {
         "ll_tcp_connect_ex": "asyncio's create_connection does local_addr, happy eyeballs and interleave "
                              "in Python, on the loop's sockets",
         "ll_getnameinfo": "loop.getnameinfo is asyncio's: socket.getnameinfo in the executor",
+        "ll_loop_set_fs_workers": "the file pool is not bound in Python (see ll_fs_)",
         "LL_JOIN": "the ll_udp_set_*membership op, not bound in Python (see OMIT_PREFIXES)",
         "LL_LEAVE": "the ll_udp_set_*membership op, not bound in Python (see OMIT_PREFIXES)",
         "ll_future_remove_done_callback": "done callbacks of C futures are added once and fire once",
@@ -135,6 +136,9 @@ OMIT_PREFIXES = {
                        "as on asyncio's own loop",
         "ll_tty_": "asyncio has no terminal transport: Python programs use tty/termios and connect_read_pipe",
         "LL_TTY_": "the ll_tty_set_mode modes, not bound in Python (see ll_tty_)",
+        "ll_fs_": "asyncio has no file calls: Python programs read files in run_in_executor (or aiofiles), "
+                  "and a ctypes buffer handed to a worker would need the GIL's owner to keep it alive",
+        "LL_FS_": "the ll_fs_* calls' constants, not bound in Python (see ll_fs_)",
     },
     "go": {},
 }
