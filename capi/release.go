@@ -47,7 +47,7 @@ func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
 		return gated(s.obj.(*libloop.Transport).Loop(), tok, func() C.int { return ll_transport_abort(id) })
 	case kindTLSConfig:
 		return releaseTLSConfig(id)
-	case kindHook, kindTimer:
+	case kindHook, kindTimer, kindFSWatch:
 		// Released is stopped: nothing else could stop it (libuv's
 		// uv_close).
 		c := s.obj.(stoppable)

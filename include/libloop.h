@@ -495,5 +495,7 @@ int ll_loop_host_ready(ll_loop loop);
 #include "libloop/tls.h"
 /* Loop metrics: ll_loop_stats. */
 #include "libloop/stats.h"
+/* File-system watchers: ll_fs_watch, ll_fs_poll. */
+#include "libloop/fswatch.h"
 
 #endif /* LIBLOOP_H */
