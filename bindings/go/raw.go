@@ -45,6 +45,9 @@ type Raw struct {
 	TimerAgain      func(timer uint64) int32                                                            // ll_timer_again
 	TimerSetRepeat  func(timer uint64, repeat float64) int32                                            // ll_timer_set_repeat
 
+	FSWatch func(loop uint64, path unsafe.Pointer, flags int32, fn, arg uintptr, out unsafe.Pointer) int32      // ll_fs_watch
+	FSPoll  func(loop uint64, path unsafe.Pointer, interval float64, fn, arg uintptr, out unsafe.Pointer) int32 // ll_fs_poll
+
 	SetSlowCallbackDuration func(loop uint64, secs float64) int32         // ll_loop_set_slow_callback_duration
 	SetExceptionHandler     func(loop uint64, handler, arg uintptr) int32 // ll_loop_set_exception_handler
 
@@ -98,6 +101,8 @@ func (r *Raw) symbols() []struct {
 		{"ll_timer_start", &r.TimerStart},
 		{"ll_timer_again", &r.TimerAgain},
 		{"ll_timer_set_repeat", &r.TimerSetRepeat},
+		{"ll_fs_watch", &r.FSWatch},
+		{"ll_fs_poll", &r.FSPoll},
 		{"ll_loop_stats", &r.LoopStats},
 		{"ll_loop_set_slow_callback_duration", &r.SetSlowCallbackDuration},
 		{"ll_loop_set_exception_handler", &r.SetExceptionHandler},
