@@ -151,6 +151,21 @@ func (w *FSWatcher) deliver(ev FSEvent) {
 	if !w.active {
 		return
 	}
+	w.call(ev)
+}
+
+// deliverLast stops the watcher, then calls fn with its last event (the
+// watched path is gone): inside that call the watcher already reads as
+// stopped, so the callback may release it and need not cancel it.
+func (w *FSWatcher) deliverLast(ev FSEvent) {
+	if !w.active {
+		return
+	}
+	w.Cancel()
+	w.call(ev)
+}
+
+func (w *FSWatcher) call(ev FSEvent) {
 	defer func() {
 		if r := recover(); r != nil {
 			w.loop.CallExceptionHandler(&ErrorContext{

@@ -77,8 +77,7 @@ func (k *kqWatch) ioReady(mask uint8) {
 	}
 	switch {
 	case mask&evVnodeGone != 0:
-		w.deliver(FSEvent{Path: w.name, Events: FSRename, Err: unix.ENOENT})
-		w.Cancel()
+		w.deliverLast(FSEvent{Path: w.name, Events: FSRename, Err: unix.ENOENT})
 	case mask&evVnodeRenamed != 0:
 		w.deliver(FSEvent{Path: w.name, Events: FSRename})
 	default:

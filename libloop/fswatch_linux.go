@@ -203,12 +203,10 @@ func (b *fsBackend) ioReady(uint8) {
 		}
 	}
 	for i := range pend {
-		pend[i].w.deliver(pend[i].ev)
-	}
-	// A watcher ended by its root's removal stops after its last report.
-	for i := range pend {
-		if w := pend[i].w; pend[i].ev.Err != nil && isENOENT(pend[i].ev.Err) {
-			w.Cancel()
+		if p := &pend[i]; p.ev.Err != nil && isENOENT(p.ev.Err) {
+			p.w.deliverLast(p.ev) // the root is gone: the watcher ends
+		} else {
+			p.w.deliver(p.ev)
 		}
 	}
 }

@@ -5,9 +5,11 @@
 package libloop
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -132,4 +134,33 @@ func TestWatchPathOverflow(t *testing.T) {
 	if !w.Active() {
 		t.Fatal("overflow stopped the watcher")
 	}
+}
+
+// A recursive watcher names a file made in a new subdirectory relative to
+// the watched directory.
+func ExampleLoop_WatchPath() {
+	loop, _ := New()
+	defer loop.Close()
+	root, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(root)
+
+	seen := false
+	w, err := loop.WatchPath(root, true, func(ev FSEvent) {
+		if ev.Path == filepath.Join("sub", "f") && ev.Events&FSRename != 0 && !seen {
+			seen = true
+			fmt.Println("created:", ev.Path)
+		}
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer w.Cancel()
+	os.Mkdir(filepath.Join(root, "sub"), 0o755)
+	os.WriteFile(filepath.Join(root, "sub", "f"), []byte("1"), 0o644)
+	for end := time.Now().Add(20 * time.Second); !seen && time.Now().Before(end); {
+		loop.CallLater(0.01, func() {})
+		loop.RunOnce(false)
+	}
+	// Output: created: sub/f
 }

@@ -29,6 +29,7 @@ typedef struct {
     ll_handle w;       /* the id the callback got */
     int cancel_self;   /* ll_handle_cancel(w) on the first event */
     int release_self;  /* ll_release(w) on the first event */
+    int stopped_in_cb; /* ll_handle_cancelled(w) during the last call */
 } log_t;
 
 static void on_event(ll_loop loop, ll_handle w, const char *path, int events, int status, void *arg) {
@@ -41,6 +42,7 @@ static void on_event(ll_loop loop, ll_handle w, const char *path, int events, in
         g->n++;
     }
     g->w = w;
+    g->stopped_in_cb = ll_handle_cancelled(w);
     if (g->cancel_self)
         CHECK_EQ_INT(ll_handle_cancel(w), 0);
     if (g->release_self)
@@ -255,6 +257,7 @@ static void test_root_deleted(void) {
     CHECK_EQ_INT(ll_fs_watch(loop, root, LL_FS_RECURSIVE, on_event, g, &w), 0);
     CHECK_EQ_INT(rmdir(root), 0);
     WAIT_FOR(loop, g, "root", LL_FS_RENAME, -ENOENT);
+    CHECK_EQ_INT(g->stopped_in_cb, 1); /* stopped already when its last event is told */
     CHECK_EQ_INT(ll_handle_cancelled(w), 1);
     CHECK_EQ_INT(ll_release(w), 0);
     CHECK_EQ_INT(ll_loop_close(loop), 0);
