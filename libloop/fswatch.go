@@ -144,6 +144,10 @@ func (l *Loop) FSWatchers(fn func(*FSWatcher) bool) {
 	}
 }
 
+// NumFSWatchers is how many watchers of the loop are active (each keeps
+// the loop alive, as an active handle does in libuv).
+func (l *Loop) NumFSWatchers() int { return len(l.fsw.all) }
+
 // deliver calls the watcher's fn with ev unless it was cancelled; a panic
 // is reported to the exception handler, as a callback's, and the loop and
 // the other watchers go on.

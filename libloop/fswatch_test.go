@@ -85,7 +85,7 @@ func TestWatchPathChangeAndRename(t *testing.T) {
 	}
 	w.Cancel()
 	w.Cancel() // twice: nothing
-	if w.Active() || l.nWatched != 0 || l.fsw.backend != nil || len(l.fsw.all) != 0 {
+	if w.Active() || l.nWatched != 0 || l.fsw.backend != nil || l.NumFSWatchers() != 0 {
 		t.Fatalf("after Cancel: active %v, %d fds watched, backend %v, %d watchers",
 			w.Active(), l.nWatched, l.fsw.backend, len(l.fsw.all))
 	}
