@@ -55,7 +55,6 @@ type FSWatcher struct {
 	fn        func(FSEvent)
 	active    bool
 	poll      *fsPoll // a polling watcher's state (fspoll.go), else nil
-	os        fsWatchOS
 	// Tag is the host's id for this watcher.
 	Tag uint64
 }

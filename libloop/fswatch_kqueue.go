@@ -14,7 +14,9 @@ import (
 // entry: a change inside a watched directory is reported with the
 // directory's own base name. Recursive watching is not offered (libuv uses
 // FSEvents on macOS for it; that needs a thread and CoreServices).
-type fsBackend struct{}
+type fsBackend struct {
+	fds map[*FSWatcher]*kqWatch
+}
 
 // kqWatch is one watcher's fd, its owner in the loop's fd table.
 type kqWatch struct {
@@ -26,9 +28,6 @@ type kqWatch struct {
 type vnodeWatcher interface {
 	watchVnode(fd int) error
 }
-
-// fsWatchOS is a watcher's kqueue state: its fd record.
-type fsWatchOS struct{ kq *kqWatch }
 
 func (l *Loop) fsWatchStart(w *FSWatcher) error {
 	if w.recursive {
@@ -54,16 +53,23 @@ func (l *Loop) fsWatchStart(w *FSWatcher) error {
 	}
 	l.plan.stale()
 	l.changed()
-	w.os.kq = k
+	if l.fsw.backend == nil {
+		l.fsw.backend = &fsBackend{fds: make(map[*FSWatcher]*kqWatch)}
+	}
+	l.fsw.backend.fds[w] = k
 	return nil
 }
 
 func (l *Loop) fsWatchStop(w *FSWatcher) {
-	k := w.os.kq
-	if k == nil {
+	b := l.fsw.backend
+	if b == nil || b.fds[w] == nil {
 		return
 	}
-	w.os.kq = nil
+	k := b.fds[w]
+	delete(b.fds, w)
+	if len(b.fds) == 0 {
+		l.fsw.backend = nil
+	}
 	l.unwatchOwner(k.fd, k)
 	unix.Close(k.fd) // closing the fd removes its kevent
 }
@@ -89,5 +95,7 @@ func (k *kqWatch) ioReady(mask uint8) {
 // runs only for one left behind).
 func (k *kqWatch) loopClosing() {
 	unix.Close(k.fd)
-	k.w.os.kq = nil
+	if b := k.w.loop.fsw.backend; b != nil {
+		delete(b.fds, k.w)
+	}
 }

@@ -43,10 +43,6 @@ const fsWatchMask = unix.IN_ATTRIB | unix.IN_CREATE | unix.IN_MODIFY | unix.IN_D
 // read again in the same iteration.
 const fsWatchReadSize = 64 << 10
 
-// fsWatchOS is a watcher's own backend state: none on Linux (its wds are
-// in the loop's fsBackend).
-type fsWatchOS struct{}
-
 type fsBackend struct {
 	l   *Loop
 	fd  int
