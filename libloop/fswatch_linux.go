@@ -5,6 +5,7 @@
 package libloop
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,8 +61,9 @@ type fsWatchEntry struct {
 // fsPending is one event waiting for delivery: events for the same watcher
 // and path read in one iteration merge into one report.
 type fsPending struct {
-	w  *FSWatcher
-	ev FSEvent
+	w    *FSWatcher
+	ev   FSEvent
+	last bool // the watched root is gone: the watcher ends with this report
 }
 
 func (l *Loop) fsBackendOpen() (*fsBackend, error) {
@@ -93,7 +95,10 @@ func (l *Loop) fsWatchStart(w *FSWatcher) error {
 		return err
 	}
 	if w.recursive {
-		b.addTree(w, "", nil)
+		if err := b.addTree(w, "", nil); err != nil {
+			l.fsWatchStop(w) // a tree watched in part would miss events silently
+			return err
+		}
 	}
 	return nil
 }
@@ -128,21 +133,45 @@ func (b *fsBackend) add(w *FSWatcher, rel string) error {
 
 // addTree watches every directory under root/rel. With out non-nil, each
 // entry found is also reported as an FSRename: it may have been made
-// before its directory's watch existed.
-func (b *fsBackend) addTree(w *FSWatcher, rel string, out *[]fsPending) {
+// before its directory's watch existed. A directory that vanishes
+// meanwhile is skipped; any other failure (ENOSPC: the watch limit,
+// EACCES) is returned, the first one, after the rest of the tree is tried.
+func (b *fsBackend) addTree(w *FSWatcher, rel string, out *[]fsPending) error {
 	ents, err := os.ReadDir(filepath.Join(w.root, rel))
 	if err != nil {
-		return
+		return treeErr(err)
 	}
+	var first error
 	for _, de := range ents {
 		sub := filepath.Join(rel, de.Name())
 		if out != nil {
-			*out = append(*out, fsPending{w, FSEvent{Path: sub, Events: FSRename}})
+			*out = append(*out, fsPending{w: w, ev: FSEvent{Path: sub, Events: FSRename}})
 		}
-		if de.IsDir() && b.add(w, sub) == nil {
-			b.addTree(w, sub, out)
+		if !de.IsDir() {
+			continue
+		}
+		err := b.add(w, sub)
+		if err == nil {
+			err = b.addTree(w, sub, out)
+		}
+		if err = treeErr(err); err != nil && first == nil {
+			first = err
 		}
 	}
+	return first
+}
+
+// treeErr is nil for the errors of a directory that went away (or was
+// replaced by a file) while the tree was walked: not a failure to watch.
+func treeErr(err error) error {
+	if err == nil || errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+		return nil
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err // the system's errno, as the C API reports it
+	}
+	return err
 }
 
 // dropEntries removes the entries of wd that match, and the wd itself
@@ -199,17 +228,12 @@ func (b *fsBackend) ioReady(uint8) {
 		}
 	}
 	for i := range pend {
-		if p := &pend[i]; p.ev.Err != nil && isENOENT(p.ev.Err) {
-			p.w.deliverLast(p.ev) // the root is gone: the watcher ends
+		if p := &pend[i]; p.last {
+			p.w.deliverLast(p.ev)
 		} else {
 			p.w.deliver(p.ev)
 		}
 	}
-}
-
-func isENOENT(err error) bool {
-	n, ok := sysErrno(err)
-	return ok && n == int(unix.ENOENT)
 }
 
 // parse turns a read's records into pending reports, merged per watcher
@@ -218,12 +242,17 @@ func (b *fsBackend) parse(buf []byte, pend []fsPending) []fsPending {
 	report := func(w *FSWatcher, ev FSEvent) {
 		for i := range pend {
 			p := &pend[i]
-			if p.w == w && p.ev.Path == ev.Path && (p.ev.Err == nil) == (ev.Err == nil) {
+			if p.w == w && p.ev.Path == ev.Path && p.ev.Err == nil && ev.Err == nil && !p.last {
 				p.ev.Events |= ev.Events
 				return
 			}
 		}
-		pend = append(pend, fsPending{w, ev})
+		pend = append(pend, fsPending{w: w, ev: ev})
+	}
+	// The root's end: its own report, never merged, and nothing for the
+	// watcher after it.
+	reportLast := func(w *FSWatcher, ev FSEvent) {
+		pend = append(pend, fsPending{w: w, ev: ev, last: true})
 	}
 	for off := 0; off+unix.SizeofInotifyEvent <= len(buf); {
 		raw := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
@@ -263,7 +292,7 @@ func (b *fsBackend) parse(buf []byte, pend []fsPending) []fsPending {
 				continue
 			}
 			if name == "" {
-				b.selfEvent(wd, e, mask, kind, report)
+				b.selfEvent(e, mask, kind, report, reportLast)
 				continue
 			}
 			path := filepath.Join(e.rel, name)
@@ -273,12 +302,17 @@ func (b *fsBackend) parse(buf []byte, pend []fsPending) []fsPending {
 			}
 			switch {
 			case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
-				if b.add(w, path) == nil {
-					var found []fsPending
-					b.addTree(w, path, &found)
-					for _, f := range found {
-						report(f.w, f.ev)
-					}
+				err := b.add(w, path)
+				var found []fsPending
+				if err == nil {
+					err = b.addTree(w, path, &found)
+				}
+				for _, f := range found {
+					report(f.w, f.ev)
+				}
+				if err = treeErr(err); err != nil {
+					// The new directory (or part of it) is not watched.
+					report(w, FSEvent{Path: path, Events: FSRename, Err: err})
 				}
 			case mask&(unix.IN_MOVED_FROM|unix.IN_DELETE) != 0:
 				b.forgetSubtree(w, path)
@@ -292,12 +326,12 @@ func (b *fsBackend) parse(buf []byte, pend []fsPending) []fsPending {
 // For the root: its own base name, and when it is deleted or unmounted a
 // final report with ENOENT (the watcher then stops). A subdirectory's own
 // events are reported by its parent's watch, so they are skipped here.
-func (b *fsBackend) selfEvent(wd int32, e fsWatchEntry, mask uint32, kind FSEventKind, report func(*FSWatcher, FSEvent)) {
+func (b *fsBackend) selfEvent(e fsWatchEntry, mask uint32, kind FSEventKind, report, reportLast func(*FSWatcher, FSEvent)) {
 	if e.rel != "" {
 		return
 	}
 	if mask&(unix.IN_DELETE_SELF|unix.IN_UNMOUNT) != 0 {
-		report(e.w, FSEvent{Path: e.w.name, Events: FSRename, Err: unix.ENOENT})
+		reportLast(e.w, FSEvent{Path: e.w.name, Events: FSRename, Err: unix.ENOENT})
 		return
 	}
 	report(e.w, FSEvent{Path: e.w.name, Events: kind})
@@ -331,7 +365,7 @@ func (b *fsBackend) overflowed(report func(*FSWatcher, FSEvent)) {
 	}
 	for w := range seen {
 		if w.recursive {
-			b.addTree(w, "", nil)
+			b.addTree(w, "", nil) // a failure here was told when it happened, or is told by ENOBUFS
 		}
 	}
 }

@@ -39,6 +39,8 @@ extern "C" {
  *     this error (the path went away, or did not exist at the start); the
  *     watcher goes on and reports LL_FS_RENAME with status 0 when the path
  *     is back.
+ *   - -ENOSPC, -EACCES (a recursive watcher): a directory created under the
+ *     watched one could not be watched (path names it); the rest goes on.
  *   - -ENOBUFS: the kernel dropped events (inotify's queue overflowed):
  *     anything under the watcher may have changed; rescan what you need.
  *     The watcher goes on (a recursive one re-adds the watches it may
@@ -56,7 +58,8 @@ typedef void (*ll_fs_event_fn)(ll_loop loop, ll_handle w, const char *path, int 
  * whole tree under a directory is watched: libloop adds a watch for each
  * subdirectory present at the start and each one created or moved in later
  * (reporting the entries it finds in it, which may predate its watch), and
- * drops those moved out or deleted. A relative path is taken from the
+ * drops those moved out or deleted; a directory of the tree present at the
+ * start that cannot be watched fails the call. A relative path is taken from the
  * current directory at the time of the call.
  * The watcher runs until ll_handle_cancel(*out) or ll_release(*out) (which
  * cancels it too; the id is then stale), until its path is deleted (see
