@@ -59,21 +59,21 @@ func (hs *hookState) stop()             { hs.h.Cancel() }
 func (hs *hookState) active() bool      { return hs.h.Active() }
 
 // stoppable is a handle id that names no single callback but something
-// that runs until stopped: a hook or a repeating timer. ll_handle_cancel
-// stops it, ll_handle_cancelled says whether it is stopped, ll_release
-// stops it and drops the id.
+// that runs until stopped: a hook, a repeating timer or a file-system
+// watcher. ll_handle_cancel stops it, ll_handle_cancelled says whether it
+// is stopped, ll_release stops it and drops the id.
 type stoppable interface {
 	owner() *loopState
 	stop()
 	active() bool
 }
 
-// lookupStoppable resolves a hook or repeating timer id. The handle calls
+// lookupStoppable resolves a hook, repeating timer or file-system watcher id. The handle calls
 // ask it only after the handle kind refused the id, so a timer's cancel
 // pays nothing for these kinds.
 func lookupStoppable(id C.uint64_t) (stoppable, bool) {
 	s, ok := ids.lookup(uint64(id))
-	if !ok || s.kind != kindHook && s.kind != kindTimer {
+	if !ok || s.kind != kindHook && s.kind != kindTimer && s.kind != kindFSWatch {
 		return nil, false
 	}
 	return s.obj.(stoppable), true

@@ -50,7 +50,7 @@ func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
 	case kindSignal:
 		ss := s.obj.(*signalState)
 		return gated(ss.loop.loop, tok, func() C.int { return releaseSignal(ss) })
-	case kindHook, kindTimer:
+	case kindHook, kindTimer, kindFSWatch:
 		// Released is stopped: nothing else could stop it (libuv's
 		// uv_close).
 		c := s.obj.(stoppable)

@@ -574,5 +574,7 @@ int ll_loop_host_ready(ll_loop loop);
 #include "libloop/stats.h"
 /* Files: open, read, write, stat ... on the loop's file pool, as futures. */
 #include "libloop/fs.h"
+/* File-system watchers: ll_fs_watch, ll_fs_poll. */
+#include "libloop/fswatch.h"
 
 #endif /* LIBLOOP_H */

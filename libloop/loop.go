@@ -74,9 +74,10 @@ type Loop struct {
 	resolver     *executor // name lookups' own pool (resolver.go)
 	fsPool       *executor // file calls' own pool (fs.go)
 
-	hooks       hookState // prepare, check and idle hooks (hook.go)
-	hostQueue   HostQueue // the host's own ready queue, or nil (host.go)
-	hostPending bool      // it has work (HostReady)
+	hooks       hookState  // prepare, check and idle hooks (hook.go)
+	fsw         fsWatchSet // file-system watchers (fswatch.go)
+	hostQueue   HostQueue  // the host's own ready queue, or nil (host.go)
+	hostPending bool       // it has work (HostReady)
 
 	counters loopCounters // Stats' totals (stats.go)
 
@@ -154,6 +155,7 @@ func (l *Loop) Close() error {
 	// nobody retrieved); a post made there must be refused (ECLOSED, as
 	// every other scheduling call now), not queued for no iteration.
 	l.closePosted()
+	l.dropFSWatchers() // before the fd sweep: their fds and wds go first
 	for l.ready.len() > 0 {
 		if h := l.ready.pop().h; h != nil {
 			l.unref(h)

@@ -13,6 +13,12 @@ const (
 	// no EPOLL_CTL_DEL, since a copy still open elsewhere (a host's fork)
 	// keeps only a disarmed registration, which never reports again.
 	evOnce uint8 = 8
+	// evVnode: a file watched with kqueue's EVFILT_VNODE changed
+	// (fswatch_kqueue.go), with evVnodeGone when it was deleted or
+	// revoked and evVnodeRenamed when it was renamed.
+	evVnode        uint8 = 16
+	evVnodeGone    uint8 = 32
+	evVnodeRenamed uint8 = 64
 )
 
 // exitWatcher is a selector that can report a child's exit itself

@@ -89,6 +89,15 @@ func (s *kqueueSelector) poll(timeoutNs int64, evs []ioEvent, _ bool) ([]ioEvent
 			evs = append(evs, ioEvent{fd: int32(e.Ident), mask: evWrite})
 		case unix.EVFILT_PROC:
 			evs = append(evs, ioEvent{fd: int32(e.Ident), mask: evExit})
+		case unix.EVFILT_VNODE:
+			m := evVnode
+			if e.Fflags&(unix.NOTE_DELETE|unix.NOTE_REVOKE) != 0 {
+				m |= evVnodeGone
+			}
+			if e.Fflags&unix.NOTE_RENAME != 0 {
+				m |= evVnodeRenamed
+			}
+			evs = append(evs, ioEvent{fd: int32(e.Ident), mask: m})
 		}
 	}
 	return evs, woke, nil
@@ -102,6 +111,17 @@ func (s *kqueueSelector) watchExit(pid int) error {
 	var ev unix.Kevent_t
 	unix.SetKevent(&ev, pid, unix.EVFILT_PROC, unix.EV_ADD|unix.EV_ONESHOT)
 	ev.Fflags = unix.NOTE_EXIT
+	_, err := unix.Kevent(s.kq, []unix.Kevent_t{ev}, nil, nil)
+	return err
+}
+
+// watchVnode reports changes of the file open as fd (EVFILT_VNODE) as
+// evVnode events, until fd is closed.
+func (s *kqueueSelector) watchVnode(fd int) error {
+	var ev unix.Kevent_t
+	unix.SetKevent(&ev, fd, unix.EVFILT_VNODE, unix.EV_ADD|unix.EV_CLEAR)
+	ev.Fflags = unix.NOTE_WRITE | unix.NOTE_EXTEND | unix.NOTE_ATTRIB | unix.NOTE_LINK |
+		unix.NOTE_DELETE | unix.NOTE_RENAME | unix.NOTE_REVOKE
 	_, err := unix.Kevent(s.kq, []unix.Kevent_t{ev}, nil, nil)
 	return err
 }

@@ -38,6 +38,7 @@ const (
 	kindQueueWork                   // void fn(void *arg) on an executor thread, then fn(uint64 loop, void *arg)
 	kindProtocol                    // int fn(uint64 loop, const ll_event *ev, void *arg) (protocol.go)
 	kindBatch                       // void fn(uint64 loop, ll_event *evs, size_t n, void *arg) (protocol.go)
+	kindFSEvent                     // void fn(uint64 loop, uint64 w, const char *path, int events, int status, void *arg) (fswatch.go)
 )
 
 type cbEntry struct {
@@ -58,6 +59,10 @@ type cbEntry struct {
 	// loop closes.
 	hook  *Hook
 	timer *Timer
+	// fsev and fsw: a file-system watcher's callback and the watcher,
+	// released when its loop closes (fswatch.go).
+	fsev func(FSEvent)
+	fsw  *FSWatcher
 }
 
 var table = struct {

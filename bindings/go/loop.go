@@ -157,6 +157,9 @@ func (l *Loop) dropCallbacks() {
 		if e.timer != nil {
 			e.timer.release()
 		}
+		if e.fsw != nil {
+			e.fsw.release()
+		}
 	}
 	l.mu.Lock()
 	clear(l.readers)

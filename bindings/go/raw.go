@@ -53,6 +53,9 @@ type Raw struct {
 	HasRef          func(id uint64) int32                                                               // ll_has_ref
 	LoopWalk        func(loop uint64, fn, arg uintptr) int32                                            // ll_loop_walk
 
+	FSWatch func(loop uint64, path unsafe.Pointer, flags int32, fn, arg uintptr, out unsafe.Pointer) int32      // ll_fs_watch
+	FSPoll  func(loop uint64, path unsafe.Pointer, interval float64, fn, arg uintptr, out unsafe.Pointer) int32 // ll_fs_poll
+
 	SetSlowCallbackDuration func(loop uint64, secs float64) int32         // ll_loop_set_slow_callback_duration
 	SetExceptionHandler     func(loop uint64, handler, arg uintptr) int32 // ll_loop_set_exception_handler
 
@@ -112,6 +115,8 @@ func (r *Raw) symbols() []struct {
 		{"ll_unref", &r.Unref},
 		{"ll_has_ref", &r.HasRef},
 		{"ll_loop_walk", &r.LoopWalk},
+		{"ll_fs_watch", &r.FSWatch},
+		{"ll_fs_poll", &r.FSPoll},
 		{"ll_loop_stats", &r.LoopStats},
 		{"ll_loop_set_slow_callback_duration", &r.SetSlowCallbackDuration},
 		{"ll_loop_set_exception_handler", &r.SetExceptionHandler},

@@ -122,6 +122,13 @@ OMIT = {
         # Version: the loader compares ll_version() with ABI_MAJOR/ABI_MINOR.
         "LL_VERSION_PATCH": "a patch release never changes the ABI",
         "LL_VERSION": "the library's ll_version() is read at load time instead",
+        # File-system watchers: asyncio has no such API (watchfiles and
+        # watchdog bring their own threads).
+        "ll_fs_watch": "asyncio has no file-system watcher; a Python binding would add one",
+        "ll_fs_poll": "see ll_fs_watch",
+        "LL_FS_RENAME": "see ll_fs_watch",
+        "LL_FS_CHANGE": "see ll_fs_watch",
+        "LL_FS_RECURSIVE": "see ll_fs_watch",
     },
     "go": {
         "LL_VERSION": "HeaderVersion is computed from the three parts, as the header does",
