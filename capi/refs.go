@@ -60,9 +60,6 @@ func resolveRef(caller, id C.uint64_t) (refTarget, C.int) {
 	default:
 		return nil, C.int(libloop.EBADHANDLE) // a loop, future, task, TLS config
 	}
-	if slot.kind == kindFuture || slot.kind == kindTask || slot.kind == kindReserved {
-		return nil, C.int(libloop.EBADHANDLE)
-	}
 	if rc := enterFrom(s, caller); rc != 0 {
 		return nil, rc
 	}

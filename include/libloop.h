@@ -154,8 +154,8 @@ typedef void (*ll_exception_handler)(ll_loop loop, const ll_error_context *ctx, 
  * (UV_RUN_DEFAULT 0, UV_RUN_ONCE 1, UV_RUN_NOWAIT 2): LL_RUN_ONCE and
  * LL_RUN_NOWAIT were fixed by ll_loop_run_once first, so LL_RUN_DEFAULT
  * takes the next value. Use the names. */
-#define LL_RUN_ONCE    0 /**< block in poll until something is due, then run one iteration */
-#define LL_RUN_NOWAIT  1 /**< run one iteration without blocking */
+#define LL_RUN_ONCE   0 /**< block in poll until something is due, then run one iteration */
+#define LL_RUN_NOWAIT 1 /**< run one iteration without blocking */
 #define LL_RUN_DEFAULT 2 /**< ll_loop_run only: until nothing referenced is left */
 
 /**

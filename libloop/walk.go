@@ -81,6 +81,9 @@ func (l *Loop) AddObjectSource(s ObjectSource) { l.sources = append(l.sources, s
 // (an object ended by an earlier call is skipped, one made during the walk
 // is not listed). Called on the loop's thread.
 func (l *Loop) Walk(fn func(kind WalkKind, obj any) bool) {
+	if l.closed.Load() {
+		return
+	}
 	snap := l.snapshot()
 	defer l.doneWalk(snap)
 	for _, e := range snap {
