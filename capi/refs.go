@@ -57,6 +57,8 @@ func resolveRef(caller, id C.uint64_t) (refTarget, C.int) {
 		s, t = o.Loop().Data.(*loopState), o
 	case *signalState:
 		s, t = o.loop, o
+	case *fsWatchState:
+		s, t = o.loop, o.w
 	default:
 		return nil, C.int(libloop.EBADHANDLE) // a loop, future, task, TLS config
 	}

@@ -68,6 +68,8 @@ func ll__loop_walk_go(caller, id C.uint64_t, fn C.ll_walk_fn, arg unsafe.Pointer
 			oid = o.Tag
 		case *libloop.Process:
 			oid = o.Tag
+		case *libloop.FSWatcher:
+			oid = o.Tag
 		case libloop.Signal:
 			oid = s.signalIDs[int(o)]
 		case walkIDer:

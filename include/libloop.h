@@ -210,10 +210,10 @@ int ll_loop_run_once(ll_loop loop, int mode);
  * another thread not yet run, a future's done callback scheduled); a
  * referenced timer (ll_call_later/ll_call_at, with or without a handle,
  * ll_timer_start), hook, transport (until its LL_CONNECTION_LOST), server
- * (until closed), process (until it exited) or signal handler (see ll_ref;
- * all are referenced when made); a connection being made; a reader or
- * writer (ll_add_reader/ll_add_writer); executor work and name lookups
- * queued, running or whose outcome is not delivered yet (libuv's pending
+ * (until closed), process (until it exited), signal handler or file-system
+ * watcher (see ll_ref; all are referenced when made); a connection being
+ * made; a reader or writer (ll_add_reader/ll_add_writer); executor work,
+ * name lookups and file calls (ll_fs_*) queued, running or whose outcome is not delivered yet (libuv's pending
  * requests). A pending future keeps it alive only through what settles it:
  * one the host settles from a thread of its own does not (keep a
  * referenced object meanwhile). As uv_run, a loop that is not alive runs
@@ -420,8 +420,9 @@ int ll_timer_set_repeat(ll_handle timer, double repeat);
 
 /**
  * References. Every timer handle (ll_call_later/ll_call_at's, ll_timer_start's),
- * hook, transport, server, process and signal handler (its id from
- * ll_add_signal_handler_ex or ll_loop_walk) is referenced when made: while
+ * hook, transport, server, process, signal handler (its id from
+ * ll_add_signal_handler_ex or ll_loop_walk) and file-system watcher
+ * (ll_fs_watch, ll_fs_poll) is referenced when made: while
  * active it keeps ll_loop_run(LL_RUN_DEFAULT) going. ll_unref makes it
  * stop doing so; it still works (its callbacks run, its events arrive).
  * ll_ref undoes that. Both are idempotent; as libuv's, the choice stays
@@ -447,7 +448,7 @@ int ll_has_ref(uint64_t id);
 #define LL_KIND_PROCESS   5 /**< a process that has not exited */
 #define LL_KIND_SIGNAL    6 /**< a signal handler: its id (ll_add_signal_handler_ex) */
 #define LL_KIND_HOOK      7 /**< an active hook (ll_hook_add) */
-#define LL_KIND_FS_WATCH  8 /**< a file system watcher */
+#define LL_KIND_FS_WATCH  8 /**< an active file-system watcher (ll_fs_watch, ll_fs_poll) */
 
 /** An ll_loop_walk callback: return nonzero to stop the walk. */
 typedef int (*ll_walk_fn)(ll_loop loop, uint64_t id, int kind, void *arg);

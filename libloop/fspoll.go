@@ -56,6 +56,7 @@ func (l *Loop) PollPath(path string, interval time.Duration, fn func(FSEvent)) (
 	if err != nil {
 		return nil, err
 	}
+	p.timer.Unref() // the watcher keeps the loop alive, not its timer
 	if p.err != nil {
 		// Reported from the loop, never from inside PollPath.
 		first := FSEvent{Path: path, Events: FSRename, Err: p.err}

@@ -54,6 +54,7 @@ type FSWatcher struct {
 	recursive bool
 	fn        func(FSEvent)
 	active    bool
+	unrefd    bool    // Unref: active, but keeps the loop alive no more (refs.go)
 	poll      *fsPoll // a polling watcher's state (fspoll.go), else nil
 	// Tag is the host's id for this watcher.
 	Tag uint64
@@ -63,6 +64,7 @@ type FSWatcher struct {
 // state for the notifying ones.
 type fsWatchSet struct {
 	all     map[*FSWatcher]struct{}
+	quiet   int        // active watchers that are unreferenced
 	backend *fsBackend // created by the first WatchPath, gone with the last
 }
 
@@ -116,6 +118,9 @@ func (w *FSWatcher) Cancel() {
 	}
 	w.active = false
 	delete(w.loop.fsw.all, w)
+	if w.unrefd {
+		w.loop.fsw.quiet--
+	}
 	if w.poll != nil {
 		w.poll.stop()
 		return
@@ -143,8 +148,8 @@ func (l *Loop) FSWatchers(fn func(*FSWatcher) bool) {
 	}
 }
 
-// NumFSWatchers is how many watchers of the loop are active (each keeps
-// the loop alive, as an active handle does in libuv).
+// NumFSWatchers is how many watchers of the loop are active (each
+// referenced one keeps the loop alive, as an active handle does in libuv).
 func (l *Loop) NumFSWatchers() int { return len(l.fsw.all) }
 
 // deliver calls the watcher's fn with ev unless it was cancelled; a panic
@@ -187,3 +192,30 @@ func (l *Loop) dropFSWatchers() {
 		w.Cancel()
 	}
 }
+
+// Ref makes the watcher keep the loop alive while active (the default).
+// The watcher counts, not its inotify fd, kqueue fd or poll timer, which
+// are quiet (refs.go).
+func (w *FSWatcher) Ref() {
+	if !w.unrefd {
+		return
+	}
+	w.unrefd = false
+	if w.active {
+		w.loop.fsw.quiet--
+	}
+}
+
+// Unref makes the watcher stop keeping the loop alive; it still reports.
+func (w *FSWatcher) Unref() {
+	if w.unrefd {
+		return
+	}
+	w.unrefd = true
+	if w.active {
+		w.loop.fsw.quiet++
+	}
+}
+
+// HasRef reports whether the watcher keeps the loop alive while active.
+func (w *FSWatcher) HasRef() bool { return !w.unrefd }

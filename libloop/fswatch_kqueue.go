@@ -46,6 +46,7 @@ func (l *Loop) fsWatchStart(w *FSWatcher) error {
 		unix.Close(fd)
 		return err
 	}
+	l.setQuiet(fd, k, true) // the watcher counts, not its fd (refs.go)
 	if err := vw.watchVnode(fd); err != nil {
 		l.unwatchOwner(fd, k)
 		unix.Close(fd)

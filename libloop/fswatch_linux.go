@@ -79,6 +79,7 @@ func (l *Loop) fsBackendOpen() (*fsBackend, error) {
 		unix.Close(fd)
 		return nil, err
 	}
+	l.setQuiet(fd, b, true) // the watchers count, not their inotify fd (refs.go)
 	l.fsw.backend = b
 	return b, nil
 }

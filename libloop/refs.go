@@ -17,6 +17,7 @@ package libloop
 //     reader or writer of AddReader/AddWriter (libuv's uv_poll_t);
 //   - a referenced process that has not exited;
 //   - a referenced signal handler;
+//   - a referenced active file-system watcher (fswatch.go);
 //   - a job of the executor or the resolver pool queued, running, or whose
 //     outcome is not delivered yet (libuv's pending requests);
 //   - what an ObjectSource (walk.go) says keeps it alive.
@@ -293,6 +294,7 @@ func (l *Loop) Alive() bool {
 	n += len(l.signals.handlers) - r.quietSignals
 	n += l.hooks.n - r.quietHooks
 	n += r.procs - r.quietProcs
+	n += len(l.fsw.all) - l.fsw.quiet
 	n += l.timers.len() - l.timerCancelled + l.hostTimers.Len() - r.quietTimers
 	if l.timerSource != nil {
 		if rs, ok := l.timerSource.(ReferencedTimers); ok {

@@ -3,6 +3,8 @@
 package libloop
 
 import (
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -258,4 +260,57 @@ func TestWalkListsEachKindAndSurvivesCloses(t *testing.T) {
 	p.SendSignal(int(syscall.SIGKILL))
 	runDefault(t, l, 10*time.Second)
 	l.Walk(func(k WalkKind, obj any) bool { t.Errorf("left after the run: %d %v", k, obj); return true })
+}
+
+func TestFSWatchersKeepTheLoopUntilUnreferenced(t *testing.T) {
+	l := newTestLoop(t)
+	dir := t.TempDir()
+	heard := 0
+	w, err := l.WatchPath(dir, false, func(FSEvent) { heard++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.PollPath(dir, 10*time.Millisecond, func(FSEvent) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Alive() {
+		t.Fatal("referenced watchers do not keep the loop alive")
+	}
+	w.Unref()
+	if !l.Alive() {
+		t.Fatal("the referenced polling watcher does not keep the loop alive")
+	}
+	p.Unref() // neither its inotify fd nor its poll timer keeps it now
+	if runDefault(t, l, 5*time.Second) {
+		t.Fatal("Run reported work left with only unreferenced watchers")
+	}
+	// Unreferenced, it still reports: a referenced timer waits for it.
+	var tick *Timer
+	tick, _ = l.StartTimer(0.005, 0.005, func() {
+		if heard > 0 {
+			tick.Stop()
+		}
+	})
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runDefault(t, l, 5*time.Second)
+	if heard == 0 {
+		t.Fatal("an unreferenced watcher heard nothing")
+	}
+	w.Ref()
+	if !w.HasRef() || !l.Alive() {
+		t.Fatal("Ref did not make the watcher keep the loop again")
+	}
+	w.Cancel()
+	p.Cancel()
+	if l.Alive() {
+		t.Fatal("cancelled watchers still keep the loop")
+	}
+	n := 0
+	l.Walk(func(kind WalkKind, obj any) bool { n++; return true })
+	if n != 0 {
+		t.Fatalf("walk lists %d objects after the watchers were cancelled", n)
+	}
 }

@@ -11,7 +11,7 @@ import (
 // Walking the loop's objects, libuv's uv_walk: Walk calls a function for
 // every live timer, hook, transport, server, process and signal handler of
 // the loop, and for the objects of every ObjectSource (kinds the core does
-// not keep itself: a host's own timers, file watchers).
+// not keep itself: a host's own timers).
 
 // WalkKind says what Walk hands over; the values are the C API's LL_KIND_*.
 type WalkKind int
@@ -31,7 +31,7 @@ const (
 	WalkSignal WalkKind = 6
 	// WalkHook: an active hook (*Hook).
 	WalkHook WalkKind = 7
-	// WalkFSWatch: a file system watcher (from an ObjectSource).
+	// WalkFSWatch: an active file-system watcher (*FSWatcher).
 	WalkFSWatch WalkKind = 8
 )
 
@@ -39,8 +39,7 @@ const (
 type Signal int
 
 // ObjectSource is a kind of object the core does not keep itself, plugged
-// into a loop with AddObjectSource (a host's timers kept outside the core,
-// file system watchers): Walk lists its objects, and Alive counts those
+// into a loop with AddObjectSource (a host's timers kept outside the core): Walk lists its objects, and Alive counts those
 // that keep the loop alive.
 type ObjectSource interface {
 	// Walk appends the source's live objects to list.
@@ -153,6 +152,9 @@ func (l *Loop) snapshot() []WalkEntry {
 			list = append(list, WalkEntry{Kind: WalkHook, Obj: h})
 		}
 	}
+	for w := range l.fsw.all {
+		list = append(list, WalkEntry{Kind: WalkFSWatch, Obj: w})
+	}
 	n := len(list)
 	for _, s := range l.sources {
 		list = s.Walk(list)
@@ -193,6 +195,8 @@ func (l *Loop) stillLive(e WalkEntry) bool {
 	case Signal:
 		return l.signals.handlers[int(o)] != nil
 	case *Hook:
+		return o.active
+	case *FSWatcher:
 		return o.active
 	case interface{ Live() bool }:
 		return o.Live()

@@ -3,9 +3,13 @@
  * returns when the last referenced thing ends; an unreferenced timer,
  * repeating timer, hook, transport, server, process or signal handler
  * still works but does not keep the loop; ll_ref undoes ll_unref;
- * ll_loop_stop with referenced work left returns 1; executor work keeps the
- * loop alive; bad ids, modes and threads get codes. */
+ * ll_loop_stop with referenced work left returns 1; executor work and file
+ * calls keep the loop alive; a file-system watcher keeps it until
+ * unreferenced; bad ids, modes and threads get codes. */
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -229,6 +233,84 @@ static void test_executor(void) {
     CHECK_EQ_INT(ll_release(loop), 0);
 }
 
+/* A file call in flight keeps the loop, as executor work does. */
+static void test_file_call(void) {
+    ll_loop loop = 0;
+    ll_future f = 0;
+    uintptr_t got = 0;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    CHECK_EQ_INT(ll_fs_open(loop, "/dev/null", O_RDONLY, 0, &f), 0);
+    CHECK_EQ_INT(ll_future_add_done_callback(f, on_done, &got), 0);
+    CHECK_EQ_INT(ll_loop_run(loop, LL_RUN_DEFAULT), 0);
+    CHECK(got > 2); /* the fd: the done callback ran before the run returned */
+    close((int)got);
+    CHECK_EQ_INT(ll_release(f), 0);
+    CHECK_EQ_INT(ll_release(loop), 0);
+}
+
+static void on_fs_event(ll_loop loop, ll_handle w, const char *path, int events, int status, void *arg) {
+    (void)loop, (void)w, (void)path, (void)events, (void)status;
+    ++*(int *)arg;
+}
+
+/* Stops the loop once the watcher has heard something (a referenced
+ * repeating timer: the only thing keeping the loop while it waits). */
+struct fs_wait {
+    int *events;
+    ll_handle timer;
+};
+
+static void check_events(ll_loop loop, void *arg) {
+    struct fs_wait *fw = arg;
+    (void)loop;
+    if (*fw->events > 0)
+        ll_handle_cancel(fw->timer);
+}
+
+/* A watcher (notifying or polling) keeps the loop while referenced; an
+ * unreferenced one keeps nothing (not its inotify fd, not its poll timer)
+ * yet still reports. */
+static void test_fs_watchers(void) {
+    char dir[] = "/tmp/ll_refs_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char file[64];
+    snprintf(file, sizeof file, "%s/f", dir);
+    ll_loop loop = 0;
+    ll_handle w = 0, p = 0;
+    int events = 0, polls = 0;
+    CHECK_EQ_INT(ll_loop_new(&loop), 0);
+    CHECK_EQ_INT(ll_fs_watch(loop, dir, 0, on_fs_event, &events, &w), 0);
+    CHECK_EQ_INT(ll_fs_poll(loop, dir, 0.01, on_fs_event, &polls, &p), 0);
+    CHECK_EQ_INT(ll_has_ref(w), 1);
+    CHECK_EQ_INT(ll_loop_run(loop, LL_RUN_NOWAIT), 1); /* both keep it */
+    CHECK_EQ_INT(ll_unref(w), 0);
+    CHECK_EQ_INT(ll_loop_run(loop, LL_RUN_NOWAIT), 1); /* the poll still does */
+    CHECK_EQ_INT(ll_unref(p), 0);
+    CHECK_EQ_INT(ll_has_ref(p), 0);
+    double t0 = now_s();
+    CHECK_EQ_INT(ll_loop_run(loop, LL_RUN_DEFAULT), 0); /* nothing referenced left */
+    CHECK(now_s() - t0 < 1.0);
+    /* Unreferenced, it still reports: a referenced timer waits for it. */
+    struct fs_wait fw = {&events, 0};
+    CHECK_EQ_INT(ll_timer_start(loop, 0.005, 0.005, check_events, &fw, &fw.timer), 0);
+    int fd = open(file, O_CREAT | O_WRONLY, 0600);
+    CHECK(fd >= 0);
+    CHECK_EQ_INT((int)write(fd, "x", 1), 1);
+    close(fd);
+    CHECK_EQ_INT(ll_loop_run(loop, LL_RUN_DEFAULT), 0);
+    CHECK(events > 0);
+    CHECK_EQ_INT(ll_ref(w), 0);
+    CHECK_EQ_INT(ll_loop_run(loop, LL_RUN_NOWAIT), 1);
+    CHECK_EQ_INT(ll_handle_cancel(w), 0); /* stopped: keeps nothing, even referenced */
+    CHECK_EQ_INT(ll_loop_run(loop, LL_RUN_NOWAIT), 0);
+    CHECK_EQ_INT(ll_release(w), 0);
+    CHECK_EQ_INT(ll_release(p), 0);
+    CHECK_EQ_INT(ll_release(fw.timer), 0);
+    CHECK_EQ_INT(ll_release(loop), 0);
+    unlink(file);
+    rmdir(dir);
+}
+
 /* From another thread while the loop runs: refused. */
 struct other {
     ll_handle h;
@@ -271,6 +353,8 @@ int main(void) {
     RUN_TEST(test_unref_io);
     RUN_TEST(test_process);
     RUN_TEST(test_executor);
+    RUN_TEST(test_file_call);
+    RUN_TEST(test_fs_watchers);
     RUN_TEST(test_wrong_thread);
     return CHECK_REPORT();
 }

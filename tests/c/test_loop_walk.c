@@ -15,6 +15,9 @@
 
 static void nop(ll_loop loop, void *arg) { (void)loop, (void)arg; }
 static int proto_nop(ll_loop loop, const ll_event *ev, void *arg) { return (void)loop, (void)ev, (void)arg, 0; }
+static void fs_nop(ll_loop loop, ll_handle w, const char *path, int events, int status, void *arg) {
+    (void)loop, (void)w, (void)path, (void)events, (void)status, (void)arg;
+}
 
 struct seen {
     int n;
@@ -42,7 +45,7 @@ static int find(const struct seen *s, uint64_t id, int kind) {
 }
 
 struct objs {
-    ll_handle slab, timer, hook, sig;
+    ll_handle slab, timer, hook, sig, fsw;
     ll_transport t;
     ll_server srv;
     ll_process p;
@@ -60,6 +63,7 @@ static void make_all(ll_loop loop, struct objs *o, int sp[2]) {
     CHECK_EQ_INT(ll_transport_open(loop, sp[0], LL_STREAM, proto_nop, NULL, &o->t), 0);
     CHECK_EQ_INT(ll_tcp_listen(loop, "127.0.0.1", 0, 16, 0, proto_nop, NULL, &o->srv), 0);
     CHECK_EQ_INT(ll_spawn(loop, &po, proto_nop, NULL, &o->p), 0);
+    CHECK_EQ_INT(ll_fs_watch(loop, "/", 0, fs_nop, NULL, &o->fsw), 0);
 }
 
 static void test_lists_each_kind(void) {
@@ -76,8 +80,9 @@ static void test_lists_each_kind(void) {
     CHECK_EQ_INT(ll_handle_cancel(cancelled), 0);
     memset(&s, 0, sizeof s);
     CHECK_EQ_INT(ll_loop_walk(loop, record, &s), 0);
-    CHECK_EQ_INT(s.n, 7);
+    CHECK_EQ_INT(s.n, 8);
     CHECK(find(&s, o.slab, LL_KIND_HANDLE));
+    CHECK(find(&s, o.fsw, LL_KIND_FS_WATCH));
     CHECK(find(&s, o.timer, LL_KIND_TIMER));
     CHECK(find(&s, o.hook, LL_KIND_HOOK));
     CHECK(find(&s, o.sig, LL_KIND_SIGNAL));
@@ -101,6 +106,7 @@ static void test_lists_each_kind(void) {
     CHECK_EQ_INT(ll_loop_walk(loop, record, &s), LL_ECLOSED);
     close(sp[1]);
     ll_release(o.slab), ll_release(o.timer), ll_release(o.hook), ll_release(o.srv), ll_release(o.p);
+    ll_release(o.fsw);
     CHECK_EQ_INT(ll_release(loop), 0);
 }
 
@@ -116,6 +122,7 @@ static int end_all(ll_loop loop, uint64_t id, int kind, void *arg) {
     CHECK_EQ_INT(ll_release(victims->slab), 0);
     CHECK_EQ_INT(ll_release(victims->timer), 0);
     CHECK_EQ_INT(ll_release(victims->hook), 0);
+    CHECK_EQ_INT(ll_release(victims->fsw), 0);
     CHECK_EQ_INT(ll_remove_signal_handler(loop, SIGUSR2), 1);
     CHECK_EQ_INT(ll_transport_abort(victims->t), 0);
     CHECK_EQ_INT(ll_server_close(victims->srv), 0);
