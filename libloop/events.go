@@ -78,6 +78,7 @@ type ioState struct {
 	reads          ReadWatcher               // the host's, or nil (withheld.go)
 	held           map[*Transport][]heldRead // withheld reads of paused transports
 	rbuf           []byte
+	udp            *udpScratch // batched datagram calls' memory (udp_batch_*.go)
 	rused          int
 	ready          []readyIO
 	readySpare     []readyIO

@@ -9,13 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// maxDatagramsPerWake bounds the datagrams read for one readiness.
+// maxDatagramsPerWake bounds the datagrams read for one readiness (the
+// reads themselves: udp_batch_linux.go, udp_batch_other.go).
 const maxDatagramsPerWake = 64
-
-// datagram is a send the kernel refused for now, kept with its address.
-type datagram struct {
-	data, addr []byte
-}
 
 // OpenUDP makes a datagram transport (asyncio's create_datagram_endpoint):
 // bound to localHost:localPort when localHost is not empty or localPort is
@@ -106,6 +102,12 @@ func setupUDP(fd int, local, remote unix.Sockaddr, flags int) error {
 	return nil
 }
 
+// OutDatagram is one datagram to send: Data to Addr, a raw struct sockaddr
+// (nil: the connected peer).
+type OutDatagram struct {
+	Data, Addr []byte
+}
+
 // SendTo sends one datagram to addr, a raw struct sockaddr (nil: the
 // connected peer). What the kernel refuses for now is queued; an error is
 // reported as ErrorReceived, as asyncio's error_received, not returned.
@@ -132,31 +134,92 @@ func (t *Transport) SendTo(p, addr []byte) error {
 		if err == nil {
 			return nil
 		}
-		if err != unix.EAGAIN && err != unix.ENOBUFS && err != unix.EINTR {
-			t.loop.emit(Event{Kind: ErrorReceived, Code: Code(err), FD: int(t.evFD), T: t})
+		if !sendWouldBlock(err) {
+			t.sendFailed(err)
 			return nil
 		}
 	}
+	t.queueDatagrams([]OutDatagram{{Data: p, Addr: addr}})
+	return nil
+}
+
+// SendMany sends ds in order, as that many SendTo calls would, in as few
+// system calls as the platform allows (sendmmsg on Linux: one per 32).
+// Every address is checked before anything is sent: a bad one is EINVAL
+// and nothing is sent. ds is not kept: what the kernel refuses for now is
+// copied into the queue.
+func (t *Transport) SendMany(ds []OutDatagram) error {
+	if t.state != tOpen {
+		if t.Lost() && t.kind == Datagram {
+			return nil // dropped, as SendTo's
+		}
+		return ECLOSED
+	}
+	if t.kind != Datagram {
+		return EINVAL
+	}
+	for i := range ds {
+		if len(ds[i].Addr) > int(unsafe.Sizeof(unix.RawSockaddrAny{})) {
+			return EINVAL
+		}
+	}
+	if t.pw != nil && len(t.pw.dgq) > 0 {
+		t.queueDatagrams(ds) // behind what waits: order is kept
+		return nil
+	}
+	for len(ds) > 0 {
+		n, err := sendDatagrams(t.loop, t.fd, ds)
+		ds = ds[n:]
+		if err == nil {
+			return nil
+		}
+		if sendWouldBlock(err) {
+			t.queueDatagrams(ds)
+			return nil
+		}
+		t.sendFailed(err) // ds[0]'s own error: it is dropped, the rest go on
+		ds = ds[1:]
+	}
+	return nil
+}
+
+// sendWouldBlock reports whether a send error means "not now": the datagram
+// waits in the queue for writability.
+func sendWouldBlock(err error) bool {
+	return err == unix.EAGAIN || err == unix.ENOBUFS || err == unix.EINTR
+}
+
+// sendFailed reports one datagram's send error, as asyncio's error_received.
+func (t *Transport) sendFailed(err error) {
+	t.loop.emit(Event{Kind: ErrorReceived, Code: Code(err), FD: int(t.evFD), T: t})
+}
+
+// queueDatagrams copies ds behind the queued sends and waits for
+// writability.
+func (t *Transport) queueDatagrams(ds []OutDatagram) {
 	pw := t.writes()
-	pw.dgq = append(pw.dgq, datagram{data: append([]byte(nil), p...), addr: append([]byte(nil), addr...)})
+	for i := range ds {
+		pw.dgq = append(pw.dgq, OutDatagram{Data: append([]byte(nil), ds[i].Data...), Addr: append([]byte(nil), ds[i].Addr...)})
+	}
 	t.updateInterest()
 	t.maybePause()
-	return nil
 }
 
 // flushDatagrams sends queued datagrams while the kernel takes them.
 func (t *Transport) flushDatagrams() {
 	pw := t.writes()
 	for len(pw.dgq) > 0 {
-		d := &pw.dgq[0]
-		err := sendTo(t.fd, d.data, d.addr)
-		if err == unix.EAGAIN || err == unix.ENOBUFS || err == unix.EINTR {
+		n, err := sendDatagrams(t.loop, t.fd, pw.dgq)
+		clear(pw.dgq[:n])
+		pw.dgq = pw.dgq[n:]
+		if err == nil {
+			continue
+		}
+		if sendWouldBlock(err) {
 			break
 		}
-		if err != nil {
-			t.loop.emit(Event{Kind: ErrorReceived, Code: Code(err), FD: int(t.evFD), T: t})
-		}
-		pw.dgq[0] = datagram{}
+		t.sendFailed(err)
+		pw.dgq[0] = OutDatagram{}
 		pw.dgq = pw.dgq[1:]
 	}
 	if len(pw.dgq) == 0 {
@@ -169,30 +232,4 @@ func (t *Transport) flushDatagrams() {
 		t.updateInterest()
 	}
 	t.maybeResume()
-}
-
-// readDatagrams reads what is pending; each datagram and its sender's
-// address go into the shared read buffer.
-func (t *Transport) readDatagrams() {
-	l := t.loop
-	for i := 0; i < maxDatagramsPerWake && t.IsReading(); i++ {
-		buf := l.readChunk()
-		var rsa unix.RawSockaddrAny
-		alen := uint32(unsafe.Sizeof(rsa))
-		r, _, e := unix.Syscall6(unix.SYS_RECVFROM, uintptr(t.fd), uintptr(unsafe.Pointer(unsafe.SliceData(buf))),
-			uintptr(len(buf)), 0, uintptr(unsafe.Pointer(&rsa)), uintptr(unsafe.Pointer(&alen)))
-		if e == unix.EAGAIN || e == unix.EINTR {
-			return
-		}
-		if e != 0 {
-			// An ICMP error on a connected socket (ECONNREFUSED, ...).
-			l.emit(Event{Kind: ErrorReceived, Code: -int(e), FD: int(t.evFD), T: t})
-			continue
-		}
-		data := l.consume(int(r))
-		alen = min(alen, uint32(unsafe.Sizeof(rsa)))
-		addr := l.consume(int(alen))
-		copy(addr, unsafe.Slice((*byte)(unsafe.Pointer(&rsa)), alen))
-		l.emit(Event{Kind: DatagramReceived, FD: int(t.evFD), T: t, Data: data, Addr: addr})
-	}
 }
