@@ -15,5 +15,6 @@ typedef const char *const ll__cstr;
 typedef const ll_process_options ll__cprocess_options;
 typedef const ll_spawn_extra ll__cspawn_extra;
 typedef const ll_connect_options ll__cconnect_options;
+typedef const ll_datagram ll__cdatagram;
 
 #endif

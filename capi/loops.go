@@ -41,6 +41,9 @@ type loopState struct {
 	// hostRun is the host queue ll_loop_set_host_queue installed (fn 0:
 	// none); RunHostQueue calls it.
 	hostRun struct{ fn, arg uintptr }
+	// dgrams is ll_udp_sendmany's scratch: the host's records as the
+	// core's, pointing into the host's memory for the call's duration.
+	dgrams []libloop.OutDatagram
 }
 
 // loopState is the core's Host with every optional face (libloop/host.go):

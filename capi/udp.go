@@ -44,6 +44,45 @@ func ll_transport_sendto(id C.uint64_t, data *C.ll__cvoid, n C.size_t, addr *C.l
 	return withTransport(id, func(t *libloop.Transport) error { return t.SendTo(b, a) })
 }
 
+// ll_udp_sendmany reads the host's n ll_datagram records into the loop's
+// scratch (C memory, not copied: the core copies only what it queues) and
+// hands them to SendMany, so n datagrams cost one crossing.
+//
+//export ll_udp_sendmany
+func ll_udp_sendmany(id C.uint64_t, d *C.ll__cdatagram, n C.size_t, flags C.int) C.int {
+	t, s, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	if flags != 0 || (d == nil && n > 0) || n > 1<<24 {
+		return C.int(libloop.EINVAL)
+	}
+	if n == 0 {
+		return errCode(t.SendMany(nil))
+	}
+	recs := unsafe.Slice(d, int(n))
+	ds := s.dgrams[:0]
+	for i := range recs {
+		r := &recs[i]
+		b, rc := cBytes(unsafe.Pointer(r.data), r.len)
+		if rc != 0 {
+			return rc
+		}
+		var a []byte
+		if r.addr != nil {
+			if r.addrlen == 0 || r.addrlen > 256 {
+				return C.int(libloop.EINVAL)
+			}
+			a = unsafe.Slice((*byte)(unsafe.Pointer(r.addr)), int(r.addrlen))
+		}
+		ds = append(ds, libloop.OutDatagram{Data: b, Addr: a})
+	}
+	err := t.SendMany(ds)
+	clear(ds)
+	s.dgrams = ds[:0]
+	return errCode(err)
+}
+
 // UDP socket options (libuv's uv_udp_set_*): each resolves the transport
 // and returns the core's code (EINVAL for bad input, -errno from the
 // kernel).

@@ -95,7 +95,7 @@ func (t *Transport) readDatagrams() {
 			copy(buf, u.stage[i*udpSlotStride:i*udpSlotStride+size])
 			data := l.consume(size)
 			alen := min(u.recv[i].hdr.Namelen, uint32(unsafe.Sizeof(u.names[0])))
-			addr := l.consume(int(alen))
+			addr := l.consumeAddr(int(alen))
 			copy(addr, unsafe.Slice((*byte)(unsafe.Pointer(&u.names[i])), alen))
 			l.emit(Event{Kind: DatagramReceived, FD: int(t.evFD), T: t, Data: data, Addr: addr})
 		}

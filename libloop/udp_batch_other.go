@@ -37,7 +37,7 @@ func (t *Transport) readDatagrams() {
 		}
 		data := l.consume(int(r))
 		alen = min(alen, uint32(unsafe.Sizeof(rsa)))
-		addr := l.consume(int(alen))
+		addr := l.consumeAddr(int(alen))
 		copy(addr, unsafe.Slice((*byte)(unsafe.Pointer(&rsa)), alen))
 		l.emit(Event{Kind: DatagramReceived, FD: int(t.evFD), T: t, Data: data, Addr: addr})
 	}

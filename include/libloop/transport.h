@@ -68,7 +68,7 @@ typedef struct ll_event {
     ll_transport transport;
     const void *data;      /**< received bytes: valid only during the callback */
     size_t len;
-    const void *addr;      /**< datagrams: the sender's struct sockaddr, valid only during the callback */
+    const void *addr;      /**< datagrams: the sender's struct sockaddr (8-byte aligned: readable in place), valid only during the callback */
     uint32_t addrlen;
     int result;            /**< batch sinks write their LL_EOF_RECEIVED answer here (see ll_loop_set_event_batch) */
     void *arg;             /**< the transport's protocol arg: lets a batch sink tell, e.g., which server accepted a new transport */
@@ -430,6 +430,28 @@ int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char
  *         abort), LL_EBADHANDLE.
  */
 int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void *addr, uint32_t addrlen);
+
+/** One datagram of ll_udp_sendmany. */
+typedef struct ll_datagram {
+    const void *data; /**< the bytes; may be NULL when len is 0 */
+    size_t len;
+    const void *addr; /**< a struct sockaddr of addrlen bytes; NULL: the connected peer */
+    uint32_t addrlen;
+} ll_datagram;
+
+/**
+ * Send n datagrams in order, as n ll_transport_sendto calls would, in one
+ * call (libuv's uv_udp_try_send2): on Linux sendmmsg sends up to 32 per
+ * system call. The records and the bytes they point to stay the caller's:
+ * what the kernel refuses for now is copied into the queue (sent with
+ * sendmmsg as the socket drains). A datagram that fails is reported as
+ * LL_ERROR_RECEIVED and dropped, and the ones after it still go. flags: 0
+ * (reserved).
+ * @return 0, LL_EINVAL (d NULL with n > 0, a record sendto would refuse,
+ *         nonzero flags, a stream transport; then nothing is sent),
+ *         LL_ECLOSED (after the host's close or abort), LL_EBADHANDLE.
+ */
+int ll_udp_sendmany(ll_transport t, const ll_datagram *d, size_t n, int flags);
 
 /* ---- Terminals (libuv's uv_tty_t) -------------------------------------- */
 

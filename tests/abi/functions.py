@@ -46,6 +46,7 @@ OMIT = {
         "LL_HOOK_PREPARE": "see ll_hook_add",
         "LL_HOOK_CHECK": "see ll_hook_add",
         "LL_HOOK_IDLE": "see ll_hook_add",
+        "ll_udp_sendmany": "asyncio's DatagramTransport has sendto only; each one is one ll_transport_sendto",
         "ll_tcp_connect_ex": "asyncio's create_connection does local_addr, happy eyeballs and interleave "
                              "in Python, on the loop's sockets",
         "ll_getnameinfo": "loop.getnameinfo is asyncio's: socket.getnameinfo in the executor",
