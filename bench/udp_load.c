@@ -10,7 +10,8 @@
  *       sends TOTAL numbered datagrams of SIZE bytes (>= 8) in bursts of
  *       at most 32, the last of each asking for an ack, keeping at most
  *       WINDOW (default 256) unacknowledged. A window that gets no ack for
- *       50 ms is taken as lost and reopened (drops are counted, not
+ *       UDP_ACK_WAIT_MS (default 50 ms; more for a receiver under valgrind)
+ *       is taken as lost and reopened (drops are counted, not
  *       resent). The clock runs from the first send to the ack that
  *       accounts for the last datagram. Prints one line:
  *         RESULT impl=<UDP_IMPL> workload=<UDP_WORKLOAD> n=<TOTAL> size=<SIZE>
@@ -39,7 +40,6 @@
 #include "udp_common.h"
 
 #define BURST 32
-#define ACK_WAIT_MS 50
 
 static double now(void) {
     struct timespec ts;
@@ -66,6 +66,7 @@ int main(int argc, char **argv) {
     }
     const char *impl = getenv("UDP_IMPL") ? getenv("UDP_IMPL") : "receiver";
     double timeout_s = getenv("UDP_TIMEOUT") ? atof(getenv("UDP_TIMEOUT")) : 120;
+    int ack_wait_ms = getenv("UDP_ACK_WAIT_MS") ? atoi(getenv("UDP_ACK_WAIT_MS")) : 50;
     int port = atoi(argv[2]);
     long size = atol(argv[3]), total = atol(argv[4]);
     long window = argc > 5 ? atol(argv[5]) : 256;
@@ -128,7 +129,7 @@ int main(int argc, char **argv) {
             inflight += r;
         }
         struct pollfd pfd = {fd, POLLIN, 0};
-        int pr = poll(&pfd, 1, ACK_WAIT_MS);
+        int pr = poll(&pfd, 1, ack_wait_ms);
         if (pr < 0 && errno != EINTR)
             die("poll");
         if (pr > 0) {
@@ -145,7 +146,7 @@ int main(int argc, char **argv) {
             }
             if (n < 0 && errno != EAGAIN && errno != EINTR)
                 die("recv (is the receiver running?)");
-        } else if (now() - last_ack > ACK_WAIT_MS / 1000.0) {
+        } else if (now() - last_ack > ack_wait_ms / 1000.0) {
             lost = sent - (long)received; /* whatever the window held is gone */
             last_ack = now();
         }

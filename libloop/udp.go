@@ -16,33 +16,88 @@ const maxDatagramsPerWake = 64
 // OpenUDP makes a datagram transport (asyncio's create_datagram_endpoint):
 // bound to localHost:localPort when localHost is not empty or localPort is
 // not 0, connected to remoteHost:remotePort when remoteHost is not empty.
-// Names are resolved in place. flags: ReusePort.
+// flags: ReusePort. A host name (not an address, not "localhost") is looked
+// up in place only while the loop is not running, else ENEEDASYNC:
+// OpenUDPWith resolves off the loop thread.
 func (l *Loop) OpenUDP(localHost string, localPort int, remoteHost string, remotePort int, flags int, proto Protocol) (*Transport, error) {
+	o := UDPOptions{LocalHost: localHost, LocalPort: localPort, RemoteHost: remoteHost, RemotePort: remotePort, Flags: flags}
+	if err := l.checkUDP(&o); err != nil {
+		return nil, err
+	}
+	var remotes, locals []netip.Addr
+	var err error
+	if remoteHost != "" {
+		if remotes, err = l.syncLookup(remoteHost); err != nil {
+			return nil, err
+		}
+	}
+	if localHost != "" {
+		if locals, err = l.syncLookup(localHost); err != nil {
+			return nil, err
+		}
+	}
+	return l.openUDPAddrs(&o, remotes, locals, proto)
+}
+
+// UDPOptions are OpenUDPWith's arguments, OpenUDP's by name.
+type UDPOptions struct {
+	LocalHost  string
+	LocalPort  int
+	RemoteHost string
+	RemotePort int
+	Flags      int // ReusePort
+}
+
+// OpenUDPWith is OpenUDP for any hosts, as asyncio's
+// create_datagram_endpoint: names are resolved on the resolver pool
+// (resolver.go), never on the loop thread. done runs on the loop thread,
+// in a later callback, exactly once (unless the loop closes first); bad
+// arguments are refused here, before anything is queued.
+func (l *Loop) OpenUDPWith(o UDPOptions, proto Protocol, done DialFunc) error {
+	if done == nil {
+		return EINVAL
+	}
+	if err := l.checkUDP(&o); err != nil {
+		return err
+	}
+	return l.lookupThen([]string{o.RemoteHost, o.LocalHost}, func(addrs [][]netip.Addr, err error) {
+		var t *Transport
+		if err == nil {
+			t, err = l.openUDPAddrs(&o, addrs[0], addrs[1], proto)
+		}
+		done(t, err)
+	})
+}
+
+// checkUDP refuses OpenUDP's bad arguments.
+func (l *Loop) checkUDP(o *UDPOptions) error {
+	if l.closed.Load() {
+		return ECLOSED
+	}
+	if !validPort(o.LocalPort) || !validPort(o.RemotePort) || o.Flags&^ReusePort != 0 {
+		return EINVAL
+	}
+	if o.LocalHost == "" && o.LocalPort == 0 && o.RemoteHost == "" {
+		return EINVAL // asyncio: "unexpected address family" without either
+	}
+	return nil
+}
+
+// openUDPAddrs makes the socket once the hosts are addresses: remotes[0]
+// to connect to (none: not connected), the local address of the remote's
+// family among locals (none: the wildcard).
+func (l *Loop) openUDPAddrs(o *UDPOptions, remotes, locals []netip.Addr, proto Protocol) (*Transport, error) {
 	if l.closed.Load() {
 		return nil, ECLOSED
 	}
-	if !validPort(localPort) || !validPort(remotePort) || flags&^ReusePort != 0 {
-		return nil, EINVAL
-	}
-	if localHost == "" && localPort == 0 && remoteHost == "" {
-		return nil, EINVAL // asyncio: "unexpected address family" without either
-	}
 	var local, remote unix.Sockaddr
 	family := 0
-	if remoteHost != "" {
-		ips, err := lookupHost(remoteHost)
-		if err != nil {
-			return nil, err
-		}
-		remote, family = addrSockaddr(ips[0], remotePort)
+	if len(remotes) > 0 {
+		remote, family = addrSockaddr(remotes[0], o.RemotePort)
 	}
-	if localHost != "" || localPort != 0 {
-		ip, err := localIP(localHost, family)
-		if err != nil {
-			return nil, err
-		}
+	if o.LocalHost != "" || o.LocalPort != 0 {
 		var fam int
-		local, fam = addrSockaddr(ip, localPort)
+		local, fam = addrSockaddr(localIP(locals, family), o.LocalPort)
 		if family != 0 && fam != family {
 			return nil, EINVAL
 		}
@@ -52,7 +107,7 @@ func (l *Loop) OpenUDP(localHost string, localPort int, remoteHost string, remot
 	if err != nil {
 		return nil, err
 	}
-	if err = setupUDP(fd, local, remote, flags); err != nil {
+	if err = setupUDP(fd, local, remote, o.Flags); err != nil {
 		unix.Close(fd)
 		return nil, err
 	}
@@ -64,25 +119,21 @@ func (l *Loop) OpenUDP(localHost string, localPort int, remoteHost string, remot
 	return t, nil
 }
 
-// localIP picks the local address: host's first address of the remote's
-// family, or the wildcard.
-func localIP(host string, family int) (netip.Addr, error) {
-	if host == "" {
+// localIP picks the local address: the first of ips of the remote's
+// family (else the first), or with no ips the wildcard.
+func localIP(ips []netip.Addr, family int) netip.Addr {
+	if len(ips) == 0 {
 		if family == unix.AF_INET6 {
-			return netip.IPv6Unspecified(), nil
+			return netip.IPv6Unspecified()
 		}
-		return netip.IPv4Unspecified(), nil
-	}
-	ips, err := lookupHost(host)
-	if err != nil {
-		return netip.Addr{}, err
+		return netip.IPv4Unspecified()
 	}
 	for _, ip := range ips {
 		if family == 0 || (family == unix.AF_INET) == ip.Is4() {
-			return ip, nil
+			return ip
 		}
 	}
-	return ips[0], nil
+	return ips[0]
 }
 
 func setupUDP(fd int, local, remote unix.Sockaddr, flags int) error {
