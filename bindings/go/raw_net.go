@@ -50,7 +50,7 @@ type RawNet struct {
 	ServerNumSockets func(s uint64) int32                                                   // ll_server_num_sockets
 	ServerSockname   func(s uint64, i uintptr, addr, n unsafe.Pointer) int32                // ll_server_sockname
 
-	UDPSendmany              func(t uint64, d unsafe.Pointer, n uintptr, flags int32) int32 // ll_udp_sendmany
+	UDPSendmany              func(t uint64, d unsafe.Pointer, n uintptr, flags int32) int32                                                                                              // ll_udp_sendmany
 	UDPOpen                  func(loop uint64, localHost unsafe.Pointer, localPort int32, remoteHost unsafe.Pointer, remotePort, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_udp_open
 	TTYOpen                  func(loop uint64, fd int32, fn, arg uintptr, out unsafe.Pointer) int32                                                                                      // ll_tty_open
 	TTYSetMode               func(t uint64, mode int32) int32                                                                                                                            // ll_tty_set_mode
