@@ -28,6 +28,26 @@ func ll_udp_open(loop C.uint64_t, localHost *C.ll__cchar, localPort C.int, remot
 	})
 }
 
+// ll_udp_open_ex is ll_udp_open as a future (value: the transport id), so
+// host names are resolved on the resolver pool.
+//
+//export ll_udp_open_ex
+func ll_udp_open_ex(loop C.uint64_t, opts *C.ll__cudp_options, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	if opts == nil || !sizedStruct(unsafe.Pointer(opts), uintptr(opts.size), unsafe.Sizeof(*opts)) {
+		return C.int(libloop.EINVAL)
+	}
+	o := libloop.UDPOptions{
+		LocalHost:  goString(opts.local_host),
+		LocalPort:  int(opts.local_port),
+		RemoteHost: goString(opts.remote_host),
+		RemotePort: int(opts.remote_port),
+		Flags:      int(opts.flags),
+	}
+	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
+		return s.loop.OpenUDPWith(o, nil, done)
+	})
+}
+
 //export ll_transport_sendto
 func ll_transport_sendto(id C.uint64_t, data *C.ll__cvoid, n C.size_t, addr *C.ll__cvoid, addrlen C.uint32_t) C.int {
 	b, rc := cBytes(unsafe.Pointer(data), n)

@@ -18,6 +18,8 @@ type RawNet struct {
 
 	TCPConnect    func(loop uint64, host unsafe.Pointer, port int32, fn, arg uintptr, out unsafe.Pointer) int32                 // ll_tcp_connect
 	TCPConnectEx  func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_tcp_connect_ex
+	TCPListenEx   func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_tcp_listen_ex
+	UDPOpenEx     func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_udp_open_ex
 	TCPListen     func(loop uint64, host unsafe.Pointer, port, backlog, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_tcp_listen
 	UnixConnect   func(loop uint64, path unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_unix_connect
 	UnixListen    func(loop uint64, path unsafe.Pointer, backlog int32, fn, arg uintptr, out unsafe.Pointer) int32              // ll_unix_listen
@@ -79,6 +81,8 @@ func (r *RawNet) symbols() []struct {
 		{"ll_event_withhold", &r.EventWithhold},
 		{"ll_tcp_connect", &r.TCPConnect},
 		{"ll_tcp_connect_ex", &r.TCPConnectEx},
+		{"ll_tcp_listen_ex", &r.TCPListenEx},
+		{"ll_udp_open_ex", &r.UDPOpenEx},
 		{"ll_tcp_listen", &r.TCPListen},
 		{"ll_unix_connect", &r.UnixConnect},
 		{"ll_unix_listen", &r.UnixListen},

@@ -77,6 +77,8 @@ OMIT = {
         "ll_unix_connect": "as ll_tcp_connect",
         "ll_unix_listen": "as ll_tcp_listen",
         "ll_udp_open": "sockets are made by asyncio's code, then ll_transport_open(LL_DATAGRAM)",
+        "ll_tcp_listen_ex": "as ll_tcp_listen (asyncio resolves the names in its executor)",
+        "ll_udp_open_ex": "as ll_udp_open (asyncio resolves the names in its executor)",
         "ll_getaddrinfo": "asyncio resolves with socket.getaddrinfo in the executor",
         "LL_REUSE_PORT": "asyncio sets SO_REUSEPORT on the Python socket before libloop gets the fd",
         "ll_server_port": "Server.sockets are Python socket objects",
