@@ -10,7 +10,9 @@ import (
 // OpenUDP opens a UDP transport (asyncio's create_datagram_endpoint):
 // bound to localHost:localPort when either is given, connected to
 // remoteHost:remotePort when remoteHost is not "". At least one side is
-// required. Names are resolved in place (pass addresses: it may block).
+// required. A name is looked up in place only while the loop is not
+// running, ENEEDASYNC while it runs: OpenUDPWith resolves off the loop
+// thread.
 // Datagrams arrive at p's DatagramReceived, send and ICMP errors at its
 // ErrorReceived (the transport stays open). Only ReusePort applies of the
 // options. Errors: an Error matching EADDRINUSE, ENONAME, EINVAL.
