@@ -89,11 +89,20 @@ func (t *Transport) readDatagrams() {
 			continue
 		}
 		n := int(r)
+		// One room check for the batch when it fits (the common case):
+		// each datagram then costs two copies and an event.
+		need := 0
+		for i := range n {
+			need += int(u.recv[i].n) + 7 + int(u.recv[i].hdr.Namelen)
+		}
+		fits := len(l.io.rbuf)-l.io.rused >= need
 		for i := range n {
 			size := int(u.recv[i].n)
-			buf := l.readChunk() // may deliver queued events first: stage is not in it
-			copy(buf, u.stage[i*udpSlotStride:i*udpSlotStride+size])
+			if !fits {
+				l.readChunk() // may deliver queued events first: stage is not in the read buffer
+			}
 			data := l.consume(size)
+			copy(data, u.stage[i*udpSlotStride:i*udpSlotStride+size])
 			alen := min(u.recv[i].hdr.Namelen, uint32(unsafe.Sizeof(u.names[0])))
 			addr := l.consumeAddr(int(alen))
 			copy(addr, unsafe.Slice((*byte)(unsafe.Pointer(&u.names[i])), alen))
