@@ -29,7 +29,9 @@ func ll_udp_open(loop C.uint64_t, localHost *C.ll__cchar, localPort C.int, remot
 }
 
 // ll_udp_open_ex is ll_udp_open as a future (value: the transport id), so
-// host names are resolved on the resolver pool.
+// host names are resolved on the resolver pool. A future the host
+// cancelled or released before the open completed closes the socket: no
+// event reaches fn.
 //
 //export ll_udp_open_ex
 func ll_udp_open_ex(loop C.uint64_t, opts *C.ll__cudp_options, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
@@ -43,8 +45,25 @@ func ll_udp_open_ex(loop C.uint64_t, opts *C.ll__cudp_options, fn C.ll_protocol_
 		RemotePort: int(opts.remote_port),
 		Flags:      int(opts.flags),
 	}
-	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
-		return s.loop.OpenUDPWith(o, nil, done)
+	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
+	return pendingFuture(loop, out, func(s *loopState, f *libloop.Future, finish func()) error {
+		return s.loop.OpenUDPWith(o, nil, func(t *libloop.Transport, err error) {
+			defer finish()
+			if err != nil {
+				failFuture(f, err)
+				return
+			}
+			if f.Done() { // cancelled meanwhile: nobody would hear of it
+				t.Refuse()
+				return
+			}
+			if s.registerTransport(t, fnAddr, argAddr) == nil {
+				t.Refuse()
+				failFuture(f, libloop.ENOMEM)
+				return
+			}
+			f.SetResult(uintptr(t.Tag), nil)
+		})
 	})
 }
 

@@ -469,7 +469,9 @@ typedef struct ll_udp_options {
  * ll_udp_open as asyncio's create_datagram_endpoint is: host names are
  * resolved on the resolver pool, never on the loop thread. The future's
  * value is the transport id (its first event, LL_CONNECTION_MADE, reaches
- * fn); it fails with ll_udp_open's errors. The strings are copied.
+ * fn); it fails with ll_udp_open's errors. Cancelling or releasing the
+ * future before it is done closes the socket (fn hears nothing). The
+ * strings are copied.
  * @return 0, LL_EINVAL (NULL opts or out; a bad size, port or flags; no
  *         side given), LL_EBADHANDLE, LL_ECLOSED.
  */

@@ -146,6 +146,29 @@ static void test_ex_errors(void) {
     CHECK_EQ_INT(ll_tcp_listen_ex(loop, &lo, conn_proto, NULL, &f), LL_EBADHANDLE);
 }
 
+/* A future cancelled before the lookup ends leaves nothing behind: no
+ * event reaches fn, no fd stays open. */
+static void test_ex_cancelled(void) {
+    ll_loop loop = new_loop();
+    int fds0 = count_fds();
+    struct conn c;
+    conn_init(&c);
+    ll_future lf = 0, uf = 0;
+    ll_listen_options lo = {.size = sizeof lo, .host = host_name};
+    CHECK_EQ_INT(ll_tcp_listen_ex(loop, &lo, conn_proto, &c, &lf), 0);
+    ll_udp_options uo = {.size = sizeof uo, .local_host = "127.0.0.1"};
+    CHECK_EQ_INT(ll_udp_open_ex(loop, &uo, conn_proto, &c, &uf), 0);
+    CHECK_EQ_INT(ll_future_cancel(lf, NULL), 1);
+    CHECK_EQ_INT(ll_future_cancel(uf, NULL), 1);
+    for (int i = 0; i < 20; i++)
+        tick(loop);
+    CHECK_EQ_INT(c.nev, 0);
+    CHECK_EQ_INT(count_fds(), fds0);
+    ll_release(lf);
+    ll_release(uf);
+    ll_release(loop);
+}
+
 int main(void) {
     if (gethostname(host_name, sizeof host_name - 1) != 0 || host_name[0] == 0) {
         fprintf(stderr, "gethostname failed\n");
@@ -154,5 +177,6 @@ int main(void) {
     RUN_TEST(test_by_name_while_running);
     RUN_TEST(test_by_name_not_running);
     RUN_TEST(test_ex_errors);
+    RUN_TEST(test_ex_cancelled);
     return CHECK_REPORT();
 }
