@@ -111,9 +111,12 @@ int main(int argc, char **argv) {
         }
         long inflight = sent - (long)received - lost;
         while (inflight < window && sent < total) {
-            int k = (int)(window - inflight < BURST ? window - inflight : BURST);
-            if (k > total - sent)
-                k = (int)(total - sent);
+            long room = window - inflight, left = total - sent;
+            int k = BURST;
+            if (room < k)
+                k = (int)room;
+            if (left < k)
+                k = (int)left;
             for (int i = 0; i < k; i++) {
                 uint32_t seq = (uint32_t)(sent + i);
                 memcpy(bufs[i], &seq, sizeof seq);
