@@ -18,7 +18,7 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(EXAMPLES_C))
 CTESTS_C := $(wildcard tests/c/*.c)
 CTEST_BINS := $(patsubst tests/c/%.c,$(BUILD)/ctests/%,$(CTESTS_C))
 
-.PHONY: lint lint-go lint-c lint-python errtab test-real-libs test-real-servers conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-real bench-net bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind lib-debug bench-footprint test-stripped
+.PHONY: lint lint-go lint-c lint-python errtab test-real-libs test-real-servers conformance test-docs install test-install test-exports test-spdx test-abi test-types openssl-cli all lib examples demo test test-core test-purego test-c test-asan test-vet test-cmake test-python bench bench-c bench-python bench-python-net bench-real bench-net bench-udp bench-tls bench-spawn bench-chart clean soak fuzz test-valgrind lib-debug bench-footprint test-stripped
 
 all: lib examples
 
@@ -267,11 +267,12 @@ test-real-servers: lib
 # bench/python/real_libs.sh),
 # then the network workloads W4, W5, W10 from C against libuv/libev
 # (bench/run_net.sh; needs libuv1-dev and libev-dev, and says so if missing),
+# then UDP datagrams/s against libuv and libev (bench/run_udp.sh, same needs),
 # then the subprocess workloads W8, W8-1g (bench/run_spawn.sh, same needs).
 # then W11, TLS (bench/run_tls.sh), then the footprint (size, threads,
 # RSS; bench/run_footprint.sh). Last, bench-chart draws
 # bench/results/chart.png from the raw results.
-bench: bench-c bench-python bench-python-net bench-real bench-net bench-tls bench-spawn bench-fs bench-footprint bench-chart
+bench: bench-c bench-python bench-python-net bench-real bench-net bench-udp bench-tls bench-spawn bench-fs bench-footprint bench-chart
 
 bench-c: lib
 	bash bench/run.sh
@@ -295,6 +296,11 @@ bench-real: lib
 
 bench-net: lib
 	bash bench/run_net.sh
+
+# UDP: datagrams/s received on one socket, 64 B and 1 KiB, libloop against
+# libuv (UV_UDP_RECVMMSG) and libev (bench/run_udp.sh; same needs as bench-net).
+bench-udp: lib
+	bash bench/run_udp.sh
 
 # W11, TLS echo and handshakes: libloop from C against asyncio and uvloop
 # with ssl= (bench/run_tls.sh; needs openssl and /usr/bin/python3's uvloop).

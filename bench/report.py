@@ -9,6 +9,8 @@ usage: report.py RAW_FILE HEADER_FILE OUT_MD
        report.py --net RAW_FILE HEADER_FILE OUT_MD   (bench/run_net.sh: W4, W5, W10;
            every implementation found in the raw lines, and each libloop* one
            against the best rival of each row)
+       report.py --udp RAW_FILE HEADER_FILE OUT_MD   (bench/run_udp.sh: datagrams/s
+           received on one socket, 64 B and 1 KiB; the --net table)
        report.py --spawn RAW_FILE HEADER_FILE OUT_MD (bench/run_spawn.sh: W8, W8-1g;
            the same table, then each implementation's W8-1g rate ÷ its W8 rate)
        report.py --footprint RAW_FILE HEADER_FILE OUT_MD (bench/run_footprint.sh:
@@ -140,6 +142,24 @@ NET_NOTE = ("Medians of the runs counted in the last column (each run its own se
             "(the highest for rates, the lowest otherwise; the rival is named): above 1 is "
             "better for libloop in the rates (round trips/s), below 1 is better everywhere "
             "else. — : not run.")
+
+# UDP workloads (bench/run_udp.sh), as NET_ROWS.
+UDP_ROWS = []
+for _wl in ("UDP-64", "UDP-1024"):
+    UDP_ROWS += [
+        (_wl, "per_s", "datagrams/s received (higher is better)", "{:.0f}", "high"),
+        (_wl, "rcv_cpu_us_per_dgram", "receiver CPU µs per datagram", "{:.3f}", "low"),
+        (_wl, "lost", "datagrams lost (of n)", "{:.0f}", "low"),
+        (_wl, "lg_cpu_s", "sender CPU s (its own process)", "{:.3f}", "low"),
+    ]
+
+UDP_NOTE = ("Medians of the runs counted in the last column (each run a fresh receiver "
+            "process; the sender, bench/udp_load, is the same program for every row; "
+            "implementations interleaved within every repetition). \"÷ best rival\" divides "
+            "libloop's median by the best rival's median of that row: above 1 is better for "
+            "libloop in datagrams/s, below 1 everywhere else. libuv reads with recvmmsg "
+            "(UV_UDP_RECVMMSG, 20 per call), libev's receiver with recvmmsg written by hand (32), "
+            "libloop with recvmmsg (32). — : not run.")
 
 # Subprocess workloads (bench/run_spawn.sh), as NET_ROWS.
 SPAWN_ROWS = []
@@ -305,6 +325,9 @@ def main():
         return
     if sys.argv[1] == "--net":
         net_main(*sys.argv[2:5])
+        return
+    if sys.argv[1] == "--udp":
+        net_main(*sys.argv[2:5], rows=UDP_ROWS, note=UDP_NOTE)
         return
     if sys.argv[1] == "--spawn":
         net_main(*sys.argv[2:5], rows=SPAWN_ROWS, note=SPAWN_NOTE, extra=spawn_moves)

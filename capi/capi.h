@@ -15,5 +15,8 @@ typedef const char *const ll__cstr;
 typedef const ll_process_options ll__cprocess_options;
 typedef const ll_spawn_extra ll__cspawn_extra;
 typedef const ll_connect_options ll__cconnect_options;
+typedef const ll_datagram ll__cdatagram;
+typedef const ll_listen_options ll__clisten_options;
+typedef const ll_udp_options ll__cudp_options;
 
 #endif

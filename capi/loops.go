@@ -44,6 +44,9 @@ type loopState struct {
 	// signalIDs names each signal's handler (signals.go): its id, for
 	// ll_loop_walk and the reference calls.
 	signalIDs map[int]uint64
+	// dgrams is ll_udp_sendmany's scratch: the host's records as the
+	// core's, pointing into the host's memory for the call's duration.
+	dgrams []libloop.OutDatagram
 }
 
 // loopState is the core's Host with every optional face (libloop/host.go):

@@ -34,6 +34,14 @@ func listen(loop C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uin
 		ids.remove(id)
 		return errCode(err)
 	}
+	publishServer(s, id, srv, fn, arg)
+	*out = C.uint64_t(id)
+	return 0
+}
+
+// publishServer fills a reserved id with srv and gives its accepted
+// connections ids and the host's protocol.
+func publishServer(s *loopState, id uint64, srv *libloop.Server, fn C.ll_protocol_fn, arg unsafe.Pointer) {
 	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
 	srv.OnAccept = func(t *libloop.Transport) {
 		if s.registerTransport(t, fnAddr, argAddr) == nil {
@@ -43,8 +51,48 @@ func listen(loop C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uin
 	ids.fill(id, kindServer, srv)
 	srv.Tag = id
 	s.netInit().live[id] = nil
-	*out = C.uint64_t(id)
-	return 0
+}
+
+// ll_tcp_listen_ex is ll_tcp_listen / ll_tls_listen as a future (value: the
+// server id), so a host name is resolved on the resolver pool. A future
+// the host cancelled or released before the listen completed closes the
+// server it would have carried.
+//
+//export ll_tcp_listen_ex
+func ll_tcp_listen_ex(loop C.uint64_t, opts *C.ll__clisten_options, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	if opts == nil || !sizedStruct(unsafe.Pointer(opts), uintptr(opts.size), unsafe.Sizeof(*opts)) {
+		return C.int(libloop.EINVAL)
+	}
+	o := libloop.ListenOptions{Backlog: int(opts.backlog), Flags: int(opts.flags)}
+	if opts.tls != 0 {
+		cfg, rc := getTLSConfig(opts.tls)
+		if rc != 0 {
+			return rc
+		}
+		o.TLS = cfg
+	}
+	h, port := goString(opts.host), int(opts.port)
+	return pendingFuture(loop, out, func(s *loopState, f *libloop.Future, finish func()) error {
+		return s.loop.ListenTCPWith(h, port, o, nil, func(srv *libloop.Server, err error) {
+			defer finish()
+			if err != nil {
+				failFuture(f, err)
+				return
+			}
+			if f.Done() { // cancelled meanwhile: nobody will release it
+				srv.Close()
+				return
+			}
+			id := ids.reserveID()
+			if id == 0 {
+				srv.Close()
+				failFuture(f, libloop.ENOMEM)
+				return
+			}
+			publishServer(s, id, srv, fn, arg)
+			f.SetResult(uintptr(id), nil)
+		})
+	})
 }
 
 //export ll_tcp_listen

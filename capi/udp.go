@@ -28,6 +28,45 @@ func ll_udp_open(loop C.uint64_t, localHost *C.ll__cchar, localPort C.int, remot
 	})
 }
 
+// ll_udp_open_ex is ll_udp_open as a future (value: the transport id), so
+// host names are resolved on the resolver pool. A future the host
+// cancelled or released before the open completed closes the socket: no
+// event reaches fn.
+//
+//export ll_udp_open_ex
+func ll_udp_open_ex(loop C.uint64_t, opts *C.ll__cudp_options, fn C.ll_protocol_fn, arg unsafe.Pointer, out *C.uint64_t) C.int {
+	if opts == nil || !sizedStruct(unsafe.Pointer(opts), uintptr(opts.size), unsafe.Sizeof(*opts)) {
+		return C.int(libloop.EINVAL)
+	}
+	o := libloop.UDPOptions{
+		LocalHost:  goString(opts.local_host),
+		LocalPort:  int(opts.local_port),
+		RemoteHost: goString(opts.remote_host),
+		RemotePort: int(opts.remote_port),
+		Flags:      int(opts.flags),
+	}
+	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
+	return pendingFuture(loop, out, func(s *loopState, f *libloop.Future, finish func()) error {
+		return s.loop.OpenUDPWith(o, nil, func(t *libloop.Transport, err error) {
+			defer finish()
+			if err != nil {
+				failFuture(f, err)
+				return
+			}
+			if f.Done() { // cancelled meanwhile: nobody would hear of it
+				t.Refuse()
+				return
+			}
+			if s.registerTransport(t, fnAddr, argAddr) == nil {
+				t.Refuse()
+				failFuture(f, libloop.ENOMEM)
+				return
+			}
+			f.SetResult(uintptr(t.Tag), nil)
+		})
+	})
+}
+
 //export ll_transport_sendto
 func ll_transport_sendto(id C.uint64_t, data *C.ll__cvoid, n C.size_t, addr *C.ll__cvoid, addrlen C.uint32_t) C.int {
 	b, rc := cBytes(unsafe.Pointer(data), n)
@@ -42,6 +81,45 @@ func ll_transport_sendto(id C.uint64_t, data *C.ll__cvoid, n C.size_t, addr *C.l
 		a = unsafe.Slice((*byte)(unsafe.Pointer(addr)), int(addrlen))
 	}
 	return withTransport(id, func(t *libloop.Transport) error { return t.SendTo(b, a) })
+}
+
+// ll_udp_sendmany reads the host's n ll_datagram records into the loop's
+// scratch (C memory, not copied: the core copies only what it queues) and
+// hands them to SendMany, so n datagrams cost one crossing.
+//
+//export ll_udp_sendmany
+func ll_udp_sendmany(id C.uint64_t, d *C.ll__cdatagram, n C.size_t, flags C.int) C.int {
+	t, s, rc := getTransport(id)
+	if rc != 0 {
+		return rc
+	}
+	if flags != 0 || (d == nil && n > 0) || n > 1<<24 {
+		return C.int(libloop.EINVAL)
+	}
+	if n == 0 {
+		return errCode(t.SendMany(nil))
+	}
+	recs := unsafe.Slice(d, int(n))
+	ds := s.dgrams[:0]
+	for i := range recs {
+		r := &recs[i]
+		b, rc := cBytes(unsafe.Pointer(r.data), r.len)
+		if rc != 0 {
+			return rc
+		}
+		var a []byte
+		if r.addr != nil {
+			if r.addrlen == 0 || r.addrlen > 256 {
+				return C.int(libloop.EINVAL)
+			}
+			a = unsafe.Slice((*byte)(unsafe.Pointer(r.addr)), int(r.addrlen))
+		}
+		ds = append(ds, libloop.OutDatagram{Data: b, Addr: a})
+	}
+	err := t.SendMany(ds)
+	clear(ds)
+	s.dgrams = ds[:0]
+	return errCode(err)
 }
 
 // UDP socket options (libuv's uv_udp_set_*): each resolves the transport

@@ -65,7 +65,8 @@ type EventSink interface {
 const (
 	readBufferSize = 256 << 10
 	maxReadChunk   = 64 << 10
-	// sockaddrReserve leaves room after a datagram for its sender's address.
+	// sockaddrReserve leaves room after a datagram for its sender's
+	// address (at most 112 bytes) and the padding that aligns it.
 	sockaddrReserve = 128
 )
 
@@ -78,6 +79,7 @@ type ioState struct {
 	reads          ReadWatcher               // the host's, or nil (withheld.go)
 	held           map[*Transport][]heldRead // withheld reads of paused transports
 	rbuf           []byte
+	udp            *udpScratch // batched datagram calls' memory (udp_batch_*.go)
 	rused          int
 	ready          []readyIO
 	readySpare     []readyIO
@@ -193,6 +195,15 @@ func (l *Loop) consume(n int) []byte {
 	b := io.rbuf[io.rused : io.rused+n : io.rused+n]
 	io.rused += n
 	return b
+}
+
+// consumeAddr is consume for a datagram's sender address, placed at the
+// next 8-byte boundary so a host may read it as a struct sockaddr_in or
+// sockaddr_in6 in place (the read buffer starts aligned; a datagram's length
+// is any). sockaddrReserve holds the padding and the largest address.
+func (l *Loop) consumeAddr(n int) []byte {
+	l.io.rused = (l.io.rused + 7) &^ 7
+	return l.consume(n)
 }
 
 // emit queues an event. Outside runIO a ready callback delivers it, so a

@@ -88,8 +88,8 @@ type Transport struct {
 type pendingWrites struct {
 	wq       [][]byte // unsent bytes; wq[0] starts at woff
 	woff     int
-	iov      [][]byte   // writev scratch
-	dgq      []datagram // datagram transports: sends the kernel refused
+	iov      [][]byte      // writev scratch
+	dgq      []OutDatagram // datagram transports: sends the kernel refused
 	sendfile *sendfileOp
 }
 
@@ -239,7 +239,7 @@ func (t *Transport) WriteBufferSize() int {
 	n := t.wsize
 	if t.pw != nil {
 		for i := range t.pw.dgq {
-			n += len(t.pw.dgq[i].data)
+			n += len(t.pw.dgq[i].Data)
 		}
 	}
 	return n

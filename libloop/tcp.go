@@ -12,8 +12,10 @@ import (
 const ReusePort = 1
 
 // ListenTCP listens on host:port. An empty host means every interface,
-// IPv4 and IPv6 (both on the same port, also when port is 0); a name is
-// resolved in place, so pass an address where blocking matters. Each
+// IPv4 and IPv6 (both on the same port, also when port is 0). A host name
+// (not an address, not "localhost") is looked up in place only while the
+// loop is not running; while it runs that would block it, and the answer
+// is ENEEDASYNC: ListenTCPWith resolves off the loop thread. Each
 // accepted connection is a stream transport with TCP_NODELAY whose events
 // go to proto (nil: to the loop's sink). All or nothing, as asyncio's
 // create_server: if any address fails to bind or listen (EADDRINUSE when
@@ -21,23 +23,72 @@ const ReusePort = 1
 // that error returned; only an address family the system cannot make a
 // socket for is skipped.
 func (l *Loop) ListenTCP(host string, port, backlog, flags int, proto Protocol) (*Server, error) {
+	if err := l.checkListen(port, backlog, flags); err != nil {
+		return nil, err
+	}
+	ips, err := l.syncLookup(host)
+	if err != nil {
+		return nil, err
+	}
+	return l.listenAddrs(host, ips, port, backlog, flags, proto)
+}
+
+// ListenOptions are ListenTCPWith's arguments beside the address: the
+// backlog (0: asyncio's 100), ReusePort, and TLS for a TLS server
+// (ListenTLS).
+type ListenOptions struct {
+	Backlog, Flags int
+	TLS            *TLSConfig
+}
+
+// ListenFunc receives a listen's outcome on the loop thread: the server,
+// or the error.
+type ListenFunc func(*Server, error)
+
+// ListenTCPWith is ListenTCP (ListenTLS with opts.TLS) for any host, as
+// asyncio's create_server: a name is resolved on the resolver pool
+// (resolver.go), never on the loop thread. done runs on the loop thread,
+// in a later callback, exactly once (unless the loop closes first); bad
+// arguments are refused here, before anything is queued.
+func (l *Loop) ListenTCPWith(host string, port int, opts ListenOptions, proto Protocol, done ListenFunc) error {
+	if done == nil {
+		return EINVAL
+	}
+	if err := l.checkListen(port, opts.Backlog, opts.Flags); err != nil {
+		return err
+	}
+	listen := func(addrs [][]netip.Addr, err error) {
+		var s *Server
+		if err == nil {
+			ips := addrs[0]
+			if host == "" {
+				ips = []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()}
+			}
+			s, err = l.listenAddrs(host, ips, port, opts.Backlog, opts.Flags, proto)
+		}
+		if err == nil && opts.TLS != nil {
+			s.tls = opts.TLS
+		}
+		done(s, err)
+	}
+	return l.lookupThen([]string{host}, listen)
+}
+
+// checkListen refuses ListenTCP's bad arguments.
+func (l *Loop) checkListen(port, backlog, flags int) error {
 	if l.closed.Load() {
-		return nil, ECLOSED
+		return ECLOSED
 	}
 	if !validPort(port) || backlog < 0 || flags&^ReusePort != 0 {
-		return nil, EINVAL
+		return EINVAL
 	}
+	return nil
+}
+
+// listenAddrs listens on ips (every interface when host is empty).
+func (l *Loop) listenAddrs(host string, ips []netip.Addr, port, backlog, flags int, proto Protocol) (*Server, error) {
 	if backlog == 0 {
 		backlog = 100 // asyncio's default
-	}
-	var ips []netip.Addr
-	if host == "" {
-		ips = []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()}
-	} else {
-		var err error
-		if ips, err = lookupHost(host); err != nil {
-			return nil, err
-		}
 	}
 	for attempt := 0; ; attempt++ {
 		s, shared, err := l.listenTCP(ips, port, backlog, flags, host == "", proto)

@@ -52,6 +52,11 @@ const (
 	// runtime's threads did not survive the fork); exec, or load libloop after
 	// fork. See Forking in libloop.h's introduction for the calls that return it.
 	EFORKED Errno = -10019
+	// A synchronous call was given a host name while its loop runs: looking it up
+	// would block the loop. Pass an address ("127.0.0.1", "::1", "localhost", NULL
+	// / "" for any), or use the call's future-returning form (ll_tcp_listen_ex,
+	// ll_udp_open_ex), which resolves on the resolver pool.
+	ENEEDASYNC Errno = -10020
 )
 
 // errnoText returns the name and message of a library code (ll_err_name's and ll_strerror's);
@@ -98,6 +103,8 @@ func errnoText(e Errno) (name, message string, ok bool) {
 		return "LL_ETLSEOF", "connection closed during the TLS handshake or mid-record", true
 	case EFORKED:
 		return "LL_EFORKED", "this process is a fork() child of the process that loaded libloop; exec, or load libloop after fork", true
+	case ENEEDASYNC:
+		return "LL_ENEEDASYNC", "a host name would block the running loop: pass an address or use the call's _ex form", true
 	}
 	return "", "", false
 }

@@ -117,7 +117,7 @@ func TestErrNameAndStrError(t *testing.T) {
 	if got := lib.StrError(eBADF); !strings.Contains(strings.ToLower(got), "bad file") {
 		t.Errorf("ll_strerror(-EBADF) = %q", got)
 	}
-	for _, code := range []int{-10020, -10999, -20000, math.MinInt32} {
+	for _, code := range []int{-10021, -10999, -20000, math.MinInt32} {
 		if got := lib.ErrName(code); got != "UNKNOWN" {
 			t.Errorf("ll_err_name(%d) = %q, want UNKNOWN", code, got)
 		}

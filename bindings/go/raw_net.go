@@ -18,6 +18,8 @@ type RawNet struct {
 
 	TCPConnect    func(loop uint64, host unsafe.Pointer, port int32, fn, arg uintptr, out unsafe.Pointer) int32                 // ll_tcp_connect
 	TCPConnectEx  func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_tcp_connect_ex
+	TCPListenEx   func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_tcp_listen_ex
+	UDPOpenEx     func(loop uint64, opts unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_udp_open_ex
 	TCPListen     func(loop uint64, host unsafe.Pointer, port, backlog, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_tcp_listen
 	UnixConnect   func(loop uint64, path unsafe.Pointer, fn, arg uintptr, out unsafe.Pointer) int32                             // ll_unix_connect
 	UnixListen    func(loop uint64, path unsafe.Pointer, backlog int32, fn, arg uintptr, out unsafe.Pointer) int32              // ll_unix_listen
@@ -50,6 +52,7 @@ type RawNet struct {
 	ServerNumSockets func(s uint64) int32                                                   // ll_server_num_sockets
 	ServerSockname   func(s uint64, i uintptr, addr, n unsafe.Pointer) int32                // ll_server_sockname
 
+	UDPSendmany              func(t uint64, d unsafe.Pointer, n uintptr, flags int32) int32                                                                                              // ll_udp_sendmany
 	UDPOpen                  func(loop uint64, localHost unsafe.Pointer, localPort int32, remoteHost unsafe.Pointer, remotePort, flags int32, fn, arg uintptr, out unsafe.Pointer) int32 // ll_udp_open
 	TTYOpen                  func(loop uint64, fd int32, fn, arg uintptr, out unsafe.Pointer) int32                                                                                      // ll_tty_open
 	TTYSetMode               func(t uint64, mode int32) int32                                                                                                                            // ll_tty_set_mode
@@ -78,6 +81,8 @@ func (r *RawNet) symbols() []struct {
 		{"ll_event_withhold", &r.EventWithhold},
 		{"ll_tcp_connect", &r.TCPConnect},
 		{"ll_tcp_connect_ex", &r.TCPConnectEx},
+		{"ll_tcp_listen_ex", &r.TCPListenEx},
+		{"ll_udp_open_ex", &r.UDPOpenEx},
 		{"ll_tcp_listen", &r.TCPListen},
 		{"ll_unix_connect", &r.UnixConnect},
 		{"ll_unix_listen", &r.UnixListen},
@@ -108,6 +113,7 @@ func (r *RawNet) symbols() []struct {
 		{"ll_server_num_sockets", &r.ServerNumSockets},
 		{"ll_server_sockname", &r.ServerSockname},
 		{"ll_udp_open", &r.UDPOpen},
+		{"ll_udp_sendmany", &r.UDPSendmany},
 		{"ll_tty_open", &r.TTYOpen},
 		{"ll_tty_set_mode", &r.TTYSetMode},
 		{"ll_tty_get_winsize", &r.TTYGetWinsize},

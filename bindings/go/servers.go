@@ -41,11 +41,12 @@ func listenOptions(opts []ListenOption) listenConfig {
 
 // ListenTCP listens on host:port. host "" listens on every interface, IPv4
 // and IPv6, on one port; port 0 picks a free one (see Port). A name is
-// resolved in place, which may block: pass an address. factory makes the
+// looked up in place only while the loop is not running, ENEEDASYNC while
+// it runs: ListenTCPWith resolves off the loop thread. factory makes the
 // Protocol of each accepted connection (TCP_NODELAY on), on the loop's
 // thread, just before its ConnectionMade. Errors: an Error matching
-// EADDRINUSE or EACCES, ENONAME, EINVAL (nil factory, bad port, negative
-// backlog).
+// EADDRINUSE or EACCES, ENONAME, ENEEDASYNC, EINVAL (nil factory, bad port,
+// negative backlog).
 func (l *Loop) ListenTCP(host string, port int, factory func() Protocol, opts ...ListenOption) (*Server, error) {
 	c := listenOptions(opts)
 	if !fitsInt32(port) || !fitsInt32(c.backlog) {

@@ -10,7 +10,9 @@ import (
 // OpenUDP opens a UDP transport (asyncio's create_datagram_endpoint):
 // bound to localHost:localPort when either is given, connected to
 // remoteHost:remotePort when remoteHost is not "". At least one side is
-// required. Names are resolved in place (pass addresses: it may block).
+// required. A name is looked up in place only while the loop is not
+// running, ENEEDASYNC while it runs: OpenUDPWith resolves off the loop
+// thread.
 // Datagrams arrive at p's DatagramReceived, send and ICMP errors at its
 // ErrorReceived (the transport stays open). Only ReusePort applies of the
 // options. Errors: an Error matching EADDRINUSE, ENONAME, EINVAL.
@@ -92,3 +94,66 @@ func (t *Transport) SendToRaw(data, sockaddr []byte) error {
 		return t.raw().TransportSendto(t.id, d, uintptr(len(data)), a, uint32(len(sockaddr)))
 	})
 }
+
+// Datagram is one datagram of SendMany: Data to To, or to the connected
+// peer when To is the zero netip.AddrPort.
+type Datagram struct {
+	Data []byte
+	To   netip.AddrPort
+}
+
+// cDatagram is ll_datagram's layout on the 64-bit platforms the binding
+// runs on.
+type cDatagram struct {
+	data    unsafe.Pointer
+	len     uintptr
+	addr    unsafe.Pointer
+	addrlen uint32
+	_       uint32
+}
+
+// SendMany sends ds in order in one call (ll_udp_sendmany: sendmmsg on
+// Linux), as that many SendTo calls would; ds may be reused at once. A
+// datagram the kernel rejects comes to ErrorReceived and the rest still go.
+// EINVAL (and nothing sent) for a stream transport or an oversized
+// datagram.
+func (t *Transport) SendMany(ds []Datagram) error {
+	if len(ds) == 0 {
+		return check(t.raw().UDPSendmany(t.id, nil, 0, 0))
+	}
+	// One C block: the records, then each address and datagram.
+	rec := unsafe.Sizeof(cDatagram{})
+	room := uintptr(len(ds)) * rec
+	for i := range ds {
+		if len(ds[i].Data) > 1<<30 {
+			return EINVAL
+		}
+		room += uintptr(len(ds[i].Data))
+		if ds[i].To.IsValid() {
+			room += inetSockaddrMax
+		}
+	}
+	return t.loop.withScratch(room, func(c []byte) int32 {
+		recs := unsafe.Slice((*cDatagram)(cPtr(c)), len(ds))
+		off := uintptr(len(ds)) * rec
+		for i := range ds {
+			r := cDatagram{len: uintptr(len(ds[i].Data))}
+			if ds[i].To.IsValid() {
+				sa := inetSockaddr(ds[i].To)
+				copy(c[off:], sa)
+				r.addr, r.addrlen = cPtr(c[off:]), uint32(len(sa))
+				off += inetSockaddrMax
+			}
+			if len(ds[i].Data) > 0 {
+				copy(c[off:], ds[i].Data)
+				r.data = cPtr(c[off:])
+				off += uintptr(len(ds[i].Data))
+			}
+			recs[i] = r
+		}
+		return t.raw().UDPSendmany(t.id, cPtr(c), uintptr(len(ds)), 0)
+	})
+}
+
+// inetSockaddrMax is the most inetSockaddr returns (a sockaddr_in6).
+const inetSockaddrMax = 28

@@ -51,6 +51,11 @@ const (
 	// runtime's threads did not survive the fork); exec, or load libloop after
 	// fork. See Forking in libloop.h's introduction for the calls that return it.
 	EFORKED Error = -10019
+	// A synchronous call was given a host name while its loop runs: looking it up
+	// would block the loop. Pass an address ("127.0.0.1", "::1", "localhost", NULL
+	// / "" for any), or use the call's future-returning form (ll_tcp_listen_ex,
+	// ll_udp_open_ex), which resolves on the resolver pool.
+	ENEEDASYNC Error = -10020
 )
 
 // errorText returns the name and message of a library code (what ll_err_name and ll_strerror return, for when the library is not loaded);
@@ -97,6 +102,8 @@ func errorText(e Error) (name, message string, ok bool) {
 		return "LL_ETLSEOF", "connection closed during the TLS handshake or mid-record", true
 	case EFORKED:
 		return "LL_EFORKED", "this process is a fork() child of the process that loaded libloop; exec, or load libloop after fork", true
+	case ENEEDASYNC:
+		return "LL_ENEEDASYNC", "a host name would block the running loop: pass an address or use the call's _ex form", true
 	}
 	return "", "", false
 }

@@ -45,6 +45,11 @@ extern "C" {
  * fork. See Forking in libloop.h's introduction for the calls that
  * return it. */
 #define LL_EFORKED       (-10019)
+/** A synchronous call was given a host name while its loop runs: looking it
+ * up would block the loop. Pass an address ("127.0.0.1", "::1",
+ * "localhost", NULL / "" for any), or use the call's future-returning form
+ * (ll_tcp_listen_ex, ll_udp_open_ex), which resolves on the resolver pool. */
+#define LL_ENEEDASYNC    (-10020)
 
 /**
  * Every library error code as XX(name, value, message): name is the code's
@@ -79,7 +84,9 @@ extern "C" {
     XX(ETLSPROTO, -10017, "TLS protocol error: the peer sent bytes that are not valid TLS")         \
     XX(ETLSEOF, -10018, "connection closed during the TLS handshake or mid-record")                 \
     XX(EFORKED, -10019, "this process is a fork() child of the process that loaded libloop; exec, " \
-                        "or load libloop after fork")
+                        "or load libloop after fork")                                               \
+    XX(ENEEDASYNC, -10020, "a host name would block the running loop: pass an address or use the "   \
+                           "call's _ex form")
 
 /** @return a description of any code (library, -errno, or unknown). Never NULL; static storage. Thread-safe. */
 const char *ll_strerror(int code);

@@ -68,7 +68,7 @@ typedef struct ll_event {
     ll_transport transport;
     const void *data;      /**< received bytes: valid only during the callback */
     size_t len;
-    const void *addr;      /**< datagrams: the sender's struct sockaddr, valid only during the callback */
+    const void *addr;      /**< datagrams: the sender's struct sockaddr (8-byte aligned: readable in place), valid only during the callback */
     uint32_t addrlen;
     int result;            /**< batch sinks write their LL_EOF_RECEIVED answer here (see ll_loop_set_event_batch) */
     void *arg;             /**< the transport's protocol arg: lets a batch sink tell, e.g., which server accepted a new transport */
@@ -182,8 +182,12 @@ int ll_tcp_connect_ex(ll_loop loop, const ll_connect_options *opts, ll_protocol_
 /**
  * Listen on host:port. host NULL or "" listens on every interface, IPv4 and
  * IPv6, on one port; port 0 picks a free one (ll_server_port tells which).
- * A name is resolved in place (it may block: pass an address); each of its
- * addresses gets a socket. All or nothing, as asyncio's create_server: if
+ * An address or "localhost" needs no lookup. A host name is looked up in
+ * place only while the loop is not running (the call then blocks its
+ * caller, as asyncio's run_until_complete(create_server(...)) does); while
+ * the loop runs it is LL_ENEEDASYNC: ll_tcp_listen_ex resolves on the
+ * resolver pool. Each address gets a socket. All or nothing, as asyncio's
+ * create_server: if
  * any socket cannot bind or listen (the port is taken on one family:
  * -EADDRINUSE) the call fails with that error and leaves no socket open;
  * only a family the system cannot make a socket of is left out. backlog 0
@@ -194,11 +198,39 @@ int ll_tcp_connect_ex(ll_loop loop, const ll_connect_options *opts, ll_protocol_
  * the server reports it to the exception handler, rests one second and
  * goes on (as asyncio); open connections are served meanwhile.
  * A NULL fn sends the connections' events to the loop's batch sink.
- * @return 0, -EADDRINUSE, -EACCES, LL_ENONAME, LL_EINVAL (NULL out,
+ * @return 0, -EADDRINUSE, -EACCES, LL_ENONAME, LL_ENEEDASYNC, LL_EINVAL (NULL out,
  *         bad port, backlog < 0, unknown flags), LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_tcp_listen(ll_loop loop, const char *host, int port, int backlog, int flags,
                   ll_protocol_fn fn, void *arg, ll_server *out);
+
+/**
+ * What ll_tcp_listen_ex listens on and how: asyncio's create_server
+ * arguments. Zero it, set size to sizeof(ll_listen_options), then the
+ * fields.
+ */
+typedef struct ll_listen_options {
+    uint32_t size;     /**< sizeof(ll_listen_options) */
+    int port;          /**< 0..65535; 0: a free port */
+    const char *host;  /**< a name or an address; NULL or "": every interface, IPv4 and IPv6 */
+    int backlog;       /**< 0: 100 */
+    int flags;         /**< 0 or LL_REUSE_PORT */
+    ll_tls_config tls; /**< 0: plain TCP; else each connection handshakes as a TLS server first (ll_tls_listen) */
+} ll_listen_options;
+
+/**
+ * ll_tcp_listen (ll_tls_listen with opts->tls) as asyncio's create_server
+ * is: a host name is resolved on the resolver pool, never on the loop
+ * thread, and the future completes on the loop thread once the sockets
+ * listen. The future's value is the server id (the host releases it with
+ * ll_release); it fails with ll_tcp_listen's errors (LL_ENONAME,
+ * -EADDRINUSE, ...). Cancelling or releasing the future before it is done
+ * closes the server it would have carried. The strings are copied.
+ * @return 0, LL_EINVAL (NULL opts or out; size smaller than this version's,
+ *         or larger with a non-zero tail; a bad port, backlog or flags),
+ *         LL_EBADHANDLE (the loop or the TLS config), LL_ECLOSED.
+ */
+int ll_tcp_listen_ex(ll_loop loop, const ll_listen_options *opts, ll_protocol_fn fn, void *arg, ll_future *out);
 
 /**
  * Serve a socket the host already bound and made listening (asyncio's
@@ -410,13 +442,40 @@ int ll_server_sockname(ll_server s, size_t i, void *addr, uint32_t *len);
  * Open a UDP transport (asyncio's create_datagram_endpoint): bound to
  * local_host:local_port when either is given, connected to
  * remote_host:remote_port when remote_host is not NULL. At least one side
- * is required. Names are resolved in place. flags: 0 or LL_REUSE_PORT.
+ * is required. Addresses and "localhost" need no lookup; a host name is
+ * looked up in place only while the loop is not running, and is
+ * LL_ENEEDASYNC while it runs (ll_udp_open_ex resolves on the resolver
+ * pool). flags: 0 or LL_REUSE_PORT.
  * Datagrams arrive as LL_DATAGRAM_RECEIVED; send errors and ICMP errors on
  * a connected socket as LL_ERROR_RECEIVED (the transport stays open).
- * @return 0, -EADDRINUSE, LL_ENONAME, LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED.
+ * Linux reads them with recvmmsg, up to 64 per readiness, all delivered in
+ * one batch; each arrives whole (up to UDP's 65,507 bytes).
+ * @return 0, -EADDRINUSE, LL_ENONAME, LL_ENEEDASYNC, LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char *remote_host, int remote_port,
                 int flags, ll_protocol_fn fn, void *arg, ll_transport *out);
+
+/** What ll_udp_open_ex opens: ll_udp_open's arguments by name. Zero it and set size first. */
+typedef struct ll_udp_options {
+    uint32_t size;           /**< sizeof(ll_udp_options) */
+    int local_port;          /**< 0: any */
+    const char *local_host;  /**< a name or an address; NULL: the wildcard of the remote's family (or no bind with local_port 0) */
+    const char *remote_host; /**< a name or an address to connect to; NULL: not connected */
+    int remote_port;
+    int flags;               /**< 0 or LL_REUSE_PORT */
+} ll_udp_options;
+
+/**
+ * ll_udp_open as asyncio's create_datagram_endpoint is: host names are
+ * resolved on the resolver pool, never on the loop thread. The future's
+ * value is the transport id (its first event, LL_CONNECTION_MADE, reaches
+ * fn); it fails with ll_udp_open's errors. Cancelling or releasing the
+ * future before it is done closes the socket (fn hears nothing). The
+ * strings are copied.
+ * @return 0, LL_EINVAL (NULL opts or out; a bad size, port or flags; no
+ *         side given), LL_EBADHANDLE, LL_ECLOSED.
+ */
+int ll_udp_open_ex(ll_loop loop, const ll_udp_options *opts, ll_protocol_fn fn, void *arg, ll_future *out);
 
 /**
  * Send one datagram to addr (a struct sockaddr of addrlen bytes; NULL: the
@@ -430,6 +489,28 @@ int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char
  *         abort), LL_EBADHANDLE.
  */
 int ll_transport_sendto(ll_transport t, const void *data, size_t len, const void *addr, uint32_t addrlen);
+
+/** One datagram of ll_udp_sendmany. */
+typedef struct ll_datagram {
+    const void *data; /**< the bytes; may be NULL when len is 0 */
+    size_t len;
+    const void *addr; /**< a struct sockaddr of addrlen bytes; NULL: the connected peer */
+    uint32_t addrlen;
+} ll_datagram;
+
+/**
+ * Send n datagrams in order, as n ll_transport_sendto calls would, in one
+ * call (libuv's uv_udp_try_send2): on Linux sendmmsg sends up to 32 per
+ * system call. The records and the bytes they point to stay the caller's:
+ * what the kernel refuses for now is copied into the queue (sent with
+ * sendmmsg as the socket drains). A datagram that fails is reported as
+ * LL_ERROR_RECEIVED and dropped, and the ones after it still go. flags: 0
+ * (reserved).
+ * @return 0, LL_EINVAL (d NULL with n > 0, a record sendto would refuse,
+ *         nonzero flags, a stream transport; then nothing is sent),
+ *         LL_ECLOSED (after the host's close or abort), LL_EBADHANDLE.
+ */
+int ll_udp_sendmany(ll_transport t, const ll_datagram *d, size_t n, int flags);
 
 /* ---- Terminals (libuv's uv_tty_t) -------------------------------------- */
 

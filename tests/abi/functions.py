@@ -62,6 +62,7 @@ OMIT = {
         "LL_KIND_HOOK": "see ll_loop_walk",
         "LL_KIND_FS_WATCH": "see ll_loop_walk",
         "ll_add_signal_handler_ex": "the handler's id serves ll_ref and ll_loop_walk, which are not bound",
+        "ll_udp_sendmany": "asyncio's DatagramTransport has sendto only; each one is one ll_transport_sendto",
         "ll_tcp_connect_ex": "asyncio's create_connection does local_addr, happy eyeballs and interleave "
                              "in Python, on the loop's sockets",
         "ll_getnameinfo": "loop.getnameinfo is asyncio's: socket.getnameinfo in the executor",
@@ -93,6 +94,8 @@ OMIT = {
         "ll_unix_connect": "as ll_tcp_connect",
         "ll_unix_listen": "as ll_tcp_listen",
         "ll_udp_open": "sockets are made by asyncio's code, then ll_transport_open(LL_DATAGRAM)",
+        "ll_tcp_listen_ex": "as ll_tcp_listen (asyncio resolves the names in its executor)",
+        "ll_udp_open_ex": "as ll_udp_open (asyncio resolves the names in its executor)",
         "ll_getaddrinfo": "asyncio resolves with socket.getaddrinfo in the executor",
         "LL_REUSE_PORT": "asyncio sets SO_REUSEPORT on the Python socket before libloop gets the fd",
         "ll_server_port": "Server.sockets are Python socket objects",

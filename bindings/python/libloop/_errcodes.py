@@ -7,7 +7,7 @@ __all__ = ['LL_EINVAL', 'LL_EBADHANDLE', 'LL_ECLOSED', 'LL_ERUNNING', 'LL_ESTATE
            'LL_ECANCELLED', 'LL_EWRONGTHREAD', 'LL_ESTOPPED', 'LL_ETIMEDOUT',
            'LL_ENOMEM', 'LL_ENONAME', 'LL_ETLS', 'LL_ETLSCERT', 'LL_ETLSHOST',
            'LL_ETLSNOCERT', 'LL_ETLSALERT', 'LL_ETLSNEGOTIATE', 'LL_ETLSPROTO',
-           'LL_ETLSEOF', 'LL_EFORKED', 'ERRORS']
+           'LL_ETLSEOF', 'LL_EFORKED', 'LL_ENEEDASYNC', 'ERRORS']
 
 # bad argument (NULL callback, NaN delay, oversize value)
 LL_EINVAL = -10000
@@ -72,6 +72,12 @@ LL_ETLSEOF = -10018
 # libloop.h's introduction for the calls that return it.
 LL_EFORKED = -10019
 
+# A synchronous call was given a host name while its loop runs: looking it up would
+# block the loop. Pass an address ("127.0.0.1", "::1", "localhost", NULL / "" for any),
+# or use the call's future-returning form (ll_tcp_listen_ex, ll_udp_open_ex), which
+# resolves on the resolver pool.
+LL_ENEEDASYNC = -10020
+
 ERRORS: dict[int, tuple[str, str]] = {
     LL_EINVAL: ('LL_EINVAL', 'invalid argument'),
     LL_EBADHANDLE: ('LL_EBADHANDLE', 'invalid, stale or wrong-kind handle id'),
@@ -93,4 +99,5 @@ ERRORS: dict[int, tuple[str, str]] = {
     LL_ETLSPROTO: ('LL_ETLSPROTO', 'TLS protocol error: the peer sent bytes that are not valid TLS'),
     LL_ETLSEOF: ('LL_ETLSEOF', 'connection closed during the TLS handshake or mid-record'),
     LL_EFORKED: ('LL_EFORKED', 'this process is a fork() child of the process that loaded libloop; exec, or load libloop after fork'),
+    LL_ENEEDASYNC: ('LL_ENEEDASYNC', "a host name would block the running loop: pass an address or use the call's _ex form"),
 }
