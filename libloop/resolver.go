@@ -2,10 +2,7 @@
 
 package libloop
 
-import (
-	"net/netip"
-	"sync"
-)
+import "net/netip"
 
 // Name lookups run on a pool of their own, never on the loop thread and
 // never on the default executor: a slow or unreachable DNS server then
