@@ -2,12 +2,18 @@
 
 package libloop
 
+import "context"
+
 // RunUntilComplete runs the loop until f is done, as asyncio's
 // run_until_complete: a done callback stops the loop, so the iteration in
 // which f completes finishes first. ESTOPPED if the loop stopped before f
 // was done.
-func (l *Loop) RunUntilComplete(f *Future) error {
-	if f.loop != l {
+func (l *Loop) RunUntilComplete(f *Future) error { return l.runUntil(nil, f) }
+
+// runUntil is RunUntilComplete; a non-nil ctx cancels f once it is done
+// (RunUntilCompleteContext).
+func (l *Loop) runUntil(ctx context.Context, f *Future) error {
+	if f == nil || f.loop != l {
 		return EINVAL
 	}
 	if err := l.enterRun(); err != nil {
@@ -15,6 +21,9 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 	}
 	token := f.AddDoneCallback(func(*Future) { l.stopping = true })
 	defer l.leaveRun()
+	if ctx != nil {
+		defer l.cancelWhenDone(ctx, f)()
+	}
 	l.startRunClock()
 	defer l.stopRunClock()
 	defer f.RemoveDoneCallbackToken(token)
