@@ -443,6 +443,19 @@ type Listener struct {
 // port 0 for any; "unix": a socket path) and returns a Listener. Call it
 // from a goroutine other than the one running the loop, as DialConn.
 func (l *Loop) ListenConn(network, address string) (*Listener, error) {
+	return l.listenConn(network, address, nil)
+}
+
+// ListenConnTLS is ListenConn for TLS over TCP (ListenTLS): each Conn
+// Accept returns has completed its handshake and carries plaintext.
+func (l *Loop) ListenConnTLS(network, address string, cfg *TLSConfig) (*Listener, error) {
+	if cfg == nil || network == "unix" {
+		return nil, &net.OpError{Op: "listen", Net: network, Err: EINVAL}
+	}
+	return l.listenConn(network, address, cfg)
+}
+
+func (l *Loop) listenConn(network, address string, cfg *TLSConfig) (*Listener, error) {
 	ln := &Listener{loop: l, network: network, changed: make(chan struct{})}
 	var host string
 	var port int
@@ -463,6 +476,8 @@ func (l *Loop) ListenConn(network, address string) (*Listener, error) {
 		var err error
 		if network == "unix" {
 			s, err = l.ListenUnix(address, 0, ln.protocol)
+		} else if cfg != nil {
+			s, err = l.ListenTLS(host, port, 0, 0, cfg, ln.protocol)
 		} else {
 			s, err = l.ListenTCP(host, port, 0, 0, ln.protocol)
 		}

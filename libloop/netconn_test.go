@@ -146,7 +146,7 @@ func TestConnWriteBackpressure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	c1.SetWriteDeadline(time.Now().Add(300 * time.Millisecond))
+	c1.SetWriteDeadline(time.Now().Add(1500 * time.Millisecond))
 	n, err := c1.Write(make([]byte, 256<<20))
 	if !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Write err = %v after %d bytes, want a deadline error", err, n)
@@ -166,7 +166,7 @@ func TestConnReadPausesTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	c2.SetWriteDeadline(time.Now().Add(300 * time.Millisecond))
+	c2.SetWriteDeadline(time.Now().Add(1500 * time.Millisecond))
 	c2.Write(make([]byte, 256<<20)) // ends at its deadline
 	conn := c1.(*Conn)
 	conn.mu.Lock()
