@@ -373,7 +373,9 @@ func splitPort(network, address string) (string, int, error) {
 // DialConn connects to address on network ("tcp", "tcp4", "tcp6": a
 // "host:port" connected as DialTCP does, trying each address the name
 // resolves to; "unix": a socket path) and returns a Conn. ctx bounds the
-// connect. Call it from a goroutine other than the one running the loop.
+// connect. "tcp4" and "tcp6" are taken as "tcp": the addresses a name
+// resolves to are not filtered by family. Call it from a goroutine other
+// than the one running the loop.
 func (l *Loop) DialConn(ctx context.Context, network, address string) (*Conn, error) {
 	return l.DialConnWith(ctx, network, address, DialOptions{})
 }
