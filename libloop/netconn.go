@@ -145,6 +145,12 @@ func (c *Conn) protocol(ev *Event) bool {
 		c.attach(ev.T)
 	case DataReceived:
 		c.mu.Lock()
+		if c.roff > 0 && 2*c.roff >= len(c.rbuf) {
+			// Move the unread half down: a reader that always lags a
+			// little would otherwise keep every byte ever received.
+			c.rbuf = c.rbuf[:copy(c.rbuf, c.rbuf[c.roff:])]
+			c.roff = 0
+		}
 		c.rbuf = append(c.rbuf, ev.Data...)
 		pause := !c.readPaused && len(c.rbuf)-c.roff >= connReadHigh
 		if pause {

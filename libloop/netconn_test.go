@@ -256,3 +256,43 @@ func TestDialConnErrors(t *testing.T) {
 		t.Fatalf("DialConn with a cancelled ctx: %v", err)
 	}
 }
+
+// A reader that always leaves some bytes unread keeps a bounded buffer:
+// what it has read is dropped, not carried along.
+func TestConnReadBufferStaysBounded(t *testing.T) {
+	c1, c2, stop, err := connPair("tcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	const total = 32 << 20
+	go func() {
+		c2.Write(make([]byte, total))
+		c2.Close()
+	}()
+	conn := c1.(*Conn)
+	buf := make([]byte, 1000)
+	maxCap := 0
+	for got := 0; got < total; {
+		// Read only while more than a read's worth waits, so the buffer
+		// is never drained until the peer is done.
+		conn.mu.Lock()
+		lagging := len(conn.rbuf)-conn.roff > 2*len(buf) || conn.eof || conn.lost
+		conn.mu.Unlock()
+		if !lagging {
+			time.Sleep(50 * time.Microsecond)
+			continue
+		}
+		n, err := c1.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d bytes: %v", got, err)
+		}
+		got += n
+		conn.mu.Lock()
+		maxCap = max(maxCap, cap(conn.rbuf))
+		conn.mu.Unlock()
+	}
+	if maxCap > 4*connReadHigh {
+		t.Fatalf("read buffer grew to %d bytes", maxCap)
+	}
+}
