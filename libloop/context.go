@@ -86,7 +86,7 @@ func (l *Loop) RunUntilCompleteContext(ctx context.Context, f *Future) error {
 	if ctx == nil {
 		return EINVAL
 	}
-	if err := l.runUntil(ctx, f); err != nil {
+	if err := l.runUntil(f, func() func() { return l.cancelWhenDone(ctx, f) }); err != nil {
 		return err
 	}
 	if f.endedCancelled() && ctx.Err() != nil {

@@ -205,10 +205,11 @@ func TestWaitForContext(t *testing.T) {
 // its socket.
 func TestDialTCPContextAbortsHangingConnect(t *testing.T) {
 	checkNoGoroutineLeak(t)
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	unix.CloseOnExec(fd)
 	defer unix.Close(fd)
 	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
 		t.Fatal(err)

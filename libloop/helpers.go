@@ -2,17 +2,16 @@
 
 package libloop
 
-import "context"
-
 // RunUntilComplete runs the loop until f is done, as asyncio's
 // run_until_complete: a done callback stops the loop, so the iteration in
 // which f completes finishes first. ESTOPPED if the loop stopped before f
 // was done.
-func (l *Loop) RunUntilComplete(f *Future) error { return l.runUntil(nil, f) }
+func (l *Loop) RunUntilComplete(f *Future) error { return l.runUntil(f, nil) }
 
-// runUntil is RunUntilComplete; a non-nil ctx cancels f once it is done
-// (RunUntilCompleteContext).
-func (l *Loop) runUntil(ctx context.Context, f *Future) error {
+// runUntil is RunUntilComplete; arm, if not nil, is called once the run
+// owns the loop and returns what to call when it ends
+// (RunUntilCompleteContext's cancel on a done context).
+func (l *Loop) runUntil(f *Future, arm func() (stop func())) error {
 	if f == nil || f.loop != l {
 		return EINVAL
 	}
@@ -21,8 +20,8 @@ func (l *Loop) runUntil(ctx context.Context, f *Future) error {
 	}
 	token := f.AddDoneCallback(func(*Future) { l.stopping = true })
 	defer l.leaveRun()
-	if ctx != nil {
-		defer l.cancelWhenDone(ctx, f)()
+	if arm != nil {
+		defer arm()()
 	}
 	l.startRunClock()
 	defer l.stopRunClock()
