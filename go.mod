@@ -6,3 +6,5 @@ require (
 	github.com/ebitengine/purego v0.11.3
 	golang.org/x/sys v0.49.0
 )
+
+require golang.org/x/net v0.62.0

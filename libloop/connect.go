@@ -49,11 +49,18 @@ func (l *Loop) DialTCP(host string, port int, proto Protocol, done DialFunc) err
 // DialTCPWith is DialTCP with asyncio's other create_connection arguments:
 // a local address, happy eyeballs, interleaving, TLS.
 func (l *Loop) DialTCPWith(host string, port int, opts DialOptions, proto Protocol, done DialFunc) error {
+	_, err := l.dialTCP(host, port, opts, proto, done)
+	return err
+}
+
+// dialTCP starts DialTCPWith's connect and returns it, for
+// DialTCPContext to abort.
+func (l *Loop) dialTCP(host string, port int, opts DialOptions, proto Protocol, done DialFunc) (*dialer, error) {
 	if l.closed.Load() {
-		return ECLOSED
+		return nil, ECLOSED
 	}
 	if done == nil || !validPort(port) || !validPort(opts.LocalPort) || opts.HappyEyeballsDelay < 0 {
-		return EINVAL
+		return nil, EINVAL
 	}
 	if opts.TLS != nil && opts.ServerName == "" {
 		opts.TLS.mu.Lock()
@@ -75,8 +82,10 @@ func (l *Loop) DialTCPWith(host string, port int, opts DialOptions, proto Protoc
 	}
 	if ok && localOK {
 		d.resolved(ips, locals, nil)
-		_, err := l.CallSoon(d.next)
-		return err
+		if _, err := l.CallSoon(d.next); err != nil {
+			return nil, err
+		}
+		return d, nil
 	}
 	// Names: both lookups in one job on the resolver pool.
 	var lookupErr error
@@ -90,14 +99,14 @@ func (l *Loop) DialTCPWith(host string, port int, opts DialOptions, proto Protoc
 		return 0, 0
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f.AddDoneCallback(func(*Future) {
 		d.resolved(ips, locals, lookupErr)
 		d.next()
 	})
 	f.Release() // the job's and the callback's holds keep it until it has run
-	return nil
+	return d, nil
 }
 
 // dialer is a connect in progress: the addresses left to try and the

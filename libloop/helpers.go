@@ -6,8 +6,13 @@ package libloop
 // run_until_complete: a done callback stops the loop, so the iteration in
 // which f completes finishes first. ESTOPPED if the loop stopped before f
 // was done.
-func (l *Loop) RunUntilComplete(f *Future) error {
-	if f.loop != l {
+func (l *Loop) RunUntilComplete(f *Future) error { return l.runUntil(f, nil) }
+
+// runUntil is RunUntilComplete; arm, if not nil, is called once the run
+// owns the loop and returns what to call when it ends
+// (RunUntilCompleteContext's cancel on a done context).
+func (l *Loop) runUntil(f *Future, arm func() (stop func())) error {
+	if f == nil || f.loop != l {
 		return EINVAL
 	}
 	if err := l.enterRun(); err != nil {
@@ -15,6 +20,9 @@ func (l *Loop) RunUntilComplete(f *Future) error {
 	}
 	token := f.AddDoneCallback(func(*Future) { l.stopping = true })
 	defer l.leaveRun()
+	if arm != nil {
+		defer arm()()
+	}
 	l.startRunClock()
 	defer l.stopRunClock()
 	defer f.RemoveDoneCallbackToken(token)

@@ -88,6 +88,7 @@ type Loop struct {
 	debug        bool
 	slowDuration time.Duration
 	excHandler   func(*ErrorContext)
+	closeSig     closeSignal // wakes goroutines waiting on the loop's futures (context.go)
 
 	// Tag is the host's id for this loop, passed to host callbacks.
 	Tag uint64
@@ -150,6 +151,7 @@ func (l *Loop) Close() error {
 		return nil
 	}
 	l.closed.Store(true)
+	l.closeSig.fire()
 	// Posts end first: dropping what follows releases futures, whose
 	// disposal may run host code (the exception handler, for an exception
 	// nobody retrieved); a post made there must be refused (ECLOSED, as
