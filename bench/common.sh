@@ -42,3 +42,48 @@ stop_pid() {
     done
     PIDS=("${keep[@]:-}")
 }
+
+# die MESSAGE: the runner's name and MESSAGE on stderr, then exit 2.
+die() {
+    echo "$(basename "$0"): $*" >&2
+    exit 2
+}
+
+# have_header H: whether the C compiler ($CC) finds <H>.
+have_header() { echo "#include <$1>" | "${CC:-cc}" -E -x c - >/dev/null 2>&1; }
+
+# check_impls VAR KNOWN IMPL...: dies on an implementation that is not in
+# KNOWN (space-separated), and when a rival's headers are missing says
+# which Debian packages to install and that VAR can leave it out, instead
+# of failing later in the compiler.
+check_impls() {
+    local var="$1" known="$2" impl missing=""
+    shift 2
+    for impl in "$@"; do
+        case " $known " in
+        *" $impl "*) ;;
+        *) die "unknown implementation '$impl' in $var ($known)" ;;
+        esac
+        case "$impl" in
+        uv | libuv) have_header uv.h || missing="$missing libuv1-dev" ;;
+        ev | evps | libev) have_header ev.h || missing="$missing libev-dev" ;;
+        esac
+    done
+    [ -n "$missing" ] || return 0
+    missing="$(echo "$missing" | tr ' ' '\n' | sort -u | tr '\n' ' ')"
+    echo "$(basename "$0"): missing rival libraries:$missing" >&2
+    echo "  install them with: apt-get update -qq && apt-get install -y -qq$missing" >&2
+    echo "  (or leave them out with $var)" >&2
+    exit 2
+}
+
+# impl_label IMPL: the name a report gives an implementation.
+impl_label() {
+    case "$1" in
+    uv) echo libuv ;;
+    ev) echo libev ;;
+    evps) echo libev-posix_spawn ;;
+    ll) echo libloop ;;
+    *) echo "$1" ;;
+    esac
+}
