@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # bench/common.sh — sourced by the bench runners (run.sh, run_net.sh,
-# run_spawn.sh, run_tls.sh, python/run_net.sh, python/real_libs.sh): what
-# every report header says about the build measured, and stopping a server.
+# run_udp.sh, run_fs.sh, run_spawn.sh, run_tls.sh, run_footprint.sh,
+# python/run_net.sh, python/real_libs.sh): what every report header says
+# about the build measured, stopping a server, and the runners' common
+# steps (checking and building the implementations measured).
 
 # commit_label prints the commit the library was built from, marked when
 # libloop/, capi/ or include/ have uncommitted changes; LIBLOOP_LABEL wins.
@@ -86,4 +88,27 @@ impl_label() {
     ll) echo libloop ;;
     *) echo "$1" ;;
     esac
+}
+
+# need_lib: builds build/libloop.so when it is missing; a private
+# LIBLOOP_LIB_DIR without one is an error, not a build.
+need_lib() {
+    if [ ! -f "$LIBDIR/libloop.so" ]; then
+        [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
+        make lib
+    fi
+}
+
+# build_impls NAME IMPL...: compiles bench/NAME_IMPL.c into $BIN/NAME_IMPL
+# for each of uv, ev and ll, each against its library ($CC, $CFLAGS).
+build_impls() {
+    local name="$1" impl
+    shift
+    for impl in "$@"; do
+        case "$impl" in
+        uv) $CC $CFLAGS "bench/${name}_uv.c" -o "$BIN/${name}_uv" -luv ;;
+        ev) $CC $CFLAGS "bench/${name}_ev.c" -o "$BIN/${name}_ev" -lev ;;
+        ll) soname_link "$LIBDIR" && $CC $CFLAGS "bench/${name}_ll.c" -o "$BIN/${name}_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
+        esac
+    done
 }

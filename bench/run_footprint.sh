@@ -57,10 +57,7 @@ if [ -n "$missing" ]; then
     echo "  (or leave them out with BENCH_FOOT_IMPLS)" >&2
     exit 2
 fi
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+need_lib
 export LIBLOOP_LIBRARY="$LIBDIR/libloop.so"
 export PYTHONPATH="$ROOT/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
 

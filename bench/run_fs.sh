@@ -41,19 +41,11 @@ RUN_TIMEOUT=300
 [ "$REPS" -ge 5 ] 2>/dev/null || die "BENCH_REPS must be >= 5 (medians of at least 5 runs)"
 command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
 check_impls BENCH_FS_IMPLS "uv ll" $IMPLS
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+need_lib
 
 mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) $CC $CFLAGS bench/fs_uv.c -o "$BIN/fs_uv" -luv ;;
-    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/fs_ll.c -o "$BIN/fs_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
-    esac
-done
+build_impls fs $IMPLS
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT

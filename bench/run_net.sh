@@ -55,22 +55,13 @@ command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
 
 # ---- the rivals: say what is missing instead of failing in the compiler ----
 check_impls BENCH_NET_IMPLS "uv ev ll" $IMPLS
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+need_lib
 
 # ---- build ----
 mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
 $CC $CFLAGS bench/loadgen.c -o "$BIN/loadgen"
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) $CC $CFLAGS bench/net_uv.c -o "$BIN/net_uv" -luv ;;
-    ev) $CC $CFLAGS bench/net_ev.c -o "$BIN/net_ev" -lev ;;
-    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/net_ll.c -o "$BIN/net_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
-    esac
-done
+build_impls net $IMPLS
 
 # The command that starts impl's echo server on a free port of 127.0.0.1. It
 # must print "PORT <n>" on stdout once it listens, echo every byte until

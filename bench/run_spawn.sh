@@ -56,10 +56,7 @@ command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
 
 # ---- the rivals: say what is missing instead of failing in the compiler ----
 check_impls BENCH_SPAWN_IMPLS "uv ev evps ll" $IMPLS
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+need_lib
 
 # ---- build ----
 mkdir -p "$BIN" "$RES"

@@ -44,21 +44,12 @@ LG_TIMEOUT=120
 command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
 
 check_impls BENCH_UDP_IMPLS "uv ev ll" $IMPLS
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+need_lib
 
 mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
 $CC $CFLAGS bench/udp_load.c -o "$BIN/udp_load"
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) $CC $CFLAGS bench/udp_uv.c -o "$BIN/udp_uv" -luv ;;
-    ev) $CC $CFLAGS bench/udp_ev.c -o "$BIN/udp_ev" -lev ;;
-    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/udp_ll.c -o "$BIN/udp_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
-    esac
-done
+build_impls udp $IMPLS
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/run_udp.XXXXXX")"
 PIDS=()
