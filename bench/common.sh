@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # bench/common.sh — sourced by the bench runners (run.sh, run_net.sh,
-# run_spawn.sh, run_tls.sh, python/run_net.sh, python/real_libs.sh): what
-# every report header says about the build measured, and stopping a server.
+# run_udp.sh, run_fs.sh, run_spawn.sh, run_tls.sh, run_footprint.sh,
+# python/run_net.sh, python/real_libs.sh): what every report header says
+# about the build measured, stopping a server, and the runners' common
+# steps (checking and building the implementations measured).
 
 # commit_label prints the commit the library was built from, marked when
 # libloop/, capi/ or include/ have uncommitted changes; LIBLOOP_LABEL wins.
@@ -41,4 +43,72 @@ stop_pid() {
         [ -n "$i" ] && [ "$i" != "$p" ] && keep+=("$i")
     done
     PIDS=("${keep[@]:-}")
+}
+
+# die MESSAGE: the runner's name and MESSAGE on stderr, then exit 2.
+die() {
+    echo "$(basename "$0"): $*" >&2
+    exit 2
+}
+
+# have_header H: whether the C compiler ($CC) finds <H>.
+have_header() { echo "#include <$1>" | "${CC:-cc}" -E -x c - >/dev/null 2>&1; }
+
+# check_impls VAR KNOWN IMPL...: dies on an implementation that is not in
+# KNOWN (space-separated), and when a rival's headers are missing says
+# which Debian packages to install and that VAR can leave it out, instead
+# of failing later in the compiler.
+check_impls() {
+    local var="$1" known="$2" impl missing=""
+    shift 2
+    for impl in "$@"; do
+        case " $known " in
+        *" $impl "*) ;;
+        *) die "unknown implementation '$impl' in $var ($known)" ;;
+        esac
+        case "$impl" in
+        uv | libuv) have_header uv.h || missing="$missing libuv1-dev" ;;
+        ev | evps | libev) have_header ev.h || missing="$missing libev-dev" ;;
+        esac
+    done
+    [ -n "$missing" ] || return 0
+    missing="$(echo "$missing" | tr ' ' '\n' | sort -u | tr '\n' ' ')"
+    echo "$(basename "$0"): missing rival libraries:$missing" >&2
+    echo "  install them with: apt-get update -qq && apt-get install -y -qq$missing" >&2
+    echo "  (or leave them out with $var)" >&2
+    exit 2
+}
+
+# impl_label IMPL: the name a report gives an implementation.
+impl_label() {
+    case "$1" in
+    uv) echo libuv ;;
+    ev) echo libev ;;
+    evps) echo libev-posix_spawn ;;
+    ll) echo libloop ;;
+    *) echo "$1" ;;
+    esac
+}
+
+# need_lib: builds build/libloop.so when it is missing; a private
+# LIBLOOP_LIB_DIR without one is an error, not a build.
+need_lib() {
+    if [ ! -f "$LIBDIR/libloop.so" ]; then
+        [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
+        make lib
+    fi
+}
+
+# build_impls NAME IMPL...: compiles bench/NAME_IMPL.c into $BIN/NAME_IMPL
+# for each of uv, ev and ll, each against its library ($CC, $CFLAGS).
+build_impls() {
+    local name="$1" impl
+    shift
+    for impl in "$@"; do
+        case "$impl" in
+        uv) $CC $CFLAGS "bench/${name}_uv.c" -o "$BIN/${name}_uv" -luv ;;
+        ev) $CC $CFLAGS "bench/${name}_ev.c" -o "$BIN/${name}_ev" -lev ;;
+        ll) soname_link "$LIBDIR" && $CC $CFLAGS "bench/${name}_ll.c" -o "$BIN/${name}_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
+        esac
+    done
 }

@@ -39,14 +39,8 @@ LIBDIR="$(cd "${LIBLOOP_LIB_DIR:-$ROOT/build}" 2>/dev/null && pwd || echo "${LIB
 HOST=127.0.0.1
 LG_PROCS=2 # load generators sharing the connections
 
-die() {
-    echo "run_footprint.sh: $*" >&2
-    exit 2
-}
-
 [ "$REPS" -ge 1 ] 2>/dev/null || die "BENCH_REPS must be >= 1"
 command -v strip >/dev/null || die "needs strip (binutils)"
-have_header() { echo "#include <$1>" | $CC -E -x c - >/dev/null 2>&1; }
 missing=""
 for impl in $IMPLS; do
     case "$impl" in
@@ -63,10 +57,7 @@ if [ -n "$missing" ]; then
     echo "  (or leave them out with BENCH_FOOT_IMPLS)" >&2
     exit 2
 fi
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+need_lib
 export LIBLOOP_LIBRARY="$LIBDIR/libloop.so"
 export PYTHONPATH="$ROOT/bindings/python${PYTHONPATH:+:$PYTHONPATH}"
 

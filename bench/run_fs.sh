@@ -38,34 +38,14 @@ PYTHON="${PYTHON:-python3}"
 LIBDIR="$(cd "${LIBLOOP_LIB_DIR:-$ROOT/build}" 2>/dev/null && pwd || echo "${LIBLOOP_LIB_DIR:-$ROOT/build}")"
 RUN_TIMEOUT=300
 
-die() {
-    echo "run_fs.sh: $*" >&2
-    exit 2
-}
-
 [ "$REPS" -ge 5 ] 2>/dev/null || die "BENCH_REPS must be >= 5 (medians of at least 5 runs)"
 command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
-have_header() { echo "#include <$1>" | $CC -E -x c - >/dev/null 2>&1; }
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) have_header uv.h || die "needs libuv1-dev (apt-get install -y libuv1-dev), or BENCH_FS_IMPLS=ll" ;;
-    ll) ;;
-    *) die "unknown implementation '$impl' in BENCH_FS_IMPLS (uv ll)" ;;
-    esac
-done
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+check_impls BENCH_FS_IMPLS "uv ll" $IMPLS
+need_lib
 
 mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) $CC $CFLAGS bench/fs_uv.c -o "$BIN/fs_uv" -luv ;;
-    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/fs_ll.c -o "$BIN/fs_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
-    esac
-done
+build_impls fs $IMPLS
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT

@@ -50,63 +50,25 @@ SERVER_MAX_S=900 # a server's own lifetime limit (it stops itself after that)
 LG_TIMEOUT=120   # the load generator's own limit on W5 / the W10 setup
 W10_HOLD=180     # how long a W10 load generator holds its connections at most
 
-die() {
-    echo "run_net.sh: $*" >&2
-    exit 2
-}
-
 [ "$REPS" -ge 5 ] 2>/dev/null || die "BENCH_REPS must be >= 5 (medians of at least 5 runs)"
 command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
 
 # ---- the rivals: say what is missing instead of failing in the compiler ----
-have_header() { echo "#include <$1>" | $CC -E -x c - >/dev/null 2>&1; }
-missing=""
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) have_header uv.h || missing="$missing libuv1-dev" ;;
-    ev) have_header ev.h || missing="$missing libev-dev" ;;
-    ll) ;;
-    *) die "unknown implementation '$impl' in BENCH_NET_IMPLS (uv ev ll)" ;;
-    esac
-done
-if [ -n "$missing" ]; then
-    echo "run_net.sh: missing rival libraries:$missing" >&2
-    echo "  install them with: apt-get update -qq && apt-get install -y -qq$missing" >&2
-    echo "  (or leave them out: BENCH_NET_IMPLS=\"ll\" bash bench/run_net.sh)" >&2
-    exit 2
-fi
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+check_impls BENCH_NET_IMPLS "uv ev ll" $IMPLS
+need_lib
 
 # ---- build ----
 mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
 $CC $CFLAGS bench/loadgen.c -o "$BIN/loadgen"
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) $CC $CFLAGS bench/net_uv.c -o "$BIN/net_uv" -luv ;;
-    ev) $CC $CFLAGS bench/net_ev.c -o "$BIN/net_ev" -lev ;;
-    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/net_ll.c -o "$BIN/net_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
-    esac
-done
-
-label_of() {
-    case "$1" in
-    uv) echo libuv ;;
-    ev) echo libev ;;
-    ll) echo libloop ;;
-    *) echo "$1" ;;
-    esac
-}
+build_impls net $IMPLS
 
 # The command that starts impl's echo server on a free port of 127.0.0.1. It
 # must print "PORT <n>" on stdout once it listens, echo every byte until
 # killed, and stop by itself after a while. HOOK for the Python servers
 # (asyncio, uvloop, libloop's Python loop; a later issue): add a case here,
 # e.g.  asyncio) echo "/usr/bin/python3 bench/python/echo_server.py asyncio 0" ;;
-# plus a label in label_of and a name in the check above.
+# plus a label in impl_label and a name in the check above.
 server_cmd() {
     case "$1" in
     uv | ev | ll) echo "$BIN/net_$1 server 0 $SERVER_MAX_S" ;;
@@ -165,7 +127,7 @@ start_server() {
         kill -0 "$SRV_PID" 2>/dev/null || break
         sleep 0.1
     done
-    echo "run_net.sh: the $(label_of "$impl") server did not start:" >&2
+    echo "run_net.sh: the $(impl_label "$impl") server did not start:" >&2
     cat "$TMP/srv.err" >&2
     stop_pid "$SRV_PID"
     return 1
@@ -193,7 +155,7 @@ run_w4() {
 # for every server, so only the servers differ between the rows.
 run_echo() {
     local impl="$1" wl="$2" conns="$3" msg="$4" total="$5" lbl line c0 c1 hwm
-    lbl="$(label_of "$impl")"
+    lbl="$(impl_label "$impl")"
     start_server "$impl" || return 1
     c0="$(proc_cpu_s "$SRV_PID")" || true
     if ! line="$(LOADGEN_IMPL="$lbl" LOADGEN_WORKLOAD="$wl" LOADGEN_TIMEOUT=$LG_TIMEOUT timeout $((LG_TIMEOUT + 30)) \
@@ -226,7 +188,7 @@ run_w5() { run_echo "$1" W5 "$W5_CONNS" "$W5_MSG" "$W5_TOTAL"; }
 
 run_w10() {
     local impl="$1" lbl per r0 r1 i j ready t_conn lgp=()
-    lbl="$(label_of "$impl")"
+    lbl="$(impl_label "$impl")"
     per=$((W10_CONNS / W10_PROCS))
     start_server "$impl" || return 1
     sleep 0.5 # let it settle (a Go runtime starts its background work)
@@ -286,13 +248,13 @@ for k in $(seq 1 "$REPS"); do
     for w in $WORKLOADS; do
         for impl in $IMPLS; do
             case "$w" in
-            W4) run_w4 "$impl" >"$TMP/line" || die "W4 failed for $(label_of "$impl")" ;;
-            W4-2p) run_w4_2p "$impl" >"$TMP/line" || die "W4-2p failed for $(label_of "$impl")" ;;
-            W5) run_w5 "$impl" >"$TMP/line" || die "W5 failed for $(label_of "$impl")" ;;
-            W10) run_w10 "$impl" >"$TMP/line" || die "W10 failed for $(label_of "$impl")" ;;
+            W4) run_w4 "$impl" >"$TMP/line" || die "W4 failed for $(impl_label "$impl")" ;;
+            W4-2p) run_w4_2p "$impl" >"$TMP/line" || die "W4-2p failed for $(impl_label "$impl")" ;;
+            W5) run_w5 "$impl" >"$TMP/line" || die "W5 failed for $(impl_label "$impl")" ;;
+            W10) run_w10 "$impl" >"$TMP/line" || die "W10 failed for $(impl_label "$impl")" ;;
             *) die "unknown workload $w (W4 W4-2p W5 W10)" ;;
             esac
-            line="$(grep '^RESULT ' "$TMP/line")" || die "$w: no RESULT line from $(label_of "$impl")"
+            line="$(grep '^RESULT ' "$TMP/line")" || die "$w: no RESULT line from $(impl_label "$impl")"
             echo "$line rep=$k" >>"$raw"
             echo "    $line"
         done

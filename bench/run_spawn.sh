@@ -50,37 +50,13 @@ PYTHON="${PYTHON:-python3}"
 LIBDIR="$(cd "${LIBLOOP_LIB_DIR:-$ROOT/build}" 2>/dev/null && pwd || echo "${LIBLOOP_LIB_DIR:-$ROOT/build}")"
 RUN_TIMEOUT=330 # per run; the programs' own watchdog is 300 s
 
-die() {
-    echo "run_spawn.sh: $*" >&2
-    exit 2
-}
-
 [ "$REPS" -ge 5 ] 2>/dev/null || die "BENCH_REPS must be >= 5 (medians of at least 5 runs)"
 command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
 [ -x /bin/true ] || die "needs /bin/true"
 
 # ---- the rivals: say what is missing instead of failing in the compiler ----
-have_header() { echo "#include <$1>" | $CC -E -x c - >/dev/null 2>&1; }
-missing=""
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) have_header uv.h || missing="$missing libuv1-dev" ;;
-    ev | evps) have_header ev.h || missing="$missing libev-dev" ;;
-    ll) ;;
-    *) die "unknown implementation '$impl' in BENCH_SPAWN_IMPLS (uv ev evps ll)" ;;
-    esac
-done
-if [ -n "$missing" ]; then
-    missing="$(echo "$missing" | tr ' ' '\n' | sort -u | tr '\n' ' ')"
-    echo "run_spawn.sh: missing rival libraries: $missing" >&2
-    echo "  install them with: apt-get update -qq && apt-get install -y -qq $missing" >&2
-    echo "  (or leave them out: BENCH_SPAWN_IMPLS=\"ll\" bash bench/run_spawn.sh)" >&2
-    exit 2
-fi
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+check_impls BENCH_SPAWN_IMPLS "uv ev evps ll" $IMPLS
+need_lib
 
 # ---- build ----
 mkdir -p "$BIN" "$RES"
@@ -93,16 +69,6 @@ for impl in $IMPLS; do
     ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/spawn_ll.c -o "$BIN/spawn_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
     esac
 done
-
-label_of() {
-    case "$1" in
-    uv) echo libuv ;;
-    ev) echo libev ;;
-    evps) echo libev-posix_spawn ;;
-    ll) echo libloop ;;
-    *) echo "$1" ;;
-    esac
-}
 
 # ---- the runs ----
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
@@ -117,8 +83,8 @@ for k in $(seq 1 "$REPS"); do
         case "$w" in W8 | W8-1g) ;; *) die "unknown workload $w (W8 W8-1g)" ;; esac
         for impl in $IMPLS; do
             BENCH_W8_BIG_MIB="$BIG_MIB" timeout "$RUN_TIMEOUT" "$BIN/spawn_$impl" "$w" "$N" "$PAR" >"$TMP/line" ||
-                die "$w failed for $(label_of "$impl")"
-            line="$(grep '^RESULT ' "$TMP/line")" || die "$w: no RESULT line from $(label_of "$impl")"
+                die "$w failed for $(impl_label "$impl")"
+            line="$(grep '^RESULT ' "$TMP/line")" || die "$w: no RESULT line from $(impl_label "$impl")"
             echo "$line rep=$k" >>"$raw"
             echo "    $line"
         done

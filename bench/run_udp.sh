@@ -40,53 +40,16 @@ HOST=127.0.0.1
 RCV_MAX_S=300 # a receiver's own lifetime limit
 LG_TIMEOUT=120
 
-die() {
-    echo "run_udp.sh: $*" >&2
-    exit 2
-}
-
 [ "$REPS" -ge 5 ] 2>/dev/null || die "BENCH_REPS must be >= 5 (medians of at least 5 runs)"
 command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
 
-have_header() { echo "#include <$1>" | $CC -E -x c - >/dev/null 2>&1; }
-missing=""
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) have_header uv.h || missing="$missing libuv1-dev" ;;
-    ev) have_header ev.h || missing="$missing libev-dev" ;;
-    ll) ;;
-    *) die "unknown implementation '$impl' in BENCH_UDP_IMPLS (uv ev ll)" ;;
-    esac
-done
-if [ -n "$missing" ]; then
-    echo "run_udp.sh: missing rival libraries:$missing" >&2
-    echo "  install them with: apt-get update -qq && apt-get install -y -qq$missing" >&2
-    echo "  (or leave them out: BENCH_UDP_IMPLS=\"ll\" bash bench/run_udp.sh)" >&2
-    exit 2
-fi
-if [ ! -f "$LIBDIR/libloop.so" ]; then
-    [ -z "${LIBLOOP_LIB_DIR:-}" ] || die "no libloop.so in $LIBDIR"
-    make lib
-fi
+check_impls BENCH_UDP_IMPLS "uv ev ll" $IMPLS
+need_lib
 
 mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
 $CC $CFLAGS bench/udp_load.c -o "$BIN/udp_load"
-for impl in $IMPLS; do
-    case "$impl" in
-    uv) $CC $CFLAGS bench/udp_uv.c -o "$BIN/udp_uv" -luv ;;
-    ev) $CC $CFLAGS bench/udp_ev.c -o "$BIN/udp_ev" -lev ;;
-    ll) soname_link "$LIBDIR" && $CC $CFLAGS bench/udp_ll.c -o "$BIN/udp_ll" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
-    esac
-done
-
-label_of() {
-    case "$1" in
-    uv) echo libuv ;;
-    ev) echo libev ;;
-    ll) echo libloop ;;
-    esac
-}
+build_impls udp $IMPLS
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/run_udp.XXXXXX")"
 PIDS=()
@@ -108,7 +71,7 @@ proc_cpu_s() { # user+sys seconds of a live process
 # line with the receiver's CPU per datagram added.
 run_one() {
     local impl="$1" size="$2" lbl port="" line c0 c1 i pid
-    lbl="$(label_of "$impl")"
+    lbl="$(impl_label "$impl")"
     : >"$TMP/rcv.out"
     : >"$TMP/rcv.err"
     "$BIN/udp_$impl" 0 "$RCV_MAX_S" >>"$TMP/rcv.out" 2>>"$TMP/rcv.err" &
@@ -148,8 +111,8 @@ echo "bench-udp: $REPS repetitions of sizes [$SIZES] x [$IMPLS]; $N datagrams a 
 for k in $(seq 1 "$REPS"); do
     for size in $SIZES; do
         for impl in $IMPLS; do
-            run_one "$impl" "$size" >"$TMP/line" || die "UDP-$size failed for $(label_of "$impl")"
-            line="$(grep '^RESULT ' "$TMP/line")" || die "UDP-$size: no RESULT line for $(label_of "$impl")"
+            run_one "$impl" "$size" >"$TMP/line" || die "UDP-$size failed for $(impl_label "$impl")"
+            line="$(grep '^RESULT ' "$TMP/line")" || die "UDP-$size: no RESULT line for $(impl_label "$impl")"
             echo "$line rep=$k" >>"$raw"
             echo "    $line"
         done

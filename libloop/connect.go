@@ -298,8 +298,9 @@ func (d *dialer) dropAttempt(a *dialAttempt) {
 	}
 }
 
-// connected: fd won. The other attempts and the delay are dropped.
-func (d *dialer) connected(fd int) {
+// finish marks the connect decided and drops its attempts still in
+// flight and its happy-eyeballs delay.
+func (d *dialer) finish() {
 	d.finished = true
 	if d.delay != nil {
 		d.delay.Cancel()
@@ -310,6 +311,11 @@ func (d *dialer) connected(fd int) {
 		unix.Close(a.fd)
 	}
 	d.attempts = nil
+}
+
+// connected: fd won. The other attempts and the delay are dropped.
+func (d *dialer) connected(fd int) {
+	d.finish()
 	if d.tcp {
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}

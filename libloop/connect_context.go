@@ -2,11 +2,7 @@
 
 package libloop
 
-import (
-	"context"
-
-	"golang.org/x/sys/unix"
-)
+import "context"
 
 // DialTCPContext is DialTCPWith bounded by ctx: if ctx is done before the
 // connect completes, the lookup's outcome is ignored, the attempts under
@@ -40,15 +36,6 @@ func (d *dialer) abort(err error) {
 	if d.finished || d.loop.closed.Load() {
 		return
 	}
-	d.finished = true
-	if d.delay != nil {
-		d.delay.Cancel()
-		d.delay = nil
-	}
-	for _, a := range d.attempts {
-		d.loop.unwatchOwner(a.fd, a)
-		unix.Close(a.fd)
-	}
-	d.attempts = nil
+	d.finish()
 	d.done(nil, err)
 }

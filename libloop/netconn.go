@@ -381,6 +381,22 @@ func splitPort(network, address string) (string, int, error) {
 // resolves to; "unix": a socket path) and returns a Conn. ctx bounds the
 // connect. "tcp4" and "tcp6" are taken as "tcp": the addresses a name
 // resolves to are not filtered by family. Call it from a goroutine other
+
+// netAddress splits a "tcp" address into host and port ("unix" has
+// neither: the address is the path), or says why as net's errors do.
+func netAddress(op, network, address string) (host string, port int, err error) {
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+		if host, port, err = splitPort(network, address); err != nil {
+			return "", 0, &net.OpError{Op: op, Net: network, Err: err}
+		}
+	case "unix":
+	default:
+		return "", 0, &net.OpError{Op: op, Net: network, Err: net.UnknownNetworkError(network)}
+	}
+	return host, port, nil
+}
+
 // than the one running the loop.
 func (l *Loop) DialConn(ctx context.Context, network, address string) (*Conn, error) {
 	return l.DialConnWith(ctx, network, address, DialOptions{})
@@ -389,17 +405,9 @@ func (l *Loop) DialConn(ctx context.Context, network, address string) (*Conn, er
 // DialConnWith is DialConn with DialTCPWith's options (a TLS config makes
 // the Conn a TLS connection: Read and Write carry plaintext).
 func (l *Loop) DialConnWith(ctx context.Context, network, address string, opts DialOptions) (*Conn, error) {
-	var host string
-	var port int
-	switch network {
-	case "tcp", "tcp4", "tcp6":
-		var err error
-		if host, port, err = splitPort(network, address); err != nil {
-			return nil, &net.OpError{Op: "dial", Net: network, Err: err}
-		}
-	case "unix":
-	default:
-		return nil, &net.OpError{Op: "dial", Net: network, Err: net.UnknownNetworkError(network)}
+	host, port, err := netAddress("dial", network, address)
+	if err != nil {
+		return nil, err
 	}
 	c := l.newConn(network)
 	var dialErr error
@@ -465,17 +473,9 @@ func (l *Loop) ListenConnTLS(network, address string, cfg *TLSConfig) (*Listener
 
 func (l *Loop) listenConn(network, address string, cfg *TLSConfig) (*Listener, error) {
 	ln := &Listener{loop: l, network: network, changed: make(chan struct{})}
-	var host string
-	var port int
-	switch network {
-	case "tcp", "tcp4", "tcp6":
-		var err error
-		if host, port, err = splitPort(network, address); err != nil {
-			return nil, &net.OpError{Op: "listen", Net: network, Err: err}
-		}
-	case "unix":
-	default:
-		return nil, &net.OpError{Op: "listen", Net: network, Err: net.UnknownNetworkError(network)}
+	host, port, err := netAddress("listen", network, address)
+	if err != nil {
+		return nil, err
 	}
 	var listenErr error
 	r := newRendezvous()
