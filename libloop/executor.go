@@ -222,7 +222,14 @@ func (e *executor) work(l *Loop) {
 		}
 		if e.head == len(e.jobs) || e.workers > e.max {
 			e.workers--
+			// Leaving above a lowered bound, this worker may be the one
+			// woken for the queued jobs: the wake-up passes on, or the
+			// jobs would wait with a worker idle (one wake-up in flight).
+			wake := e.head < len(e.jobs) && e.wakeOne()
 			e.mu.Unlock()
+			if wake {
+				e.park.signal()
+			}
 			return
 		}
 		j := e.jobs[e.head]

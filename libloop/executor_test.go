@@ -2,7 +2,11 @@
 
 package libloop
 
-import "testing"
+import (
+	"sync"
+	"testing"
+	"time"
+)
 
 // A job may fail with any non-zero code: ECANCELLED too must resolve the
 // future (it once left it pending forever, as SetException refuses that code).
@@ -71,5 +75,47 @@ func TestExecutorShutdownBeforeFirstUse(t *testing.T) {
 	}
 	if _, err := l.RunInExecutor(func() (uintptr, int) { return 0, 0 }); err != ESTATE {
 		t.Fatalf("RunInExecutor after shutdown: %v, want ESTATE", err)
+	}
+}
+
+// A pool whose bound is lowered while its workers sleep: the worker woken
+// for new jobs leaves (it is above the bound) and must pass the wake-up to
+// one that stays, or the jobs wait forever beside an idle worker.
+func TestExecutorLoweredBoundLosesNoWakeUp(t *testing.T) {
+	l := newTestLoop(t)
+	if err := l.SetExecutorWorkers(2); err != nil {
+		t.Fatal(err)
+	}
+	var both sync.WaitGroup
+	both.Add(2)
+	for range 2 { // two workers at once: each job waits for the other
+		f, _ := l.RunInExecutor(func() (uintptr, int) { both.Done(); both.Wait(); return 0, 0 })
+		f.AddDoneCallback(func(*Future) {})
+	}
+	runDefault(t, l, 5*time.Second)
+	e := l.exec()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		e.mu.Lock()
+		idle := e.idle
+		e.mu.Unlock()
+		if idle == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 2 workers went idle", idle)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := l.SetExecutorWorkers(1); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for range 5 {
+		f, _ := l.RunInExecutor(func() (uintptr, int) { return 0, 0 })
+		f.AddDoneCallback(func(*Future) { ran++ })
+	}
+	runDefault(t, l, 5*time.Second)
+	if ran != 5 {
+		t.Fatalf("%d of 5 jobs ran after the bound was lowered", ran)
 	}
 }
