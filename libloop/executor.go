@@ -20,13 +20,17 @@ type HostWork func(fn, arg uintptr) (value uintptr, code int)
 // most max worker goroutines, started on demand. Outcomes come back to the
 // loop thread through the post queue as plain records (no closure per job).
 type executor struct {
-	mu       sync.Mutex
-	park     workerPark // where idle workers wait
-	jobs     []execJob
-	head     int // jobs[head:] are queued
-	workers  int
-	idle     int
-	waking   bool // a worker was signalled and has not woken yet
+	mu      sync.Mutex
+	park    workerPark // where idle workers wait
+	jobs    []execJob
+	head    int // jobs[head:] are queued
+	workers int
+	idle    int
+	waking  int // workers signalled that have not woken yet
+	// wakeEach: every submit wakes an idle worker not already being woken
+	// (the file pool, as libuv's uv_cond_signal per request); otherwise one
+	// wake-up is in flight at a time and woken workers wake the next.
+	wakeEach bool
 	max      int
 	shutdown bool
 	running  sync.WaitGroup
@@ -195,17 +199,21 @@ func (e *executor) enqueue(l *Loop, j execJob) error {
 	return nil
 }
 
-// wakeOne decides, with mu held, whether to wake an idle worker: only when
-// no wake-up is already on its way. The woken worker wakes the next if
-// jobs are still queued once it has taken one, so a burst of submissions
-// costs the submitting (loop) thread one wake-up, and the others are made
-// by workers, in parallel with the work (the Go scheduler's spinning-M
-// rule). The caller signals after unlocking.
+// wakeOne decides, with mu held, whether to wake an idle worker. Without
+// wakeEach only when no wake-up is already on its way: the woken worker
+// wakes the next if jobs are still queued once it has taken one, so a
+// burst of submissions costs the submitting (loop) thread one wake-up,
+// and the others are made by workers, in parallel with the work (the Go
+// scheduler's spinning-M rule); many trivial jobs run fastest so. With
+// wakeEach, while an idle worker is not yet being woken: a few slow jobs
+// in flight (file reads) then start at once instead of one wake-up after
+// another (measured: 4 reads in flight ran at 0.63x libuv's rate with the
+// chained rule). The caller signals after unlocking.
 func (e *executor) wakeOne() bool {
-	if e.idle == 0 || e.waking {
+	if e.idle <= e.waking || (e.waking > 0 && !e.wakeEach) {
 		return false
 	}
-	e.waking = true
+	e.waking++
 	e.park.prepareSignal()
 	return true
 }
@@ -218,7 +226,9 @@ func (e *executor) work(l *Loop) {
 			e.idle++
 			e.park.wait()
 			e.idle--
-			e.waking = false // this wake-up (or a spurious one) has come
+			if e.waking > 0 {
+				e.waking-- // this wake-up (or a spurious one) has come
+			}
 		}
 		if e.head == len(e.jobs) || e.workers > e.max {
 			e.workers--

@@ -119,3 +119,32 @@ func TestExecutorLoweredBoundLosesNoWakeUp(t *testing.T) {
 		t.Fatalf("%d of 5 jobs ran after the bound was lowered", ran)
 	}
 }
+
+// The wake rule: a pool wakes at most one idle worker at a time unless it
+// wakes each (the file pool), and never more workers than are idle.
+func TestExecutorWakeRule(t *testing.T) {
+	for _, c := range []struct {
+		each          bool
+		idle, waking  int
+		want          bool
+		wantWakingNow int
+	}{
+		{false, 0, 0, false, 0},
+		{false, 2, 0, true, 1},
+		{false, 2, 1, false, 1}, // one wake-up already on its way
+		{true, 2, 1, true, 2},   // the file pool wakes the second idle worker too
+		{true, 2, 2, false, 2},  // every idle worker is being woken
+		{true, 0, 0, false, 0},
+	} {
+		e := &executor{wakeEach: c.each, idle: c.idle, waking: c.waking}
+		e.park.init(&e.mu, false)
+		if got := e.wakeOne(); got != c.want || e.waking != c.wantWakingNow {
+			t.Errorf("wakeEach=%v idle=%d waking=%d: wakeOne()=%v waking=%d, want %v and %d",
+				c.each, c.idle, c.waking, got, e.waking, c.want, c.wantWakingNow)
+		}
+	}
+	l := newTestLoop(t)
+	if !l.files().wakeEach || l.exec().wakeEach || l.names().wakeEach {
+		t.Fatal("only the file pool wakes a worker per call")
+	}
+}

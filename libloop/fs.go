@@ -45,7 +45,7 @@ const (
 
 func (l *Loop) files() *executor {
 	if l.fsPool == nil {
-		e := &executor{max: DefaultFSWorkers}
+		e := &executor{max: DefaultFSWorkers, wakeEach: true}
 		e.park.init(&e.mu, true)
 		l.fsPool = e
 	}
