@@ -565,8 +565,10 @@ int ll_loop_host_ready(ll_loop loop);
 /* Futures and tasks: results to come, coroutines as step functions,
  * sleep, gather, wait_for, run. */
 #include "libloop/future.h"
-/* Network I/O: transports and protocols, servers, datagrams, names. */
+/* Network I/O: transports and protocols, servers, terminals, names. */
 #include "libloop/transport.h"
+/* Datagrams: UDP transports and their socket options. */
+#include "libloop/udp.h"
 /* Subprocesses and signals. */
 #include "libloop/process.h"
 /* TLS on Go's crypto/tls: configs, TLS connect/listen, start_tls. */

@@ -4,7 +4,7 @@ package libloop
 
 import "unsafe"
 
-// RawNet holds the raw calls of include/libloop/transport.h, embedded in Raw
+// RawNet holds the raw calls of include/libloop/transport.h and udp.h, embedded in Raw
 // (so raw.TransportWrite works). The conventions are Raw's: ids are uint64,
 // pointers unsafe.Pointer (C memory: CBuf.Ptr(), Out.Ptr(), or nil for
 // NULL), C function addresses and void * args uintptr, size_t uintptr.
