@@ -412,14 +412,7 @@ func TestFSBurstBound(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runUntil(t, l, 10*time.Second, func() bool {
-		for _, f := range futs {
-			if !f.Done() {
-				return false
-			}
-		}
-		return true
-	})
+	runUntil(t, l, 10*time.Second, func() bool { return allDone(futs) })
 	for i, f := range futs {
 		if v, err := f.Result(); v != uintptr(i) || err != nil {
 			t.Fatalf("call %d: %d, %v", i, v, err)

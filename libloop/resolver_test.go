@@ -50,14 +50,7 @@ func TestResolverBoundAndApart(t *testing.T) {
 		t.Errorf("%d lookups running at once, want the bound %d", got, ResolverWorkers)
 	}
 	close(gate)
-	runUntil(t, l, 5*time.Second, func() bool {
-		for _, f := range futs {
-			if !f.Done() {
-				return false
-			}
-		}
-		return true
-	})
+	runUntil(t, l, 5*time.Second, func() bool { return allDone(futs) })
 	for i, f := range futs {
 		if v, err := f.Result(); v != uintptr(i) || err != nil {
 			t.Errorf("lookup %d: %d, %v", i, v, err)

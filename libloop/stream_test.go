@@ -27,6 +27,16 @@ func runUntil(t *testing.T, l *Loop, limit time.Duration, done func() bool) {
 	}
 }
 
+// allDone reports whether every future is done (a runUntil condition).
+func allDone(futs []*Future) bool {
+	for _, f := range futs {
+		if !f.Done() {
+			return false
+		}
+	}
+	return true
+}
+
 // echoProto echoes data back and keeps the transport open after EOF only
 // long enough to close it.
 func echoProto(ev *Event) bool {
