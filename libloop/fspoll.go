@@ -17,15 +17,15 @@ import (
 // first stat, made when the watcher starts, sets the baseline and is
 // reported only if it fails, as libuv does.
 //
-// The stat runs inline on the loop thread, not on the executor: a stat of
-// a local file costs about 2 µs of CPU here (stat(2) of a file on ext4,
-// 200,000 calls under getrusage), about what handing a job to a worker and
-// taking its result back costs in wakeups alone (a futex wake for the
-// worker, an eventfd write and an epoll return for the loop), and an
-// interval is typically 100 ms or more. A path on a slow network file
-// system would stall the loop for that stat; a host that polls one should
-// use a long interval (or the file pool's stat, once it exists, could
-// serve here).
+// The stat runs on the loop's file pool, as libuv's uv_fs_poll runs its
+// uv_fs_stat on the thread pool: a path on a slow or hung file system
+// (NFS, FUSE) holds a pool worker, never the loop. A stat of a local file
+// costs about 2 µs of CPU; inline on the loop thread that was cheaper
+// than the pool's hand-off, but one hung stat stalled every other
+// callback. The outcome comes back on the loop thread and is compared
+// there. Stats never overlap: a tick that finds the last stat still
+// running starts none (the next tick tries again), so a slow file system
+// delays the report and holds at most one worker per watcher.
 
 // fsPoll is a polling watcher's state.
 type fsPoll struct {
@@ -34,13 +34,26 @@ type fsPoll struct {
 	timer *Timer
 	last  unix.Stat_t
 	err   error // the last stat's error, nil if it succeeded
+	based bool  // the first stat's outcome is in last and err
+
+	// The stat in flight on the file pool, or nil; st and stErr are the
+	// worker's until it is done (the post queue's lock orders the writes
+	// before the done callback reads them).
+	stat  *Future
+	st    unix.Stat_t
+	stErr error
 }
+
+// pollStat is the stat a polling watcher makes (a variable so a test can
+// make it slow).
+var pollStat = unix.Stat
 
 // PollPath starts a watcher that stats path every interval (which must be
 // positive) and calls fn when the result changes. Errors: EINVAL for an
 // empty path, a nil fn or a non-positive interval, ECLOSED on a closed
 // loop. A path that does not exist yet is not an error: fn hears ENOENT
-// once, then FSRename when it appears.
+// once (from the loop, after the first stat), then FSRename when it
+// appears.
 func (l *Loop) PollPath(path string, interval time.Duration, fn func(FSEvent)) (*FSWatcher, error) {
 	if interval <= 0 {
 		return nil, EINVAL
@@ -51,33 +64,68 @@ func (l *Loop) PollPath(path string, interval time.Duration, fn func(FSEvent)) (
 	}
 	p := &fsPoll{w: w, path: path}
 	w.poll = p
-	p.err = unix.Stat(w.root, &p.last)
 	p.timer, err = l.StartTimer(interval.Seconds(), interval.Seconds(), p.tick)
 	if err != nil {
 		return nil, err
 	}
 	p.timer.Unref() // the watcher keeps the loop alive, not its timer
-	if p.err != nil {
-		// Reported from the loop, never from inside PollPath.
-		first := FSEvent{Path: path, Events: FSRename, Err: p.err}
-		if _, err := l.CallSoon(func() { w.deliver(first) }); err != nil {
-			p.timer.Stop()
-			return nil, err
-		}
+	if err := p.startStat(); err != nil {
+		p.timer.Stop()
+		return nil, err
 	}
 	l.fsAdd(w)
 	return w, nil
 }
 
-// tick stats the path and reports a difference.
+// tick starts a stat unless the last one is still running. A failure to
+// start one (the loop is closing) leaves it to the next tick.
 func (p *fsPoll) tick() {
-	var st unix.Stat_t
-	err := unix.Stat(p.w.root, &st)
+	if p.stat == nil {
+		p.startStat()
+	}
+}
+
+// startStat queues a stat of the path on the file pool.
+func (p *fsPoll) startStat() error {
+	root := p.w.root
+	f, err := p.w.loop.RunInFS(func() (uintptr, int) {
+		p.stErr = pollStat(root, &p.st)
+		return 0, 0
+	})
+	if err != nil {
+		return err
+	}
+	p.stat = f
+	f.AddDoneCallback(p.statDone)
+	return nil
+}
+
+// statDone takes a stat's outcome on the loop thread: the first sets the
+// baseline (reported only if it failed, as libuv does), each later one is
+// compared with the last and a difference reported.
+func (p *fsPoll) statDone(f *Future) {
+	p.stat = nil
+	cancelled := f.State() == Cancelled
+	f.Release()
+	if cancelled || !p.w.active {
+		return
+	}
+	err := p.stErr
+	if !p.based {
+		p.based = true
+		p.err = err
+		if err == nil {
+			p.last = p.st
+		} else {
+			p.w.deliver(FSEvent{Path: p.path, Events: FSRename, Err: err})
+		}
+		return
+	}
 	prevErr := p.err
-	changed := err == nil && prevErr == nil && !statSame(&p.last, &st)
+	changed := err == nil && prevErr == nil && !statSame(&p.last, &p.st)
 	p.err = err
 	if err == nil {
-		p.last = st
+		p.last = p.st
 	}
 	switch {
 	case err != nil:
@@ -91,7 +139,15 @@ func (p *fsPoll) tick() {
 	}
 }
 
-func (p *fsPoll) stop() { p.timer.Stop() }
+// stop ends the ticks and withdraws a stat no worker has started; a
+// started one completes and its outcome is dropped (the watcher is no
+// longer active).
+func (p *fsPoll) stop() {
+	p.timer.Stop()
+	if p.stat != nil {
+		p.stat.Cancel("")
+	}
+}
 
 // statSame compares what libuv's uv_fs_poll compares (birth time and file
 // flags aside: not every system's stat has them).
