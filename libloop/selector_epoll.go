@@ -123,7 +123,7 @@ func (s *epollSelector) decode(n int, evs []ioEvent) ([]ioEvent, bool) {
 		e := &s.events[i]
 		if int(e.Fd) == s.wakefd {
 			var buf [8]byte
-			unix.Read(s.wakefd, buf[:])
+			readNonblock(s.wakefd, buf[:]) // raw: the eventfd is non-blocking
 			woke = true
 			continue
 		}
