@@ -17,9 +17,13 @@ import (
 // first stat, made when the watcher starts, sets the baseline and is
 // reported only if it fails, as libuv does.
 //
-// The stat runs on the loop's file pool, as libuv's uv_fs_poll runs its
-// uv_fs_stat on the thread pool: a path on a slow or hung file system
-// (NFS, FUSE) holds a pool worker, never the loop. A stat of a local file
+// The stats of the ticks run on the loop's file pool, as libuv's
+// uv_fs_poll runs its uv_fs_stat on the thread pool: a path on a slow or
+// hung file system (NFS, FUSE) holds a pool worker, never the loop. The
+// baseline stat is made by PollPath itself, on the caller's thread, so
+// that any change after PollPath returns is reported (libuv takes its
+// baseline when its first pool stat completes, and misses a change made
+// before then). A stat of a local file
 // costs about 2 µs of CPU; inline on the loop thread that was cheaper
 // than the pool's hand-off, but one hung stat stalled every other
 // callback. The outcome comes back on the loop thread and is compared
@@ -34,7 +38,6 @@ type fsPoll struct {
 	timer *Timer
 	last  unix.Stat_t
 	err   error // the last stat's error, nil if it succeeded
-	based bool  // the first stat's outcome is in last and err
 
 	// The stat in flight on the file pool, or nil; st and stErr are the
 	// worker's until it is done (the post queue's lock orders the writes
@@ -52,8 +55,8 @@ var pollStat = unix.Stat
 // positive) and calls fn when the result changes. Errors: EINVAL for an
 // empty path, a nil fn or a non-positive interval, ECLOSED on a closed
 // loop. A path that does not exist yet is not an error: fn hears ENOENT
-// once (from the loop, after the first stat), then FSRename when it
-// appears.
+// once (from the loop, never from inside PollPath), then FSRename when it
+// appears. The first stat, the baseline, is made here.
 func (l *Loop) PollPath(path string, interval time.Duration, fn func(FSEvent)) (*FSWatcher, error) {
 	if interval <= 0 {
 		return nil, EINVAL
@@ -64,14 +67,19 @@ func (l *Loop) PollPath(path string, interval time.Duration, fn func(FSEvent)) (
 	}
 	p := &fsPoll{w: w, path: path}
 	w.poll = p
+	p.err = pollStat(w.root, &p.last)
 	p.timer, err = l.StartTimer(interval.Seconds(), interval.Seconds(), p.tick)
 	if err != nil {
 		return nil, err
 	}
 	p.timer.Unref() // the watcher keeps the loop alive, not its timer
-	if err := p.startStat(); err != nil {
-		p.timer.Stop()
-		return nil, err
+	if p.err != nil {
+		// Reported from the loop, never from inside PollPath.
+		first := FSEvent{Path: path, Events: FSRename, Err: p.err}
+		if _, err := l.CallSoon(func() { w.deliver(first) }); err != nil {
+			p.timer.Stop()
+			return nil, err
+		}
 	}
 	l.fsAdd(w)
 	return w, nil
@@ -100,9 +108,8 @@ func (p *fsPoll) startStat() error {
 	return nil
 }
 
-// statDone takes a stat's outcome on the loop thread: the first sets the
-// baseline (reported only if it failed, as libuv does), each later one is
-// compared with the last and a difference reported.
+// statDone takes a stat's outcome on the loop thread, compares it with
+// the last and reports a difference.
 func (p *fsPoll) statDone(f *Future) {
 	p.stat = nil
 	cancelled := f.State() == Cancelled
@@ -111,16 +118,6 @@ func (p *fsPoll) statDone(f *Future) {
 		return
 	}
 	err := p.stErr
-	if !p.based {
-		p.based = true
-		p.err = err
-		if err == nil {
-			p.last = p.st
-		} else {
-			p.w.deliver(FSEvent{Path: p.path, Events: FSRename, Err: err})
-		}
-		return
-	}
 	prevErr := p.err
 	changed := err == nil && prevErr == nil && !statSame(&p.last, &p.st)
 	p.err = err
