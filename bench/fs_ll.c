@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* File reads with libloop's ll_fs_read on its file pool (bench/fs_common.h):
- * each read's future has a done callback that checks it, releases it and
- * submits the next, as a C host without tasks drives a file. */
+/* File reads with libloop on its file pool (bench/fs_common.h): by default
+ * ll_fs_read_cb, whose completion callback gets the byte count and submits
+ * the next read (libuv's request callback); built with -DFS_LL_FUTURE
+ * (fs_llf), ll_fs_read with a done callback on each read's future that
+ * reads its result, releases it and submits the next. */
 #include "libloop.h"
 
 #include "fs_common.h"
@@ -14,7 +16,26 @@ struct slot {
 static ll_loop loop;
 static struct slot slots[FS_MAX_DEPTH];
 
-static void on_read(ll_future f, void *arg);
+static void submit(struct slot *s);
+
+/* A read of slot s is done with n bytes or -errno. */
+static void completed(struct slot *s, long n) {
+    fs_check(s->buf, s->off, n);
+    fs_completed++;
+    if (fs_issued < fs_n)
+        submit(s);
+    else if (fs_completed == fs_issued)
+        ll_loop_stop(loop);
+}
+
+#ifdef FS_LL_FUTURE
+#define FS_LL_NAME "libloop-future"
+static void on_read(ll_future f, void *arg) {
+    uintptr_t v = 0;
+    int rc = ll_future_result(f, &v);
+    ll_release(f);
+    completed(arg, rc == 0 ? (long)v : rc);
+}
 
 static void submit(struct slot *s) {
     ll_future f = 0;
@@ -23,19 +44,19 @@ static void submit(struct slot *s) {
         ll_future_add_done_callback(f, on_read, s) != 0)
         abort();
 }
-
-static void on_read(ll_future f, void *arg) {
-    struct slot *s = arg;
-    uintptr_t v = 0;
-    int rc = ll_future_result(f, &v);
-    fs_check(s->buf, s->off, rc == 0 ? (long)v : rc);
-    ll_release(f);
-    fs_completed++;
-    if (fs_issued < fs_n)
-        submit(s);
-    else if (fs_completed == fs_issued)
-        ll_loop_stop(loop);
+#else
+#define FS_LL_NAME "libloop"
+static void on_read(ll_loop l, int result, void *arg) {
+    (void)l;
+    completed(arg, result);
 }
+
+static void submit(struct slot *s) {
+    s->off = fs_offset(fs_issued++);
+    if (ll_fs_read_cb(loop, fs_fd, s->buf, (size_t)fs_size, s->off, on_read, s) != 0)
+        abort();
+}
+#endif
 
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "version") == 0) {
@@ -60,7 +81,7 @@ int main(int argc, char **argv) {
         submit(&slots[i]);
     ll_loop_run_forever(loop);
     bench_mark end = bench_mark_now();
-    int rc = fs_report("libloop", start, end);
+    int rc = fs_report(FS_LL_NAME, start, end);
     ll_loop_close(loop);
     ll_release(loop);
     return rc;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench/run_fs.sh — file reads from the page cache: libloop's ll_fs_read on
-# its file pool against libuv's uv_fs_read on its thread pool (4 threads
-# each), reads of 4 KiB and 1 MiB with 1 read in flight (latency-bound)
+# bench/run_fs.sh — file reads from the page cache: libloop's ll_fs_read_cb
+# on its file pool against libuv's uv_fs_read on its thread pool (4 threads
+# each; `llf`: libloop's ll_fs_read with a future per read), reads of 4 KiB and 1 MiB with 1 read in flight (latency-bound)
 # and 4 and 16 in flight (throughput), interleaved in one invocation; then
 # bench/results/fs-latest.md (medians of reads/s and the ratio libloop ÷
 # libuv; also printed). Run through `make bench-fs` (which builds
@@ -12,7 +12,8 @@
 #   BENCH_REPS          repetitions (default 5, min 5)
 #   BENCH_FS_SIZES      read sizes in bytes (default "4096 1048576")
 #   BENCH_FS_DEPTHS     reads in flight (default "1 4 16")
-#   BENCH_FS_IMPLS      subset of "uv ll" (default both)
+#   BENCH_FS_IMPLS      subset of "uv ll llf" (default "uv ll"; llf is
+#                       fs_ll.c built with -DFS_LL_FUTURE)
 #   BENCH_FS_FILE       the file read (default a 64 MiB file made under
 #                       $TMPDIR, read once first so it is in the page cache)
 #   BENCH_N_FS_SMALL    reads per run below 64 KiB (default 20000)
@@ -40,12 +41,15 @@ RUN_TIMEOUT=300
 
 [ "$REPS" -ge 5 ] 2>/dev/null || die "BENCH_REPS must be >= 5 (medians of at least 5 runs)"
 command -v timeout >/dev/null || die "needs timeout(1) (coreutils)"
-check_impls BENCH_FS_IMPLS "uv ll" $IMPLS
+check_impls BENCH_FS_IMPLS "uv ll llf" $IMPLS
 need_lib
 
 mkdir -p "$BIN" "$RES"
 CFLAGS="-O2 -Wall -Wextra -Iinclude"
-build_impls fs $IMPLS
+build_impls fs $(echo "$IMPLS" | sed 's/\bllf\b//')
+case " $IMPLS " in
+*" llf "*) soname_link "$LIBDIR" && $CC $CFLAGS -DFS_LL_FUTURE bench/fs_ll.c -o "$BIN/fs_llf" -L"$LIBDIR" -lloop -Wl,-rpath,"$LIBDIR" ;;
+esac
 
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
@@ -92,7 +96,7 @@ out="$RES/fs-latest.md"
     echo "- go: $(go version 2>/dev/null || echo unknown); gcc: $($CC --version | head -1)"
     echo "- kernel: $(uname -r), $(nproc) CPUs; load average at start: $load_start; at end: $load_end"
     echo "- reads of SIZE bytes at offsets cycling through a 64 MiB cached file, DEPTH in flight, each completion"
-    echo "  submitting the next (libloop: a done callback per future; libuv: the request's callback); 4 pool threads each"
+    echo "  submitting the next (libloop: ll_fs_read_cb's callback, libloop-future: a done callback per future; libuv: the request's callback); 4 pool threads each"
     echo "- $REPS interleaved repetitions; medians"
     echo
     "$PYTHON" - "$raw" <<'PY'
@@ -104,16 +108,19 @@ for line in open(sys.argv[1]):
 def med(rows, key):
     return statistics.median(float(r[key]) for r in rows)
 shapes = sorted({(s, d) for s, d, _ in runs})
-print("| read | in flight | libuv reads/s | libloop reads/s | libloop ÷ libuv | libuv µs/read | libloop µs/read | libuv CPU s | libloop CPU s |")
-print("|---|---|---|---|---|---|---|---|---|")
+fut = any(i == "libloop-future" for _, _, i in runs)
+print("| read | in flight | libuv reads/s | libloop reads/s | libloop ÷ libuv | libuv µs/read | libloop µs/read | libuv CPU s | libloop CPU s |" + (" future ÷ libuv |" if fut else ""))
+print("|---|---|---|---|---|---|---|---|---|" + ("---|" if fut else ""))
 for s, d in shapes:
-    uv, ll = runs.get((s, d, "libuv")), runs.get((s, d, "libloop"))
+    uv, ll, llf = runs.get((s, d, "libuv")), runs.get((s, d, "libloop")), runs.get((s, d, "libloop-future"))
     size = "4 KiB" if s == 4096 else "1 MiB" if s == 1 << 20 else "%d B" % s
     cells = [size, str(d)]
     cells += ["%.0f" % med(uv, "per_s") if uv else "—", "%.0f" % med(ll, "per_s") if ll else "—"]
     cells += ["%.2f" % (med(ll, "per_s") / med(uv, "per_s")) if uv and ll else "—"]
     cells += ["%.1f" % med(r, "us_per_op") if r else "—" for r in (uv, ll)]
     cells += ["%.3f" % med(r, "cpu_s") if r else "—" for r in (uv, ll)]
+    if fut:
+        cells += ["%.2f" % (med(llf, "per_s") / med(uv, "per_s")) if uv and llf else "—"]
     print("| " + " | ".join(cells) + " |")
 PY
 } >"$out"

@@ -106,6 +106,39 @@ func ll_fs_write(loop C.uint64_t, fd C.int, buf *C.ll__cvoid, n C.size_t, offset
 	})
 }
 
+// fsDone is a completion callback as the core posts it: a HostIO call,
+// whose fd argument carries the outcome (ll_fs_callback's type is
+// ll_io_callback's).
+func fsDone(cb C.ll_fs_callback, arg unsafe.Pointer) libloop.HostCall {
+	return libloop.HostCall{Fn: uintptr(unsafe.Pointer(cb)), Arg: uintptr(arg), Kind: libloop.HostIO}
+}
+
+//export ll_fs_read_cb
+func ll_fs_read_cb(loop C.uint64_t, fd C.int, buf unsafe.Pointer, n C.size_t, offset C.int64_t, cb C.ll_fs_callback, arg unsafe.Pointer) C.int {
+	b, ok := ioSlice(buf, n)
+	if !ok || cb == nil {
+		return C.int(libloop.EINVAL)
+	}
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(s.loop.FSReadHost(int(fd), b, int64(offset), fsDone(cb, arg)))
+}
+
+//export ll_fs_write_cb
+func ll_fs_write_cb(loop C.uint64_t, fd C.int, buf *C.ll__cvoid, n C.size_t, offset C.int64_t, cb C.ll_fs_callback, arg unsafe.Pointer) C.int {
+	b, ok := ioSlice(unsafe.Pointer(buf), n)
+	if !ok || cb == nil {
+		return C.int(libloop.EINVAL)
+	}
+	s, rc := getLoop(loop)
+	if rc != 0 {
+		return rc
+	}
+	return errCode(s.loop.FSWriteHost(int(fd), b, int64(offset), fsDone(cb, arg)))
+}
+
 //export ll_fs_stat
 func ll_fs_stat(loop C.uint64_t, path *C.ll__cchar, st *C.struct_stat, out *C.uint64_t) C.int {
 	if path == nil || st == nil {

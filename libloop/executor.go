@@ -89,6 +89,7 @@ type execJob struct {
 	fut      *Future     // resolved with the outcome, or
 	after    HostCall    // posted back when there is no future (QueueWorkHost)
 	flight   *execFlight // a withdrawable job's record, checked before it runs
+	io       fileIO      // a host's read or write, described by value (fs_host.go)
 }
 
 // DefaultExecutorWorkers is asyncio's default: min(32, ncpu+4).
@@ -261,9 +262,12 @@ func (e *executor) work(l *Loop) {
 			v, code = runJob(&j)
 		}
 		// If the loop is closed the outcome is dropped: nobody can read it.
-		if j.fut != nil {
+		switch {
+		case j.fut != nil:
 			l.post(postedCall{done: j.fut, value: v, code: code})
-		} else {
+		case j.io.op != fileNone:
+			l.post(postedCall{call: j.io.outcome(j.after, v, code)})
+		default:
 			l.post(postedCall{call: j.after})
 		}
 		e.pending.Add(-1)
@@ -278,8 +282,11 @@ func runJob(j *execJob) (v uintptr, code int) {
 			v, code = 0, int(EINVAL)
 		}
 	}()
-	if j.call != nil {
+	switch {
+	case j.call != nil:
 		return j.call(j.cfn, j.arg)
+	case j.io.op != fileNone:
+		return j.io.run()
 	}
 	return j.fn()
 }

@@ -110,6 +110,15 @@ func (e *executor) closeFiles() {
 	for _, r := range e.inflight {
 		r.start.CompareAndSwap(flightQueued, flightWithdrawn)
 	}
+	// Queued calls are dropped, not run: a host's read or write has no
+	// flight record to withdraw it, and its callback could not run now.
+	e.mu.Lock()
+	for i := e.head; i < len(e.jobs); i++ {
+		e.jobs[i] = execJob{}
+	}
+	e.pending.Add(-int64(len(e.jobs) - e.head))
+	e.jobs, e.head = e.jobs[:0], 0
+	e.mu.Unlock()
 	e.stop()
 	e.dropInflight()
 	e.running.Wait()

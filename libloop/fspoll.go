@@ -17,15 +17,19 @@ import (
 // first stat, made when the watcher starts, sets the baseline and is
 // reported only if it fails, as libuv does.
 //
-// The stat runs inline on the loop thread, not on the executor: a stat of
-// a local file costs about 2 µs of CPU here (stat(2) of a file on ext4,
-// 200,000 calls under getrusage), about what handing a job to a worker and
-// taking its result back costs in wakeups alone (a futex wake for the
-// worker, an eventfd write and an epoll return for the loop), and an
-// interval is typically 100 ms or more. A path on a slow network file
-// system would stall the loop for that stat; a host that polls one should
-// use a long interval (or the file pool's stat, once it exists, could
-// serve here).
+// The stats of the ticks run on the loop's file pool, as libuv's
+// uv_fs_poll runs its uv_fs_stat on the thread pool: a path on a slow or
+// hung file system (NFS, FUSE) holds a pool worker, never the loop. The
+// baseline stat is made by PollPath itself, on the caller's thread, so
+// that any change after PollPath returns is reported (libuv takes its
+// baseline when its first pool stat completes, and misses a change made
+// before then). A stat of a local file
+// costs about 2 µs of CPU; inline on the loop thread that was cheaper
+// than the pool's hand-off, but one hung stat stalled every other
+// callback. The outcome comes back on the loop thread and is compared
+// there. Stats never overlap: a tick that finds the last stat still
+// running starts none (the next tick tries again), so a slow file system
+// delays the report and holds at most one worker per watcher.
 
 // fsPoll is a polling watcher's state.
 type fsPoll struct {
@@ -34,13 +38,25 @@ type fsPoll struct {
 	timer *Timer
 	last  unix.Stat_t
 	err   error // the last stat's error, nil if it succeeded
+
+	// The stat in flight on the file pool, or nil; st and stErr are the
+	// worker's until it is done (the post queue's lock orders the writes
+	// before the done callback reads them).
+	stat  *Future
+	st    unix.Stat_t
+	stErr error
 }
+
+// pollStat is the stat a polling watcher makes (a variable so a test can
+// make it slow).
+var pollStat = unix.Stat
 
 // PollPath starts a watcher that stats path every interval (which must be
 // positive) and calls fn when the result changes. Errors: EINVAL for an
 // empty path, a nil fn or a non-positive interval, ECLOSED on a closed
 // loop. A path that does not exist yet is not an error: fn hears ENOENT
-// once, then FSRename when it appears.
+// once (from the loop, never from inside PollPath), then FSRename when it
+// appears. The first stat, the baseline, is made here.
 func (l *Loop) PollPath(path string, interval time.Duration, fn func(FSEvent)) (*FSWatcher, error) {
 	if interval <= 0 {
 		return nil, EINVAL
@@ -51,7 +67,7 @@ func (l *Loop) PollPath(path string, interval time.Duration, fn func(FSEvent)) (
 	}
 	p := &fsPoll{w: w, path: path}
 	w.poll = p
-	p.err = unix.Stat(w.root, &p.last)
+	p.err = pollStat(w.root, &p.last)
 	p.timer, err = l.StartTimer(interval.Seconds(), interval.Seconds(), p.tick)
 	if err != nil {
 		return nil, err
@@ -69,15 +85,44 @@ func (l *Loop) PollPath(path string, interval time.Duration, fn func(FSEvent)) (
 	return w, nil
 }
 
-// tick stats the path and reports a difference.
+// tick starts a stat unless the last one is still running. A failure to
+// start one (the loop is closing) leaves it to the next tick.
 func (p *fsPoll) tick() {
-	var st unix.Stat_t
-	err := unix.Stat(p.w.root, &st)
+	if p.stat == nil {
+		p.startStat()
+	}
+}
+
+// startStat queues a stat of the path on the file pool.
+func (p *fsPoll) startStat() error {
+	root := p.w.root
+	f, err := p.w.loop.RunInFS(func() (uintptr, int) {
+		p.stErr = pollStat(root, &p.st)
+		return 0, 0
+	})
+	if err != nil {
+		return err
+	}
+	p.stat = f
+	f.AddDoneCallback(p.statDone)
+	return nil
+}
+
+// statDone takes a stat's outcome on the loop thread, compares it with
+// the last and reports a difference.
+func (p *fsPoll) statDone(f *Future) {
+	p.stat = nil
+	cancelled := f.State() == Cancelled
+	f.Release()
+	if cancelled || !p.w.active {
+		return
+	}
+	err := p.stErr
 	prevErr := p.err
-	changed := err == nil && prevErr == nil && !statSame(&p.last, &st)
+	changed := err == nil && prevErr == nil && !statSame(&p.last, &p.st)
 	p.err = err
 	if err == nil {
-		p.last = st
+		p.last = p.st
 	}
 	switch {
 	case err != nil:
@@ -91,7 +136,15 @@ func (p *fsPoll) tick() {
 	}
 }
 
-func (p *fsPoll) stop() { p.timer.Stop() }
+// stop ends the ticks and withdraws a stat no worker has started; a
+// started one completes and its outcome is dropped (the watcher is no
+// longer active).
+func (p *fsPoll) stop() {
+	p.timer.Stop()
+	if p.stat != nil {
+		p.stat.Cancel("")
+	}
+}
 
 // statSame compares what libuv's uv_fs_poll compares (birth time and file
 // flags aside: not every system's stat has them).

@@ -123,7 +123,7 @@ func (s *epollSelector) decode(n int, evs []ioEvent) ([]ioEvent, bool) {
 		e := &s.events[i]
 		if int(e.Fd) == s.wakefd {
 			var buf [8]byte
-			unix.Read(s.wakefd, buf[:])
+			readNonblock(s.wakefd, buf[:]) // raw: the eventfd is non-blocking
 			woke = true
 			continue
 		}
@@ -143,12 +143,16 @@ func (s *epollSelector) decode(n int, evs []ioEvent) ([]ioEvent, bool) {
 func (s *epollSelector) fd() int { return s.epfd }
 
 func (s *epollSelector) wake() error {
-	one := [8]byte{1}
-	_, err := unix.Write(s.wakefd, one[:])
-	if err == unix.EAGAIN {
-		err = nil // the counter is saturated: a wakeup is pending anyway
+	// A raw write: an eventfd write blocks only when the counter would
+	// overflow, and the fd is non-blocking (EAGAIN then); a pool worker
+	// posting a completion is spared the scheduler's entersyscall and
+	// exitsyscall.
+	one := uint64(1)
+	_, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(s.wakefd), uintptr(unsafe.Pointer(&one)), 8)
+	if e == 0 || e == unix.EAGAIN {
+		return nil // EAGAIN: the counter is saturated, a wakeup is pending anyway
 	}
-	return err
+	return e
 }
 
 func (s *epollSelector) close() error {

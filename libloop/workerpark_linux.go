@@ -24,7 +24,9 @@ func kernelWait(w *atomic.Uint32, v uint32) {
 	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWaitPrivate, uintptr(v), 0, 0, 0)
 }
 
-// kernelWake wakes up to n threads sleeping on w.
+// kernelWake wakes up to n threads sleeping on w. A raw call: FUTEX_WAKE
+// never blocks, so the scheduler need not be told (Syscall6's
+// entersyscall/exitsyscall pair on the submitting loop thread).
 func kernelWake(w *atomic.Uint32, n int) {
-	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWakePrivate, uintptr(n), 0, 0, 0)
+	unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(w)), futexWakePrivate, uintptr(n), 0, 0, 0)
 }

@@ -223,3 +223,56 @@ func TestFSBadInput(t *testing.T) {
 		t.Errorf("closed loop: %v, want ECLOSED", err)
 	}
 }
+
+// ll_fs_read_cb and ll_fs_write_cb through the binding: each callback gets
+// the byte count or -errno, once, and leaves no callback entry behind.
+func TestFSReadWriteCallbacks(t *testing.T) {
+	l := newLoop(t)
+	path := filepath.Join(t.TempDir(), "cb")
+	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	before := ll.LiveCallbacks()
+	wb, _ := ll.NewCBuf(10)
+	defer wb.Free()
+	copy(unsafe.Slice((*byte)(wb.Ptr()), 10), "0123456789")
+	var results []int
+	record := func(r int) { results = append(results, r) }
+	if err := l.FSWriteCB(fd, wb, 0, record); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Run(ll.RunModeDefault); err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := ll.NewCBuf(64)
+	defer rb.Free()
+	if err := l.FSReadCB(fd, rb, 4, record); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Run(ll.RunModeDefault); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.FSReadCB(9999, rb, 0, record); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Run(ll.RunModeDefault); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(results, []int{10, 6, -int(syscall.EBADF)}) {
+		t.Fatalf("results %v, want [10 6 -EBADF]", results)
+	}
+	if s := string(unsafe.Slice((*byte)(rb.Ptr()), 6)); s != "456789" {
+		t.Errorf("read at 4: %q", s)
+	}
+	if err := l.FSReadCB(fd, nil, 0, record); !errors.Is(err, ll.EINVAL) {
+		t.Errorf("nil buffer: %v", err)
+	}
+	if err := l.FSWriteCB(fd, wb, -2, record); !errors.Is(err, ll.EINVAL) {
+		t.Errorf("offset -2: %v", err)
+	}
+	if n := ll.LiveCallbacks(); n != before {
+		t.Errorf("%d callback entries left, %d before", n, before)
+	}
+}

@@ -17,6 +17,8 @@ type RawFS struct {
 	FSClose          func(loop uint64, fd int32, out unsafe.Pointer) int32                                           // ll_fs_close
 	FSRead           func(loop uint64, fd int32, buf unsafe.Pointer, n uintptr, off int64, out unsafe.Pointer) int32 // ll_fs_read
 	FSWrite          func(loop uint64, fd int32, buf unsafe.Pointer, n uintptr, off int64, out unsafe.Pointer) int32 // ll_fs_write
+	FSReadCB         func(loop uint64, fd int32, buf unsafe.Pointer, n uintptr, off int64, cb, arg uintptr) int32    // ll_fs_read_cb
+	FSWriteCB        func(loop uint64, fd int32, buf unsafe.Pointer, n uintptr, off int64, cb, arg uintptr) int32    // ll_fs_write_cb
 	FSStat           func(loop uint64, path, st, out unsafe.Pointer) int32                                           // ll_fs_stat
 	FSLstat          func(loop uint64, path, st, out unsafe.Pointer) int32                                           // ll_fs_lstat
 	FSFstat          func(loop uint64, fd int32, st, out unsafe.Pointer) int32                                       // ll_fs_fstat
@@ -44,6 +46,8 @@ func (r *RawFS) symbols() []struct {
 		{"ll_fs_close", &r.FSClose},
 		{"ll_fs_read", &r.FSRead},
 		{"ll_fs_write", &r.FSWrite},
+		{"ll_fs_read_cb", &r.FSReadCB},
+		{"ll_fs_write_cb", &r.FSWriteCB},
 		{"ll_fs_stat", &r.FSStat},
 		{"ll_fs_lstat", &r.FSLstat},
 		{"ll_fs_fstat", &r.FSFstat},
@@ -144,6 +148,37 @@ func (l *Loop) FSWrite(fd int, buf *CBuf, off int64) (*Future, error) {
 // StatBuf is a struct stat in C memory for FSStat, FSLstat and FSFstat.
 // Free it when done.
 type StatBuf struct{ b *CBuf }
+
+// FSReadCB reads as FSRead does, with no future (ll_fs_read_cb): fn runs
+// on the loop thread once the read is done, with the byte count (0 at the
+// end of the file) or -errno. buf is the library's until then. A read the
+// loop withdraws when it closes never calls fn.
+func (l *Loop) FSReadCB(fd int, buf *CBuf, off int64, fn func(result int)) error {
+	return l.fsIOCB(fd, buf, off, fn, l.raw().FSReadCB)
+}
+
+// FSWriteCB is FSReadCB for a write (ll_fs_write_cb): fn gets the byte
+// count written or -errno.
+func (l *Loop) FSWriteCB(fd int, buf *CBuf, off int64, fn func(result int)) error {
+	return l.fsIOCB(fd, buf, off, fn, l.raw().FSWriteCB)
+}
+
+// fsIOCB makes a callback call through the ll_io_callback trampoline (an
+// ll_fs_callback has its type), its entry dropped when called or when the
+// loop closes.
+func (l *Loop) fsIOCB(fd int, buf *CBuf, off int64, fn func(int), call func(uint64, int32, unsafe.Pointer, uintptr, int64, uintptr, uintptr) int32) error {
+	if !fitsInt32(fd) || fn == nil {
+		return EINVAL
+	}
+	p, n := bufPtr(buf)
+	key := addEntry(&cbEntry{kind: kindIO, once: true, owner: l.id,
+		io: func(_ uint64, result int) { fn(result) }})
+	if err := check(call(l.id, int32(fd), p, n, off, IOCallbackPtr(), key)); err != nil {
+		removeEntry(key)
+		return err
+	}
+	return nil
+}
 
 // NewStatBuf allocates a zeroed struct stat.
 func NewStatBuf() (*StatBuf, error) {

@@ -93,6 +93,38 @@ int ll_fs_read(ll_loop loop, int fd, void *buf, size_t len, int64_t offset, ll_f
 int ll_fs_write(ll_loop loop, int fd, const void *buf, size_t len, int64_t offset, ll_future *out);
 
 /**
+ * A file call's completion callback (ll_fs_read_cb, ll_fs_write_cb), run on
+ * the loop thread: result is the byte count, or a negative error code
+ * (-errno: -EBADF, -EIO ...). The same type as ll_io_callback.
+ */
+typedef void (*ll_fs_callback)(ll_loop loop, int result, void *arg);
+
+/**
+ * ll_fs_read with a completion callback instead of a future (libuv's
+ * uv_fs_read with its uv_fs_cb): cb(loop, result, arg) runs on the loop
+ * thread once the read is done, result the byte count (0 at the end of
+ * file) or -errno. No future is made, so nothing is released afterwards:
+ * one call into the library per read where a future costs four
+ * (ll_fs_read, ll_future_add_done_callback, ll_future_result, ll_release).
+ * buf is the worker's until cb runs. The read cannot be cancelled; a read
+ * still queued when the loop closes is withdrawn and cb never runs, and
+ * ll_loop_close waits for a started one (buf is free once it returns).
+ * A pending read keeps ll_loop_run(LL_RUN_DEFAULT) going. A bad fd is the
+ * callback's -EBADF.
+ * @return 0 (cb will run), LL_EINVAL (buf or cb NULL, len > LL_FS_MAX_IO,
+ *         offset < -1), LL_EBADHANDLE, LL_ECLOSED, LL_EWRONGTHREAD; cb
+ *         does not run when the call fails.
+ */
+int ll_fs_read_cb(ll_loop loop, int fd, void *buf, size_t len, int64_t offset, ll_fs_callback cb, void *arg);
+
+/**
+ * ll_fs_read_cb for a write (pwrite(2), or write(2) at offset -1): result
+ * is the byte count written or -errno. buf is the worker's until cb runs.
+ * @return as ll_fs_read_cb.
+ */
+int ll_fs_write_cb(ll_loop loop, int fd, const void *buf, size_t len, int64_t offset, ll_fs_callback cb, void *arg);
+
+/**
  * stat(2) path into *st, which is the worker's until the future is done.
  * Value 0. @return 0, LL_EINVAL (path, st or out NULL), LL_EBADHANDLE,
  * LL_ECLOSED, LL_EWRONGTHREAD.

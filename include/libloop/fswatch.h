@@ -77,14 +77,17 @@ int ll_fs_watch(ll_loop loop, const char *path, int flags, ll_fs_event_fn fn, vo
  * and call fn when the result differs from the last one (size, times,
  * mode, owner, inode, device or link count changed: LL_FS_CHANGE; the path
  * appeared: LL_FS_RENAME, status 0; went away or the stat failed
- * differently: LL_FS_RENAME with the stat's -errno). The first stat, made
- * by this call, is the baseline: fn hears of it only if it fails (once,
- * from the loop, not from inside this call). Works on any file system,
- * network ones included, where ll_fs_watch may hear nothing. The stat runs
- * on the loop's thread (about 2 us of CPU for a local file, no more than a
- * trip to a worker thread would cost; a slow network file system stalls
- * the loop for its stat). Stops as ll_fs_watch's
- * watcher does (a vanished path does not stop it).
+ * differently: LL_FS_RENAME with the stat's -errno). The first stat,
+ * made by this call on the caller's thread, is the baseline (so a change
+ * made after this call returns is reported): fn hears of it only if it
+ * fails (once, from the loop, not from inside this call). Works on any
+ * file system, network ones included, where ll_fs_watch may hear nothing.
+ * Each later stat runs on the loop's file pool (as libuv's runs on its
+ * thread pool) and its outcome is compared on the loop thread: a slow or
+ * hung file system holds a pool worker, never the loop. Stats do not
+ * overlap: while one is still running, the intervals that end start none. Stops as
+ * ll_fs_watch's watcher does (a vanished path does not stop it); a stat
+ * still queued is withdrawn then.
  * @return 0, LL_EINVAL (path, fn or out NULL, path "", interval not
  *         positive, NaN or too large), LL_ECLOSED, LL_EBADHANDLE,
  *         LL_EWRONGTHREAD, LL_ENOMEM.
