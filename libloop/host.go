@@ -136,6 +136,7 @@ func (l *Loop) SetHost(h Host) {
 	l.io.sink, _ = h.(EventSink)
 	l.io.reads, _ = h.(ReadWatcher)
 	l.io.direct, _ = h.(DirectWriter)
+	l.io.dgrams, _ = h.(DatagramReader)
 	l.postSource, _ = h.(PostSource)
 	if th, ok := h.(TimerHost); ok {
 		l.timerSource = th.Timers()
