@@ -48,6 +48,8 @@ type HostCall struct {
 //     deliverable (a host that delivers a batch of events itself);
 //   - DirectWriter: hear when a host may send on a transport's fd itself
 //     (writegate.go);
+//   - DatagramReader (udp_hostread.go): read a datagram transport's
+//     socket and deliver its datagrams itself, when the loop allows it;
 //   - PostSource (hostbatch.go): a cross-thread queue of its own, taken
 //     each iteration;
 //   - TimerHost: a timer queue of its own (TimerSource, timersource.go),
