@@ -5,6 +5,7 @@
 #define LIBLOOP_CAPI_H
 
 #include "cloop.h"
+#include "udprecv.h" /* the C datagram path (capi/udprecv.go) */
 
 /* const-qualified types, so cgo's export prototypes match libloop.h. */
 typedef const char ll__cchar;

@@ -39,6 +39,8 @@ type netState struct {
 	live     map[uint64]*C.ll__proto // server id -> nil; process id -> its protocol slot
 	sent     [eventBatch]bool        // which events of a batch went to C
 	slots    protoSlab               // every protocol slot of this loop
+	udp      *C.ll__udprecv          // the C datagram path's state (udprecv.go), made at first use
+	udpOff   bool                    // it could not be made: the core reads
 }
 
 // A transport's host state lives in the core Transport itself: Tag is its
@@ -330,6 +332,7 @@ func (s *loopState) freeNet() {
 	C.free(unsafe.Pointer(n.events))
 	C.free(unsafe.Pointer(n.protos))
 	C.free(n.rbuf)
+	n.freeUDPRecv()
 	s.net = nil
 }
 

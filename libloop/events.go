@@ -77,6 +77,7 @@ type ioState struct {
 	sink           EventSink
 	direct         DirectWriter              // the host's, or nil (writegate.go)
 	reads          ReadWatcher               // the host's, or nil (withheld.go)
+	dgrams         DatagramReader            // the host's, or nil (udp_hostread.go)
 	held           map[*Transport][]heldRead // withheld reads of paused transports
 	rbuf           []byte
 	udp            *udpScratch // batched datagram calls' memory (udp_batch_*.go)

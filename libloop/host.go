@@ -48,6 +48,8 @@ type HostCall struct {
 //     deliverable (a host that delivers a batch of events itself);
 //   - DirectWriter: hear when a host may send on a transport's fd itself
 //     (writegate.go);
+//   - DatagramReader (udp_hostread.go): read a datagram transport's
+//     socket and deliver its datagrams itself, when the loop allows it;
 //   - PostSource (hostbatch.go): a cross-thread queue of its own, taken
 //     each iteration;
 //   - TimerHost: a timer queue of its own (TimerSource, timersource.go),
@@ -136,6 +138,7 @@ func (l *Loop) SetHost(h Host) {
 	l.io.sink, _ = h.(EventSink)
 	l.io.reads, _ = h.(ReadWatcher)
 	l.io.direct, _ = h.(DirectWriter)
+	l.io.dgrams, _ = h.(DatagramReader)
 	l.postSource, _ = h.(PostSource)
 	if th, ok := h.(TimerHost); ok {
 		l.timerSource = th.Timers()

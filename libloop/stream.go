@@ -374,7 +374,9 @@ func (t *Transport) ioReady(mask uint8) {
 		switch {
 		case t.kind == Datagram:
 			t.loop.plan.stale()
-			t.readDatagrams()
+			if !t.hostReadDatagrams() {
+				t.readDatagrams()
+			}
 		case t.kind == PipeWrite:
 			t.loop.plan.stale()
 			if t.peerWatch {

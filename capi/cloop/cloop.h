@@ -30,7 +30,8 @@
  *
  * They meet at three kinds of place, and only there:
  *   1. Go runs host code through the runners (batch.c, chain.c,
- *      deliver.c, postq_loop.c's ll__postq_run): one crossing for many
+ *      deliver.c, postq_loop.c's ll__postq_run, udprecv.c's
+ *      ll__udp_recv): one crossing for many
  *      callbacks, with this thread marked as running the loop's batch.
  *   2. Go takes what C queued at one door, capi/pending.go's enter, the
  *      only caller of flushPending: control comes back to Go from host

@@ -25,8 +25,10 @@ extern "C" {
  * pool). flags: 0 or LL_REUSE_PORT.
  * Datagrams arrive as LL_DATAGRAM_RECEIVED; send errors and ICMP errors on
  * a connected socket as LL_ERROR_RECEIVED (the transport stays open).
- * Linux reads them with recvmmsg, up to 64 per readiness, all delivered in
- * one batch; each arrives whole (up to UDP's 65,507 bytes).
+ * Linux reads them with recvmmsg, up to 64 per readiness, in one crossing:
+ * to a protocol fn each as it is read (a pause, close or abort it makes
+ * takes effect for the next one), to a batch sink all in one batch; each
+ * arrives whole (up to UDP's 65,507 bytes).
  * @return 0, -EADDRINUSE, LL_ENONAME, LL_ENEEDASYNC, LL_EINVAL, LL_EBADHANDLE, LL_ECLOSED.
  */
 int ll_udp_open(ll_loop loop, const char *local_host, int local_port, const char *remote_host, int remote_port,
