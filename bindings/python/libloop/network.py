@@ -18,6 +18,7 @@ from asyncio import base_events, exceptions, sslproto, unix_events
 from . import _hotpath, _lib
 from . import _netlib as _net
 from ._lib import check
+from . import stream_transport
 from .stream_transport import StreamTransport
 from .tls_config import TLSConfig
 from .transports import event_dispatch
@@ -51,6 +52,9 @@ class NetworkMixin:
         # gathered bytes.
         self._gather = False
         self._wq = []
+        # StreamTransport.write and is_closing in C (cpython/stream.c), for
+        # the process's transports, once a loop (their slots) exists.
+        _hotpath.bind_stream(self, StreamTransport, stream_transport.PY_WRITE)
         self._c_events = _net.EVENT_BATCH(self._on_events)
         # The C sink takes the listed transports' data and hands the rest
         # to _on_events; without the C side, _on_events takes everything.
