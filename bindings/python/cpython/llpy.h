@@ -269,6 +269,12 @@ typedef struct llpy_stream_layout {
     void *err_clear;      /**< PyErr_Clear */
     void *tuple_size;     /**< PyTuple_Size */
     void *no_memory;      /**< PyErr_NoMemory */
+    void *list_type;      /**< list */
+    void *list_size;      /**< PyList_Size */
+    void *list_get;       /**< PyList_GetItem */
+    void *list_set_slice; /**< PyList_SetSlice */
+    void *flush_one;      /**< flush_one(loop, transport): the Python flush of one transport */
+    void *flush_failed;   /**< flush_failed(loop, transport, exc): a flushed write raised */
     /** Byte offsets of the object pointers of those slots in a transport
      * and in a loop (found as for llpy_soon_layout). */
     ptrdiff_t slot[LLPY_STREAM_SLOTS];
@@ -301,6 +307,20 @@ LLPY_EXPORT int llpy_stream_bind(const llpy_stream_layout *layout);
  * fallback's, unchanged. NULL before llpy_stream_bind.
  */
 LLPY_EXPORT const void *llpy_stream_write_method(void);
+
+/**
+ * The PyMethodDef of the loop's _flush_writes() in C, bound on one loop
+ * (PyCFunction_NewEx(llpy_stream_flush_method(), loop, NULL)): the end of
+ * a trampoline. Sets loop._gather to False, then for each transport of
+ * loop._wq, in order (those appended meanwhile included), with bytes
+ * gathered: a StreamTransport (exactly) holding one bytes object has it
+ * taken (_wpend = None) and written as write() does (_written(result) or
+ * _cbuf = 0); any other is flush_one(loop, transport)'s. An exception of
+ * a write goes to flush_failed(loop, transport, exc) and the flush goes
+ * on; one of flush_failed or flush_one is raised. Empties loop._wq. NULL
+ * before llpy_stream_bind.
+ */
+LLPY_EXPORT const void *llpy_stream_flush_method(void);
 
 /** The PyMethodDef of StreamTransport.is_closing() in C (the _closing
  * slot), for a method descriptor as llpy_stream_write_method's. NULL

@@ -25,6 +25,9 @@ static int (*list_append)(PyObj *, PyObj *);
 static void (*err_clear)(void);
 static ptrdiff_t (*tuple_size)(PyObj *);
 static PyObj *(*no_memory)(void);
+static ptrdiff_t (*list_size)(PyObj *);
+static PyObj *(*list_get)(PyObj *, ptrdiff_t);
+static int (*list_set_slice)(PyObj *, ptrdiff_t, ptrdiff_t, PyObj *);
 
 int llpy_stream_bind(const llpy_stream_layout *l) {
     if (l == NULL || !llpy_bound)
@@ -32,7 +35,8 @@ int llpy_stream_bind(const llpy_stream_layout *l) {
     void *const objs[] = {l->transport_type, l->loop_type, l->fallback, l->written_name,
                           l->bytes_type, l->bytearray_type, l->memoryview_type, l->false_,
                           l->true_, l->none, l->zero, l->list_append, l->err_clear,
-                          l->tuple_size, l->no_memory};
+                          l->tuple_size, l->no_memory, l->list_type, l->list_size,
+                          l->list_get, l->list_set_slice, l->flush_one, l->flush_failed};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
         if (objs[i] == NULL)
             return LL_EINVAL;
@@ -46,6 +50,9 @@ int llpy_stream_bind(const llpy_stream_layout *l) {
     err_clear = (void (*)(void))l->err_clear;
     tuple_size = (ptrdiff_t(*)(PyObj *))l->tuple_size;
     no_memory = (PyObj * (*)(void)) l->no_memory;
+    list_size = (ptrdiff_t(*)(PyObj *))l->list_size;
+    list_get = (PyObj * (*)(PyObj *, ptrdiff_t)) l->list_get;
+    list_set_slice = (int (*)(PyObj *, ptrdiff_t, ptrdiff_t, PyObj *))l->list_set_slice;
     stream_bound = 1;
     return 0;
 }
@@ -190,6 +197,72 @@ static const py_method_def write_def = {
     "write(data): write data to the transport (asyncio.WriteTransport.write)"};
 
 const void *llpy_stream_write_method(void) { return stream_bound ? &write_def : NULL; }
+
+/* Send t's gathered bytes object pend (a new reference, taken from
+ * _wpend): write()'s write and what follows it. */
+static PyObj *flush_bytes(PyObj *t, PyObj *pend) {
+    PyObj *r = NULL;
+    unsigned long long tid = llpy_py.long_as_u64(TSLOT(t, LLPY_STREAM_TID));
+    char *buf;
+    ptrdiff_t len;
+    if (!(tid == (unsigned long long)-1 && llpy_py.err_occurred() != NULL) &&
+        llpy_py.bytes_as(pend, &buf, &len) == 0)
+        r = written(t, llpy_ll.write_async_packed(tid, buf, (size_t)len));
+    llpy_py.decref(pend);
+    return r;
+}
+
+/* _flush_writes() of a loop (llpy.h). */
+static PyObj *stream_flush(PyObj *loop, PyObj *unused) {
+    (void)unused;
+    PyObj *wq = LSLOT(loop, LLPY_STREAM_LOOP_WQ);
+    llpy_py.incref(layout.false_);
+    PyObj *old = LSLOT(loop, LLPY_STREAM_LOOP_GATHER);
+    LSLOT(loop, LLPY_STREAM_LOOP_GATHER) = layout.false_;
+    llpy_py.decref(old);
+    if (wq == NULL || LLPY_TYPE(wq) != layout.list_type)
+        return none(); /* (a loop whose _init_network has not run: nothing gathered) */
+    llpy_py.incref(wq);
+    PyObj *res = NULL;
+    /* (the size read each time: a transport's _written may gather more) */
+    for (ptrdiff_t i = 0; i < list_size(wq); i++) {
+        PyObj *t = list_get(wq, i);
+        if (t == NULL)
+            goto out;
+        PyObj *pend = LLPY_TYPE(t) == layout.transport_type ? TSLOT(t, LLPY_STREAM_WPEND) : NULL;
+        if (pend == layout.none)
+            continue; /* sent early (close, a big write) or lost meanwhile */
+        llpy_py.incref(t);
+        PyObj *r;
+        if (pend != NULL && LLPY_TYPE(pend) == layout.bytes_type) {
+            TSLOT(t, LLPY_STREAM_WPEND) = layout.none; /* (its reference now pend's) */
+            llpy_py.incref(layout.none);
+            r = flush_bytes(t, pend);
+            if (r == NULL) {
+                PyObj *lead[2] = {loop, t};
+                r = llpy_pass_exception(layout.flush_failed, lead, 2);
+            }
+        } else {
+            PyObj *args[2] = {loop, t};
+            r = llpy_py.call(layout.flush_one, args, 2, NULL);
+        }
+        llpy_py.decref(t);
+        if (r == NULL)
+            goto out;
+        llpy_py.decref(r);
+    }
+    if (list_set_slice(wq, 0, list_size(wq), NULL) == 0)
+        res = none();
+out:
+    llpy_py.decref(wq);
+    return res;
+}
+
+static const py_method_def flush_def = {
+    "_flush_writes", (py_fastcall)(void (*)(void))stream_flush, METH_NOARGS,
+    "_flush_writes(): send every transport's gathered bytes (the end of a trampoline)"};
+
+const void *llpy_stream_flush_method(void) { return stream_bound ? &flush_def : NULL; }
 
 /* is_closing(): the _closing slot. */
 static PyObj *stream_is_closing(PyObj *t, PyObj *unused) {

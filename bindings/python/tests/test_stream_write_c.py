@@ -276,6 +276,33 @@ class TestStreamWriteState(ClosesOpened, LoopCase, LibloopLoop, unittest.TestCas
         self.assertEqual(loop._wq, [])
         self.assertEqual(t._cbuf, 0)
 
+    def test_a_failed_flush_goes_to_the_handler_and_the_flush_goes_on(self):
+        # Two transports gather in one task; the first one's write fails at
+        # the flush (an id libloop does not know): the exception handler
+        # gets asyncio's context, the second one's bytes still go.
+        t1, p1, peer1 = connected_pair(self)
+        t2, p2, peer2 = connected_pair(self)
+        self.opened += [t1, t2]
+        errors = []
+        self.loop.set_exception_handler(lambda loop, ctx: errors.append(ctx))
+        tid = t1._tid
+
+        async def main():
+            t1.write(b'lost')
+            t2.write(b'kept')
+            t1._tid = (1 << 64) - 1
+        try:
+            self.run_coro(main())
+        finally:
+            t1._tid = tid
+        self.assertEqual(recv_exactly(self, peer2, 4), b'kept')
+        self.assertEqual(len(errors), 1, errors)
+        self.assertEqual(errors[0]['message'], 'Fatal error on transport: write failed')
+        self.assertIs(errors[0]['transport'], t1)
+        self.assertIs(errors[0]['protocol'], p1)
+        self.assertIsInstance(errors[0]['exception'], Exception)
+        self.assertEqual(self.loop._wq, [])
+
     def test_direct_write_state(self):
         # Outside a batch: at once, nothing gathered, _cbuf the C buffer's.
         t, p, peer = _pair(self)
