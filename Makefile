@@ -218,7 +218,7 @@ PYTHONS ?= /usr/bin/python3 $(foreach v,3.11.7 3.12.1 3.13.0,$(PYENV_ROOT)/versi
 
 # The network modules, run again without the C hot path.
 PY_NET_TESTS := $(foreach m,tcp tcp_connect tcp_server tcp_streams tcp_peer_calls tls sink \
-	direct_write direct_write_gather direct_write_packed,tests.test_$(m))
+	direct_write direct_write_gather direct_write_packed stream_write_c,tests.test_$(m))
 
 test-python: lib $(PYCTEST_BINS)
 	@pass=0; fail=0; for t in $(PYCTEST_BINS); do \

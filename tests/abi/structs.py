@@ -21,6 +21,7 @@ STRUCTS = {
     "ll_spawn_extra": ("bindings/python/libloop/_netlib.py", "SpawnExtra"),
     "ll_error_context": ("bindings/python/libloop/_lib.py", "ErrorContext"),
     "llpy_soon_layout": ("bindings/python/libloop/_hotpath.py", "_SoonLayout"),
+    "llpy_stream_layout": ("bindings/python/libloop/_hotpath.py", "_StreamLayout"),
 }
 
 C_TYPES = {"int": "c_int", "unsigned int": "c_uint", "unsigned": "c_uint", "uint64_t": "c_uint64",

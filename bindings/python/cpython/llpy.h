@@ -49,7 +49,7 @@
 /* The interface of this object to _hotpath.py: bumped whenever a function,
  * table or struct below changes, so that a stale object is refused (the
  * binding then takes its Python path) rather than called wrongly. */
-#define LLPY_INTERFACE 2
+#define LLPY_INTERFACE 3
 
 /** The CPython functions llpy_bind takes, by index in its first array. */
 enum llpy_py_fn {
@@ -234,6 +234,99 @@ LLPY_EXPORT const void *llpy_soon_method(void);
  */
 LLPY_EXPORT const void *llpy_run_method(void);
 
+/** The slots of the binding's StreamTransport llpy_stream_bind is told about. */
+enum llpy_stream_slot {
+    LLPY_STREAM_TID,        /**< _tid: libloop's transport id (an int) */
+    LLPY_STREAM_LOOP,       /**< _loop: the binding's loop */
+    LLPY_STREAM_EOF,        /**< _eof: False while write() may write */
+    LLPY_STREAM_LOST,       /**< _lost: False until the connection is lost */
+    LLPY_STREAM_CLOSING,    /**< _closing: what is_closing() returns */
+    LLPY_STREAM_WPEND,      /**< _wpend: None, or the bytes gathered in this batch */
+    LLPY_STREAM_WPEND_N,    /**< _wpend_n: how many bytes _wpend holds */
+    LLPY_STREAM_CBUF,       /**< _cbuf: the C buffer's size after the last write (0: empty) */
+    LLPY_STREAM_GATHER_MAX, /**< _gather_max: most bytes a batch gathers */
+    LLPY_STREAM_SLOTS
+};
+
+/** The slots of the binding's loop class the stream write reads. */
+enum llpy_stream_loop_slot {
+    LLPY_STREAM_LOOP_GATHER, /**< _gather: True inside the host-queue trampoline */
+    LLPY_STREAM_LOOP_WQ,     /**< _wq: the list of transports holding gathered bytes */
+    LLPY_STREAM_LOOP_SLOTS
+};
+
+/** What StreamTransport.write and is_closing in C need to know
+ * (llpy_stream_bind; _hotpath._StreamLayout, which tests/abi/structs.py
+ * holds to this). */
+typedef struct llpy_stream_layout {
+    void *transport_type; /**< StreamTransport: the descriptors' class */
+    void *loop_type;      /**< the binding's loop class (exactly: others take the fallback) */
+    void *fallback;       /**< the Python write(transport, data): every case but the common ones */
+    void *written_name;   /**< "_written": the method told a non-zero write result */
+    void *bytes_type, *bytearray_type, *memoryview_type; /**< bytes, bytearray, memoryview */
+    void *false_, *true_, *none, *zero; /**< False, True, None, 0 */
+    void *list_append;    /**< PyList_Append */
+    void *err_clear;      /**< PyErr_Clear */
+    void *tuple_size;     /**< PyTuple_Size */
+    void *no_memory;      /**< PyErr_NoMemory */
+    void *list_type;      /**< list */
+    void *list_size;      /**< PyList_Size */
+    void *list_get;       /**< PyList_GetItem */
+    void *list_set_slice; /**< PyList_SetSlice */
+    void *flush_one;      /**< flush_one(loop, transport): the Python flush of one transport */
+    void *flush_failed;   /**< flush_failed(loop, transport, exc): a flushed write raised */
+    /** Byte offsets of the object pointers of those slots in a transport
+     * and in a loop (found as for llpy_soon_layout). */
+    ptrdiff_t slot[LLPY_STREAM_SLOTS];
+    ptrdiff_t size;       /**< StreamTransport's __basicsize__ */
+    ptrdiff_t loop_slot[LLPY_STREAM_LOOP_SLOTS];
+    ptrdiff_t loop_size;  /**< the loop class's __basicsize__ */
+} llpy_stream_layout;
+
+/**
+ * Make llpy_stream_write_method and llpy_stream_is_closing_method usable:
+ * copies layout (its objects borrowed: the binding keeps them for the
+ * process). After llpy_bind; once per process (again with an equal
+ * layout: 0). LL_EINVAL for NULL, a NULL entry or a bad offset (as
+ * llpy_soon_bind), or before llpy_bind.
+ */
+LLPY_EXPORT int llpy_stream_bind(const llpy_stream_layout *layout);
+
+/**
+ * The PyMethodDef of StreamTransport.write(data) in C, for a method
+ * descriptor (PyDescr_NewMethod(transport_type, def)) set on the class.
+ * It does what the Python write does in its common cases, and only
+ * those: bytes, bytearray or a C-contiguous memoryview, to a transport
+ * not at EOF, not lost and with nothing gathered, either written at once
+ * (ll_transport_write_async_packed; a non-zero result goes to
+ * transport._written(result), 0 sets _cbuf to 0) or, bytes inside the
+ * loop's trampoline (loop._gather) with the C buffer empty, not closing
+ * and within _gather_max, kept as the batch's first gathered write
+ * (_wpend, _wpend_n, appended to loop._wq). Everything else (other
+ * types, empty data, after write_eof or close, keywords) is the Python
+ * fallback's, unchanged. NULL before llpy_stream_bind.
+ */
+LLPY_EXPORT const void *llpy_stream_write_method(void);
+
+/**
+ * The PyMethodDef of the loop's _flush_writes() in C, bound on one loop
+ * (PyCFunction_NewEx(llpy_stream_flush_method(), loop, NULL)): the end of
+ * a trampoline. Sets loop._gather to False, then for each transport of
+ * loop._wq, in order (those appended meanwhile included), with bytes
+ * gathered: a StreamTransport (exactly) holding one bytes object has it
+ * taken (_wpend = None) and written as write() does (_written(result) or
+ * _cbuf = 0); any other is flush_one(loop, transport)'s. An exception of
+ * a write goes to flush_failed(loop, transport, exc) and the flush goes
+ * on; one of flush_failed or flush_one is raised. Empties loop._wq. NULL
+ * before llpy_stream_bind.
+ */
+LLPY_EXPORT const void *llpy_stream_flush_method(void);
+
+/** The PyMethodDef of StreamTransport.is_closing() in C (the _closing
+ * slot), for a method descriptor as llpy_stream_write_method's. NULL
+ * before llpy_stream_bind. */
+LLPY_EXPORT const void *llpy_stream_is_closing_method(void);
+
 /* ---- inside the object ------------------------------------------------------ */
 
 typedef void PyObj; /* a PyObject, never looked into */
@@ -302,6 +395,7 @@ PyObj *llpy_pass_exception(PyObj *fn, PyObj *const *lead, size_t n);
 
 /* PY_VECTORCALL_ARGUMENTS_OFFSET: the callee may use args[-1]. */
 #define CALL_OFFSET ((size_t)1 << (8 * sizeof(size_t) - 1))
+#define METH_NOARGS 0x0004
 #define METH_FASTCALL 0x0080
 #define METH_KEYWORDS 0x0002
 
@@ -332,6 +426,15 @@ typedef struct {
 extern llpy_soon_layout llpy_layout; /* llpy_soon_bind's copy (soon.c) */
 extern llpy_soon_api llpy_soon_fn;
 extern int llpy_soon_bound;
+
+/* An object's type: ob_type, the pointer after the reference count in
+ * PyObject's header (the same in 3.11 to 3.13 with the GIL, the only
+ * builds the binding turns this object on for). */
+#define LLPY_TYPE(obj) (((PyObj **)(obj))[1])
+
+/* Whether the offsets are pointer-aligned, past the object header,
+ * inside an object of size bytes and distinct (soon.c). */
+int llpy_offsets_ok(const ptrdiff_t *off, int n, ptrdiff_t size);
 
 /* A slot's object pointer at byte offset off of obj. */
 #define LLPY_SLOT(obj, off) (*(PyObj **)((char *)(obj) + (off)))

@@ -23,7 +23,7 @@ int llpy_soon_bound;
 
 /* The offsets are pointer-aligned, past the object header (refcount and
  * type), inside the object and distinct from each other. */
-static int offsets_ok(const ptrdiff_t *off, int n, ptrdiff_t size) {
+int llpy_offsets_ok(const ptrdiff_t *off, int n, ptrdiff_t size) {
     for (int i = 0; i < n; i++) {
         if (off[i] < (ptrdiff_t)(2 * sizeof(void *)) || off[i] % (ptrdiff_t)sizeof(void *) != 0 ||
             off[i] > size - (ptrdiff_t)sizeof(void *))
@@ -46,8 +46,8 @@ int llpy_soon_bind(const llpy_soon_layout *l) {
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
         if (objs[i] == NULL)
             return LL_EINVAL;
-    if (!offsets_ok(l->handle_slot, LLPY_HANDLE_SLOTS, l->handle_size) ||
-        !offsets_ok(l->loop_slot, LLPY_LOOP_SLOTS, l->loop_size))
+    if (!llpy_offsets_ok(l->handle_slot, LLPY_HANDLE_SLOTS, l->handle_size) ||
+        !llpy_offsets_ok(l->loop_slot, LLPY_LOOP_SLOTS, l->loop_size))
         return LL_EINVAL;
     if (llpy_soon_bound)
         return memcmp(&llpy_layout, l, sizeof llpy_layout) == 0 ? 0 : LL_EINVAL;

@@ -101,7 +101,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
                  '_debug', '_ready', '_awake', '_ts_posted', '_clock_offset',
                  '_run', '_timers', '_armed', '_timer_cancelled_count',
                  '_n_callbacks', '_stopping', '_sig_on', '_sig_fd',
-                 '_readers', '_writers', '_fds_watched', '_io_open')
+                 '_readers', '_writers', '_fds_watched', '_io_open', '_gather', '_wq')
 
     def __init__(self, *, task_machine=False):
         global _CLOCK_OFFSET

@@ -18,6 +18,7 @@ from asyncio import base_events, exceptions, sslproto, unix_events
 from . import _hotpath, _lib
 from . import _netlib as _net
 from ._lib import check
+from . import stream_transport
 from .stream_transport import StreamTransport
 from .tls_config import TLSConfig
 from .transports import event_dispatch
@@ -32,6 +33,37 @@ _MEM = _net.MEM
 # MEM (a 32-bit process) kind 0 sends every event down the ctypes path.
 _head = _net.event_head if _MEM is not None else (lambda _mem, _at: (0, 0, 0, 0))
 _Unix = unix_events._UnixSelectorEventLoop
+
+
+def _flush_one(loop, t):
+    """Send what t gathered (the end-of-trampoline flush's step for one
+    transport; the C flush's for a list of bytes or another class)."""
+    pend = t._wpend
+    if pend is None:
+        return  # sent early (close, a big write) or lost meanwhile
+    t._wpend = None
+    if type(pend) is not bytes:
+        pend = b''.join(pend)
+    try:
+        r = _transport_write(t._tid, pend)  # (t._send(pend), inline)
+        if r:
+            t._written(r)
+        else:
+            t._cbuf = 0
+    except BaseException as exc:
+        _flush_failed(loop, t, exc)
+
+
+def _flush_failed(loop, t, exc):
+    """A flushed write raised: the loop stops with SystemExit and
+    KeyboardInterrupt once the round ends, anything else goes to the
+    exception handler; the flush goes on with the next transport."""
+    if isinstance(exc, (SystemExit, KeyboardInterrupt)):
+        loop._stash(exc)
+    else:
+        loop.call_exception_handler({
+            'message': 'Fatal error on transport: write failed',
+            'exception': exc, 'transport': t, 'protocol': t._protocol})
 
 
 class NetworkMixin:
@@ -51,6 +83,11 @@ class NetworkMixin:
         # gathered bytes.
         self._gather = False
         self._wq = []
+        # StreamTransport.write and is_closing in C (cpython/stream.c), for
+        # the process's transports, once a loop (their slots) exists; this
+        # loop's _flush_writes too.
+        _hotpath.bind_stream(self, StreamTransport, stream_transport.PY_WRITE, _flush_one,
+                             _flush_failed)
         self._c_events = _net.EVENT_BATCH(self._on_events)
         # The C sink takes the listed transports' data and hands the rest
         # to _on_events; without the C side, _on_events takes everything.
@@ -123,28 +160,15 @@ class NetworkMixin:
 
     def _flush_writes(self):
         """The end of a trampoline: send every transport's gathered bytes
-        (one call each), in the order the transports first wrote."""
+        (one call each), in the order the transports first wrote. (In C
+        when the C side is on: cpython/stream.c's flush, bound over this
+        method on the loop, with _flush_one and _flush_failed for what it
+        does not do itself.)"""
         wq = self._wq
         self._gather = False
         for t in wq:
-            pend = t._wpend
-            if pend is None:
-                continue  # sent early (close, a big write) or lost meanwhile
-            t._wpend = None
-            if type(pend) is not bytes:
-                pend = b''.join(pend)
-            try:
-                r = _transport_write(t._tid, pend)  # (t._send(pend), inline)
-                if r:
-                    t._written(r)
-                else:
-                    t._cbuf = 0
-            except (SystemExit, KeyboardInterrupt) as exc:
-                self._stash(exc)
-            except BaseException as exc:
-                self.call_exception_handler({
-                    'message': 'Fatal error on transport: write failed',
-                    'exception': exc, 'transport': t, 'protocol': t._protocol})
+            if t._wpend is not None:
+                _flush_one(self, t)
         wq.clear()
 
     def _free_sink(self):

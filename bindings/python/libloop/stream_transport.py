@@ -420,3 +420,10 @@ class StreamTransport(ReadingMixin, _CTransport):
 
     def can_write_eof(self):
         return True
+
+
+# The Python write and is_closing: what the C ones (cpython/stream.c, put on
+# the class by _hotpath.bind_stream at the first loop) fall back on, and
+# what stays without the C side.
+PY_WRITE = StreamTransport.write
+PY_IS_CLOSING = StreamTransport.is_closing

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench/python/real_instructions.sh — user-space instructions per operation
+# of real_libs.py's one-connection clients (pg1: asyncpg fetchval, redis1:
+# redis-py GET), by shared object, under callgrind: each client runs twice,
+# with N1 and N2 operations, and the difference over N2 - N1 is the
+# per-operation cost (start-up, imports and connecting cancel out). Unlike
+# CPU time this does not move with the machine's load, so a change to the
+# binding can be judged while other work runs. Starts PostgreSQL and Redis
+# with `real_libs.sh servers`.
+#
+#   bash bench/python/real_instructions.sh [LOOP...]     (default: uvloop libloop)
+#
+# Environment: BENCH_PY (default /usr/bin/python3), BENCH_WORKLOADS (default
+# "pg1 redis1"), BENCH_N1 / BENCH_N2 (default 1000 / 3000), LIBLOOP_LIBRARY,
+# LIBLOOP_PYTHON (the binding measured, as for real_libs.sh).
+#
+# The libloop.so row moves between runs by a few thousand instructions per
+# operation (the Go runtime's scheduler work depends on timing, which
+# callgrind's serialised threads change); the interpreter's row (the
+# binding's Python and the library's) and libloop-cpython.so's are steady
+# to within ~1%.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+if [ "${1:-}" != --inside ]; then
+    command -v valgrind >/dev/null || { echo "real_instructions.sh: needs valgrind" >&2; exit 2; }
+    exec bash "$HERE/real_libs.sh" servers bash "$HERE/real_instructions.sh" --inside "$@"
+fi
+shift
+LOOPS=("$@")
+[ ${#LOOPS[@]} -gt 0 ] || LOOPS=(uvloop libloop)
+PY="${BENCH_PY:-/usr/bin/python3}"
+N1="${BENCH_N1:-1000}"
+N2="${BENCH_N2:-3000}"
+OUT="$(mktemp -d "${TMPDIR:-/tmp}/realinstr.XXXXXX")"
+trap 'rm -rf "$OUT"' EXIT
+export PYTHONPATH="${LIBLOOP_PYTHON:-$ROOT/bindings/python}${PYTHONPATH:+:$PYTHONPATH}"
+export LIBLOOP_LIBRARY="${LIBLOOP_LIBRARY:-$ROOT/build/libloop.so}"
+export GODEBUG=asyncpreemptoff=1 # (Go's preemption signals and valgrind)
+
+for w in ${BENCH_WORKLOADS:-pg1 redis1}; do
+    case "$w" in
+    pg1) port="$REAL_PG_PORT" ;;
+    redis1) port="$REAL_REDIS_PORT" ;;
+    *) echo "real_instructions.sh: unknown workload $w (pg1 redis1)" >&2; exit 2 ;;
+    esac
+    for l in "${LOOPS[@]}"; do
+        for n in "$N1" "$N2"; do
+            valgrind --tool=callgrind --callgrind-out-file="$OUT/$w.$l.$n" \
+                "$PY" "$HERE/real_libs.py" "$w" "$l" "$port" "$n" >"$OUT/$w.$l.$n.log" 2>&1 ||
+                { cat "$OUT/$w.$l.$n.log" >&2; exit 1; }
+        done
+        # Per shared object: the difference of the two runs over N2 - N1.
+        for n in "$N1" "$N2"; do
+            callgrind_annotate --threshold=100 "$OUT/$w.$l.$n" 2>/dev/null |
+                awk -v n="$n" '/\[.*\]$/ { gsub(",", "", $1); o = $NF; gsub(/^\[|\]$/, "", o); sub(/.*\//, "", o); s[o] += $1 }
+                               END { for (k in s) print n, k, s[k] }'
+        done | awk -v a="$N1" -v b="$N2" -v w="$w" -v l="$l" '
+            { v[$2, $1] = $3; objs[$2] = 1 }
+            END {
+                total = 0
+                for (o in objs) { d = (v[o, b] - v[o, a]) / (b - a); total += d; if (d > 100 || d < -100) rows[o] = d }
+                printf "%s %s: %.0f instructions per operation\n", w, l, total
+                for (o in rows) printf "  %8.0f  %s\n", rows[o], o
+            }'
+    done
+done
