@@ -26,8 +26,8 @@ func ll_tls_connect(loop C.uint64_t, host *C.ll__cchar, port C.int, cfgID C.uint
 		return rc
 	}
 	h, name := goString(host), goString(serverName)
-	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
-		return s.loop.DialTLS(h, int(port), cfg, name, nil, done)
+	return dialFuture(loop, out, fn, arg, func(s *loopState, f *libloop.Future, done libloop.DialFunc) error {
+		return s.loop.DialTCPFor(f, h, int(port), libloop.DialOptions{TLS: cfg, ServerName: name}, nil, done)
 	})
 }
 

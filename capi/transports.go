@@ -69,12 +69,14 @@ func pendingFuture(loop C.uint64_t, out *C.uint64_t, start func(s *loopState, f 
 }
 
 // dialFuture is ll_tcp_connect and ll_unix_connect: the future's value is
-// the new transport's id, given with the host's protocol.
+// the new transport's id, given with the host's protocol. The connect
+// belongs to the future (the core's DialTCPFor): cancelling it aborts the
+// connect, which then makes no transport.
 func dialFuture(loop C.uint64_t, out *C.uint64_t, fn C.ll_protocol_fn, arg unsafe.Pointer,
-	dial func(s *loopState, done libloop.DialFunc) error) C.int {
+	dial func(s *loopState, f *libloop.Future, done libloop.DialFunc) error) C.int {
 	fnAddr, argAddr := uintptr(unsafe.Pointer(fn)), uintptr(arg)
 	return pendingFuture(loop, out, func(s *loopState, f *libloop.Future, finish func()) error {
-		return dial(s, func(t *libloop.Transport, err error) {
+		return dial(s, f, func(t *libloop.Transport, err error) {
 			defer finish()
 			if err != nil {
 				failFuture(f, err)
@@ -98,8 +100,8 @@ func ll_tcp_connect(loop C.uint64_t, host *C.ll__cchar, port C.int, fn C.ll_prot
 		return C.int(libloop.EINVAL)
 	}
 	h := goString(host)
-	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
-		return s.loop.DialTCP(h, int(port), nil, done)
+	return dialFuture(loop, out, fn, arg, func(s *loopState, f *libloop.Future, done libloop.DialFunc) error {
+		return s.loop.DialTCPFor(f, h, int(port), libloop.DialOptions{}, nil, done)
 	})
 }
 
@@ -109,8 +111,8 @@ func ll_unix_connect(loop C.uint64_t, path *C.ll__cchar, fn C.ll_protocol_fn, ar
 		return C.int(libloop.EINVAL)
 	}
 	p := goString(path)
-	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
-		return s.loop.DialUnix(p, nil, done)
+	return dialFuture(loop, out, fn, arg, func(s *loopState, f *libloop.Future, done libloop.DialFunc) error {
+		return s.loop.DialUnixFor(f, p, nil, done)
 	})
 }
 
@@ -417,8 +419,8 @@ func ll_tcp_connect_ex(loop C.uint64_t, opts *C.ll__cconnect_options, fn C.ll_pr
 		o.TLS = cfg
 	}
 	h, port := goString(opts.host), int(opts.port)
-	return dialFuture(loop, out, fn, arg, func(s *loopState, done libloop.DialFunc) error {
-		return s.loop.DialTCPWith(h, port, o, nil, done)
+	return dialFuture(loop, out, fn, arg, func(s *loopState, f *libloop.Future, done libloop.DialFunc) error {
+		return s.loop.DialTCPFor(f, h, port, o, nil, done)
 	})
 }
 

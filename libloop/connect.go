@@ -125,6 +125,14 @@ type dialer struct {
 	done     DialFunc
 	lastErr  error
 	finished bool
+	// fut is the future the connect belongs to (DialTCPFor, DialUnixFor),
+	// or nil: once it is settled, a completing connect is closed unused.
+	fut *Future
+	// hs is the connected transport while its TLS client handshake runs
+	// (the connect is finished but has no outcome yet); abortErr is what
+	// an abort during it reports.
+	hs       *Transport
+	abortErr error
 }
 
 // dialAttempt is one socket waiting for its connect to complete.
@@ -313,9 +321,16 @@ func (d *dialer) finish() {
 	d.attempts = nil
 }
 
-// connected: fd won. The other attempts and the delay are dropped.
+// connected: fd won. The other attempts and the delay are dropped. A
+// connect whose future was settled meanwhile (by its owner, not by a
+// cancel, which aborts the attempts at once) closes fd unused.
 func (d *dialer) connected(fd int) {
 	d.finish()
+	if d.settled() {
+		unix.Close(fd)
+		d.done(nil, ECANCELLED)
+		return
+	}
 	if d.tcp {
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}

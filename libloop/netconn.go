@@ -423,7 +423,7 @@ func (l *Loop) DialConnWith(ctx context.Context, network, address string, opts D
 	start := func() {
 		var err error
 		if network == "unix" {
-			err = l.DialUnix(address, c.protocol, done)
+			err = l.DialUnixContext(ctx, address, c.protocol, done)
 		} else {
 			err = l.DialTCPContext(ctx, host, port, opts, c.protocol, done)
 		}

@@ -14,10 +14,22 @@ func (l *Loop) DialTLS(host string, port int, cfg *TLSConfig, serverName string,
 	return l.DialTCPWith(host, port, DialOptions{TLS: cfg, ServerName: serverName}, proto, done)
 }
 
-// handshake runs the client handshake on a connected socket.
+// handshake runs the client handshake on a connected socket. The dialer
+// keeps the transport meanwhile, so an abort (a cancelled future or
+// context) can end the handshake: the transport then goes without any
+// event and done gets the abort's error.
 func (d *dialer) handshake(t *Transport) {
+	d.hs = t
 	err := t.startTLS(d.opts.TLS, false, d.opts.ServerName, true, func(err error) {
+		d.hs = nil
+		if err == nil && d.settled() {
+			t.Refuse()
+			err = ECANCELLED
+		}
 		if err != nil {
+			if d.abortErr != nil {
+				err = d.abortErr
+			}
 			d.done(nil, err)
 			return
 		}
@@ -25,6 +37,7 @@ func (d *dialer) handshake(t *Transport) {
 		d.done(t, nil)
 	})
 	if err != nil {
+		d.hs = nil
 		t.Refuse()
 		d.done(nil, err)
 	}

@@ -7,15 +7,24 @@ import "golang.org/x/sys/unix"
 // DialUnix connects to the Unix stream socket at path ("@name": an
 // abstract name on Linux); done runs as for DialTCP.
 func (l *Loop) DialUnix(path string, proto Protocol, done DialFunc) error {
+	_, err := l.dialUnix(path, proto, done)
+	return err
+}
+
+// dialUnix starts DialUnix's connect and returns it, for
+// DialUnixContext and DialUnixFor to abort.
+func (l *Loop) dialUnix(path string, proto Protocol, done DialFunc) (*dialer, error) {
 	if l.closed.Load() {
-		return ECLOSED
+		return nil, ECLOSED
 	}
 	if done == nil || !validUnixPath(path) {
-		return EINVAL
+		return nil, EINVAL
 	}
 	d := &dialer{loop: l, proto: proto, done: done, unixSA: &unix.SockaddrUnix{Name: path}}
-	_, err := l.CallSoon(d.next)
-	return err
+	if _, err := l.CallSoon(d.next); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // ListenUnix listens on a Unix stream socket at path ("@name": abstract on

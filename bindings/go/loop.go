@@ -25,6 +25,11 @@ type Loop struct {
 	// delivery numbers the batch sink's calls (loop thread only; 0: none
 	// yet): Transport.heldIn compares with it.
 	delivery uint64
+
+	// closed is closed once the loop is closed, waking the goroutines in
+	// Future.Wait (whose posted callbacks will never run then).
+	closed    chan struct{}
+	closeOnce sync.Once
 }
 
 // loops maps live loop ids to their Loop, for panic reports.
@@ -57,7 +62,7 @@ func (lib *Lib) NewLoop() (*Loop, error) {
 		return nil, err
 	}
 	l := &Loop{lib: lib, id: *(*uint64)(out),
-		readers: make(map[int]uintptr), writers: make(map[int]uintptr)}
+		readers: make(map[int]uintptr), writers: make(map[int]uintptr), closed: make(chan struct{})}
 	loops.Store(l.id, l)
 	return l, nil
 }
@@ -126,6 +131,7 @@ func (l *Loop) Close() error {
 		return err
 	}
 	l.dropCallbacks()
+	l.closeOnce.Do(func() { close(l.closed) })
 	return nil
 }
 
@@ -139,6 +145,7 @@ func (l *Loop) Release() error {
 		return err
 	}
 	l.dropCallbacks()
+	l.closeOnce.Do(func() { close(l.closed) })
 	loops.Delete(l.id)
 	l.id = 0
 	return nil

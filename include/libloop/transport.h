@@ -141,7 +141,12 @@ int ll_loop_set_event_batch(ll_loop loop, ll_event_batch_fn fn, void *arg);
  * @param out  a future whose value (ll_future_result) is the ll_transport;
  *             it fails with the last attempt's code (-ECONNREFUSED,
  *             -ENETUNREACH, -ETIMEDOUT ...) or LL_ENONAME. Release it as
- *             any future; the transport lives on.
+ *             any future; the transport lives on. ll_future_cancel on it
+ *             before the connect completes (asyncio's cancelled
+ *             create_connection) closes the sockets under way: no
+ *             transport is made, fn hears nothing, the future is
+ *             cancelled. So for ll_tcp_connect_ex, ll_unix_connect and
+ *             ll_tls_connect (its handshake too).
  * @return 0, LL_EINVAL (NULL host or out, port outside 0..65535),
  *         LL_EBADHANDLE, LL_ECLOSED.
  */
