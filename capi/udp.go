@@ -67,22 +67,6 @@ func ll_udp_open_ex(loop C.uint64_t, opts *C.ll__cudp_options, fn C.ll_protocol_
 	})
 }
 
-//export ll_transport_sendto
-func ll_transport_sendto(id C.uint64_t, data *C.ll__cvoid, n C.size_t, addr *C.ll__cvoid, addrlen C.uint32_t) C.int {
-	b, rc := cBytes(unsafe.Pointer(data), n)
-	if rc != 0 {
-		return rc
-	}
-	var a []byte
-	if addr != nil {
-		if addrlen == 0 || addrlen > 256 {
-			return C.int(libloop.EINVAL)
-		}
-		a = unsafe.Slice((*byte)(unsafe.Pointer(addr)), int(addrlen))
-	}
-	return withTransport(id, func(t *libloop.Transport) error { return t.SendTo(b, a) })
-}
-
 // ll_udp_sendmany reads the host's n ll_datagram records into the loop's
 // scratch (C memory, not copied: the core copies only what it queues) and
 // hands them to SendMany, so n datagrams cost one crossing.
