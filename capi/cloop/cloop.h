@@ -405,6 +405,7 @@ int ll__transport_write_go(uint64_t id, void *data, size_t n);
 int ll__transport_write_async_size_go(uint64_t id, const void *data, size_t n, size_t *buffered);
 int ll__transport_sendto_go(uint64_t id, const void *data, size_t n, const void *addr, uint32_t addrlen);
 int ll__udp_send_failed_go(uint64_t id, int errnum);
+int ll__udp_sendmany_go(uint64_t id, const ll_datagram *d, size_t n, int flags);
 /* Take the loop's C-side queues into Go now (its timer queue is full). */
 void ll__flush_pending_go(uint64_t id);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The C datagram send path: on the loop's thread, ll_transport_sendto (and
- * ll_transport_write on a connected datagram transport) to an open
+ * ll_transport_write on a connected datagram transport; ll_udp_sendmany
+ * with sendmmsg on Linux) to an open
  * datagram transport with nothing queued is one sendto from C, without
  * entering Go. Everything a user relies on stays as the Go path gives it:
  * datagrams arrive whole and in order, also when some wait in the queue
@@ -12,6 +13,7 @@
  * How "from C" is seen: this program's sendto() counts the calls made on
  * the main thread (libloop.so's C code calls it; Go uses raw system
  * calls). */
+#define _GNU_SOURCE /* sendmmsg */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -31,6 +33,13 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sock
     return syscall(SYS_sendto, fd, buf, len, flags, addr, addrlen);
 }
 
+/* ll_udp_sendmany's fast path (Linux): counted with the sendto calls. */
+int sendmmsg(int fd, struct mmsghdr *msgs, unsigned int n, int flags) {
+    if (pthread_equal(pthread_self(), main_thread))
+        c_sendtos++;
+    return (int)syscall(SYS_sendmmsg, fd, msgs, n, flags);
+}
+
 /* A datagram of the order test: its index and a length that varies. */
 #define NSEQ 3000
 static size_t seq_len(int i) { return 8 + (size_t)(i % 97) * 13; }
@@ -42,6 +51,7 @@ static void fill_seq(char *buf, int i) {
 
 struct order {
     ll_transport t;
+    int many;           /* send with ll_udp_sendmany, 10 a call */
     int next;           /* the next index to send */
     int rc;             /* the first non-zero result */
     size_t queued;      /* the write buffer after the first burst */
@@ -51,25 +61,33 @@ struct order {
 
 /* Send until the kernel refuses (the rest of a burst is queued by Go);
  * then n more, which must go behind the queued ones. */
+/* Send the next datagram (with sendmany: the next 10). */
+static void send_next(struct order *o) {
+    static char bufs[10][2048];
+    ll_datagram d[10];
+    int k = o->many ? 10 : 1;
+    if (k > NSEQ - o->next)
+        k = NSEQ - o->next;
+    for (int j = 0; j < k; j++) {
+        fill_seq(bufs[j], o->next + j);
+        d[j] = (ll_datagram){.data = bufs[j], .len = seq_len(o->next + j)};
+    }
+    int rc = o->many ? ll_udp_sendmany(o->t, d, (size_t)k, 0) : ll_transport_sendto(o->t, bufs[0], d[0].len, NULL, 0);
+    if (rc != 0 && o->rc == 0)
+        o->rc = rc;
+    o->next += k;
+}
+
 static void send_burst(struct order *o, int more) {
-    char buf[2048];
     size_t size = 0;
     o->direct_before = c_sendtos;
     while (o->next < NSEQ && size == 0) {
-        fill_seq(buf, o->next);
-        int rc = ll_transport_sendto(o->t, buf, seq_len(o->next), NULL, 0);
-        if (rc != 0 && o->rc == 0)
-            o->rc = rc;
-        o->next++;
+        send_next(o);
         CHECK_EQ_INT(ll_transport_get_write_buffer_size(o->t, &size), 0);
     }
     o->queued = size;
-    for (int k = 0; k < more && o->next < NSEQ; k++, o->next++) {
-        fill_seq(buf, o->next);
-        int rc = ll_transport_sendto(o->t, buf, seq_len(o->next), NULL, 0);
-        if (rc != 0 && o->rc == 0)
-            o->rc = rc;
-    }
+    for (int k = 0; k < more && o->next < NSEQ; k++)
+        send_next(o);
     o->direct_after = c_sendtos;
 }
 
@@ -103,13 +121,13 @@ static int drain_peer(int peer, int *want, int max) {
  * Go, and a datagram sent while the queue holds any (after the peer made
  * room) goes behind them, not from C: the peer reads every datagram,
  * whole, in order. Once the queue drained, sends go from C again. */
-static void test_order_with_queue(void) {
+static void order_with_queue(int many) {
     ll_loop loop = new_loop();
     int sv[2];
     CHECK_EQ_INT(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
     struct conn c;
     conn_init(&c);
-    struct order o = {0};
+    struct order o = {.many = many};
     CHECK_EQ_INT(ll_transport_open(loop, sv[0], LL_DATAGRAM, conn_proto, &c, &o.t), 0);
     CHECK_EQ_INT(ll_transport_set_write_buffer_limits(o.t, 64 << 20, 0), 0); /* no pause */
     CHECK_EQ_INT(ll_call_soon(loop, burst_cb, &o, NULL), 0);
@@ -118,7 +136,7 @@ static void test_order_with_queue(void) {
     CHECK(o.queued > 0); /* the kernel refused one: the queue holds it */
     CHECK(o.direct_after - o.direct_before > 1); /* the first went from C... */
     int direct1 = o.direct_after - o.direct_before;
-    CHECK(direct1 < o.next); /* ...not all of them */
+    CHECK(direct1 < (many ? o.next / 10 : o.next)); /* ...not all of them */
 
     /* The peer makes room while the queue still holds datagrams; a new
      * burst must queue behind them, none from C. */
@@ -161,6 +179,11 @@ static void test_order_with_queue(void) {
     STILL_RUNS(loop);
     ll_release(loop);
 }
+
+static void test_order_with_queue(void) { order_with_queue(0); }
+
+/* The same with ll_udp_sendmany, 10 datagrams a call. */
+static void test_order_with_queue_sendmany(void) { order_with_queue(1); }
 
 static int plain_socket(void) {
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -296,6 +319,69 @@ static void test_emsgsize(void) {
     ll_release(loop);
 }
 
+struct many {
+    ll_transport t;
+    struct sockaddr_in to;
+    int rc, rc_bad, sends, sends_bad, ran;
+};
+
+static void many_cb(ll_loop loop, void *arg) {
+    (void)loop;
+    struct many *m = arg;
+    static char huge[70000];
+    static int five[5] = {1000, 1001, 1002, 1003, 1004};
+    ll_datagram d[5];
+    for (int i = 0; i < 5; i++)
+        d[i] = (ll_datagram){.data = &five[i], .len = sizeof(int), .addr = &m->to, .addrlen = sizeof m->to};
+    d[2].data = huge;
+    d[2].len = sizeof huge;
+    int before = c_sendtos;
+    m->rc = ll_udp_sendmany(m->t, d, 5, 0);
+    m->sends = c_sendtos - before;
+    d[2] = (ll_datagram){.data = "x", .len = 1, .addr = &m->to, .addrlen = 0};
+    before = c_sendtos;
+    m->rc_bad = ll_udp_sendmany(m->t, d, 5, 0);
+    m->sends_bad = c_sendtos - before;
+    m->ran = 1;
+}
+
+/* ll_udp_sendmany from C: the third of five too large is one
+ * LL_ERROR_RECEIVED (EMSGSIZE) and the four others arrive in order; a
+ * record with a bad address is LL_EINVAL with nothing sent. */
+static void test_sendmany_error_and_bad_input(void) {
+    ll_loop loop = new_loop();
+    int peer = plain_socket();
+    struct conn c;
+    conn_init(&c);
+    struct many m = {.to = fd_addr(peer)};
+    CHECK_EQ_INT(ll_udp_open(loop, "127.0.0.1", 0, NULL, 0, 0, conn_proto, &c, &m.t), 0);
+    RUN_UNTIL(loop, c.nmade == 1, 5.0);
+    CHECK_EQ_INT(ll_call_soon(loop, many_cb, &m, NULL), 0);
+    RUN_UNTIL(loop, m.ran && c.nerr >= 1, 5.0);
+    for (int i = 0; i < 5; i++)
+        tick(loop);
+    CHECK_EQ_INT(m.rc, 0);
+    CHECK(m.sends >= 1); /* from C */
+    CHECK_EQ_INT(m.rc_bad, LL_EINVAL);
+    CHECK_EQ_INT(m.sends_bad, 0);
+    CHECK_EQ_INT(c.nerr, 1);
+    CHECK_EQ_INT(c.err_code, -EMSGSIZE);
+    int want[4] = {1000, 1001, 1003, 1004};
+    struct timeval tv = {1, 0};
+    setsockopt(peer, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    for (int i = 0; i < 4; i++) {
+        int v = -1;
+        CHECK_EQ_INT(recv(peer, &v, sizeof v, 0), (long long)sizeof v);
+        CHECK_EQ_INT(v, want[i]);
+    }
+    char buf[4];
+    CHECK_EQ_INT(recv(peer, buf, sizeof buf, MSG_DONTWAIT), -1); /* the bad call sent nothing */
+    close(peer);
+    ll_transport_close(m.t);
+    RUN_UNTIL(loop, c.nlost == 1, 5.0);
+    ll_release(loop);
+}
+
 struct bad {
     ll_transport t;
     struct sockaddr_in to;
@@ -400,6 +486,8 @@ static void test_other_thread(void) {
 int main(void) {
     main_thread = pthread_self();
     RUN_TEST(test_order_with_queue);
+    RUN_TEST(test_order_with_queue_sendmany);
+    RUN_TEST(test_sendmany_error_and_bad_input);
     RUN_TEST(test_refused_once);
     RUN_TEST(test_emsgsize);
     RUN_TEST(test_bad_input_and_closed);
