@@ -4,8 +4,8 @@ package libloop
 
 // Datagrams sent by the host: while a datagram transport's write gate is
 // open (DirectWritable, writegate.go: open, nothing queued), a host may make
-// a datagram's one sendto itself (capi's C path, cloop/udpsend.c), without
-// entering the core. The kernel's answer decides what follows:
+// a datagram's one sendto itself, or one sendmmsg of several (capi's C
+// path, cloop/udpsend.c), without entering the core. The kernel's answer decides what follows:
 //
 //   - taken: nothing; the gate stays open.
 //   - would block (EAGAIN, ENOBUFS, EINTR): the host hands the datagram to
