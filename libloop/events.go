@@ -277,7 +277,7 @@ func (l *Loop) deliverQueued() {
 			j++
 		}
 		if io.sink != nil {
-			io.sink.Deliver(l, evs[i:j])
+			l.deliverSink(evs, i, j, base) // the read gate may follow the last run (readgate.go)
 			// Withhold counts: unchanged, nothing was withheld.
 			if io.readStops != base {
 				for k := i; k < j; k++ {
