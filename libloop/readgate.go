@@ -106,18 +106,21 @@ func (l *Loop) gateTerms(evs []Event, base uint64) *ReadGate {
 			return nil
 		}
 	}
-	if l.dueFloor.seq != l.seq {
-		// Unknown since the last timer moved: the earliest deadline of
-		// the three queues is such a bound (a cancelled one only lowers
-		// it), and is the floor queueDueTimers would find.
-		which, when := l.earliestTimer()
-		if which == 0 {
-			when = math.MaxInt64
+	floor := int64(math.MaxInt64) // no timer at all (the floor's zero value says 0)
+	if l.timers.len() > 0 || l.hostTimers.Len() > 0 || l.sourceQueued {
+		if l.dueFloor.seq != l.seq {
+			// Unknown since the last timer moved: the earliest deadline
+			// of the three queues is such a bound (a cancelled one only
+			// lowers it), and is the floor queueDueTimers would find.
+			which, when := l.earliestTimer()
+			if which == 0 {
+				when = math.MaxInt64
+			}
+			l.dueFloor = dueFloor{when: when, seq: l.seq}
 		}
-		l.dueFloor = dueFloor{when: when, seq: l.seq}
+		floor = l.dueFloor.when
 	}
 	// A timer is due at now once DueBy(now) > floor: now > floor - Resolution.
-	floor := l.dueFloor.when
 	if floor < math.MinInt64+timers.Resolution {
 		return nil
 	}

@@ -314,11 +314,12 @@ static void test_threadsafe_post_runs_and_stops(void) {
 
 /* ---- a stop from a protocol ends the run there ---- */
 
+/* The stop comes with the next message sent: its echo waits for the
+ * next run. */
 static int stop_echo(struct world *w, struct conn *c) {
     if (c->got == 777) {
         ll_loop_stop(w->loop);
         w->at = w->deliveries;
-        return 1;
     }
     return 0;
 }
@@ -329,7 +330,6 @@ static void test_stop_from_protocol(void) {
     CHECK_EQ_INT(ll_loop_run_forever(w.loop), 0);
     CHECK_EQ_INT(w.c[0].got, 777);
     CHECK_EQ_INT(w.deliveries, w.at);
-    send_next(&w.c[0]);
     CHECK_EQ_INT(ll_loop_run_forever(w.loop), 0);
     CHECK_EQ_INT(w.c[0].got, 2000);
     world_close(&w);
