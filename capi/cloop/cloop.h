@@ -19,9 +19,10 @@
  *   Go owns everything else, and these fields of C's memory, which only Go
  *   writes: a protocol slot's fn/arg/direct/held (loopState's
  *   DirectChanged and ReadsChanged, told by the core),
- *   the record's chain terms and step fields, the registry's open flag.
- *   Go reads one field of the record C writes for it: withheld, the
- *   count of the delivery that just returned (deliver.c).
+ *   the record's chain terms, read gate terms and fd map, and step
+ *   fields, the registry's open flag. Go reads what C writes for it in the
+ *   record: withheld, the count of the delivery that just returned
+ *   (deliver.c), and the read gate's outcome (readgate.c).
  *
  * While a runner runs a chain (chain.c), C reads the loop's state through
  * one struct Go keeps current, ll__chain_view: versioned, its layout
@@ -30,7 +31,7 @@
  *
  * They meet at three kinds of place, and only there:
  *   1. Go runs host code through the runners (batch.c, chain.c,
- *      deliver.c, postq_loop.c's ll__postq_run): one crossing for many
+ *      deliver.c with readgate.c, postq_loop.c's ll__postq_run): one crossing for many
  *      callbacks, with this thread marked as running the loop's batch.
  *   2. Go takes what C queued at one door, capi/pending.go's enter, the
  *      only caller of flushPending: control comes back to Go from host
