@@ -158,7 +158,10 @@ typedef struct ll__chain {
  * I/O, posts and due timers after the I/O of the poll that saw them. What
  * differs is only when bytes are read (each socket just before its
  * protocol is called, not all of a poll's first), which no protocol can
- * tell from data arriving a moment later. Go's pointers here (events,
+ * tell from data arriving a moment later. A public call from a gate's
+ * protocol sees the loop as from Go's own delivery: it enters Go, which
+ * takes C's queues first (ll_loop_next_timeout answers 0 once a callback
+ * is queued, else the first timer's time). Go's pointers here (events,
  * view) are valid only during the call; C keeps none. */
 typedef struct ll__read_gate {
     int32_t on; /* 1 for the delivery call Go opened the gate for */
