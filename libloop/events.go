@@ -98,6 +98,9 @@ type ioState struct {
 	// value when delivery last took the event queue. While the two are
 	// equal no queued read event needs its transport looked at.
 	readStops, stopsBase uint64
+	// gateFlush: the next deliverQueued is the flush ready callback's
+	// own, not one made inside a callback; only it may open the read gate.
+	gateFlush bool
 }
 
 // ioOwner is an object that owns an fd registered with the selector: a
@@ -230,6 +233,7 @@ func (l *Loop) emit(ev Event) {
 // wait for a later ready callback.
 func (l *Loop) flushEvents() {
 	l.io.flushQueued = false
+	l.io.gateFlush = true
 	l.deliverQueued()
 	if len(l.io.evq) > 0 && !l.io.flushQueued && !l.closed.Load() {
 		l.io.flushQueued = true
@@ -252,6 +256,8 @@ func (l *Loop) flushEvents() {
 // It is looked at again after every protocol call and sink run.
 func (l *Loop) deliverQueued() {
 	io := &l.io
+	top := io.gateFlush
+	io.gateFlush = false
 	evs := io.evq
 	if len(evs) == 0 {
 		io.rused = 0
@@ -277,7 +283,7 @@ func (l *Loop) deliverQueued() {
 			j++
 		}
 		if io.sink != nil {
-			l.deliverSink(evs, i, j, base) // the read gate may follow the last run (readgate.go)
+			l.deliverSink(evs, i, j, base, top) // the read gate may follow the last run (readgate.go)
 			// Withhold counts: unchanged, nothing was withheld.
 			if io.readStops != base {
 				for k := i; k < j; k++ {

@@ -28,7 +28,8 @@ import (
 //   - no hook is active (prepare/check/idle hooks would have to run each
 //     iteration: the gate is off while any exists), not debug mode, not
 //     stopping;
-//   - the delivery is the iteration's last work: it is the last run of the
+//   - the delivery is the iteration's last work: it is the flush ready
+//     callback's own (not one made inside a callback), the last run of the
 //     event queue, the queue holds only DataReceived events (no EOF answer,
 //     no close after resume to apply afterwards), none was withheld, it is
 //     not a delivery made mid-read for room in the buffer, and nothing is
@@ -167,9 +168,11 @@ func (t *Transport) readFailed(errno syscall.Errno) {
 }
 
 // deliverSink hands the sink run evs[i:j] of the event queue to the sink,
-// through the gate when it is the queue's last run and the loop allows it.
-func (l *Loop) deliverSink(evs []Event, i, j int, base uint64) {
-	if j == len(evs) && l.gate.allowed {
+// through the gate when it is the queue's last run, the delivery is the
+// flush ready callback's own (top: not one a callback's call made, which
+// would run iterations nested inside that callback) and the loop allows it.
+func (l *Loop) deliverSink(evs []Event, i, j int, base uint64, top bool) {
+	if top && j == len(evs) && l.gate.allowed {
 		if g := l.gateTerms(evs, base); g != nil {
 			l.gate.runner.DeliverGated(l, evs[i:j], g)
 			l.gateDone(g)

@@ -122,8 +122,9 @@ typedef struct ll__chain {
  * the loop's read buffer, call its protocol with LL_DATA_RECEIVED. Go
  * decides that a delivery may open the gate (libloop's gateTerms: the run
  * goes on until stopped, no hook is active, not debug mode, nothing ready
- * or posted, not stopping, the delivery is the queue's last and holds only
- * data events, the poll plan lets early tries run, a lower bound of every
+ * or posted, not stopping, the delivery is the flush callback's own (never
+ * one made inside a callback) and the queue's last and holds only data
+ * events, the poll plan lets early tries run, a lower bound of every
  * timer's deadline is known) and sets on = 1 for that one delivery call,
  * with its terms; C only checks that each next iteration is still of that
  * kind and runs it. It hands back to Go, leaving the last poll's answer in
