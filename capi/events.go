@@ -82,7 +82,11 @@ func (s *loopState) ReadBuffer() []byte {
 // protocol array is not cleared after a call: C reads only its first k
 // entries, each written for that call (clearing it through Go's typed
 // pointers cost a memclrHasPointers, ~50 instructions, per call).
-func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
+func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) { s.deliver(evs, nil) }
+
+// deliver is Deliver, and with g DeliverGated (readgate.go): the gate is
+// opened for the last crossing only.
+func (s *loopState) deliver(evs []libloop.Event, g *libloop.ReadGate) {
 	n := s.netInit()
 	// Array pointers, not unsafe.Slice: no checks to pay per call.
 	cevs := (*[eventBatch]C.ll_event)(unsafe.Pointer(n.events))
@@ -103,12 +107,16 @@ func (s *loopState) Deliver(l *libloop.Loop, evs []libloop.Event) {
 			kinds |= 1 << (uint32(evs[i].Kind) & 31)
 			k++
 		}
+		gated := g != nil && take == len(evs) && s.openGate(g, n)
 		s.runHost(func() {
 			C.ll__deliver_events(C.uint64_t(s.id), C.uintptr_t(uintptr(unsafe.Pointer(n.events))),
 				C.uintptr_t(uintptr(unsafe.Pointer(n.protos))), C.int(k),
 				C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), C.uintptr_t(n.batchFn), C.uintptr_t(n.batchArg))
 		})
 		held := s.pending.withheld
+		if gated {
+			s.closeGate(g)
+		}
 		// Only an EOF's answer, an end (an id to retire) or a withheld
 		// event needs reading back; a run of data events has nothing to
 		// read (the core ignores other kinds' Result), and skipping the
@@ -260,6 +268,7 @@ func bindTransport(c claim, t *libloop.Transport, fn, arg uintptr) *C.ll__proto 
 	slot.held = heldFlag(t.ReadsDelivered())
 	t.Data, t.Tag = slot, c.id
 	tmapPut(t.Loop().Data.(*loopState).pending, c.id, slot)
+	fdmapPut(t.Loop().Data.(*loopState).pending, t.FD(), c.id)
 	return slot
 }
 
@@ -308,6 +317,7 @@ func (s *loopState) DirectChanged(t *libloop.Transport, writable bool) {
 func (s *loopState) retireTransport(t *libloop.Transport) {
 	if slot := protoOf(t); slot != nil {
 		tmapDel(s.pending, t.Tag)
+		fdmapDel(s.pending, int(slot.fd), t.Tag)
 		slot.direct = 0
 		ids.remove(t.Tag)
 		s.net.slots.put(slot)
@@ -332,6 +342,7 @@ func (s *loopState) freeNet() {
 		}
 	}
 	tmapFree(s.pending)
+	fdmapFree(s.pending)
 	n.slots.release()
 	C.free(unsafe.Pointer(n.events))
 	C.free(unsafe.Pointer(n.protos))

@@ -99,6 +99,9 @@ type ioState struct {
 	// value when delivery last took the event queue. While the two are
 	// equal no queued read event needs its transport looked at.
 	readStops, stopsBase uint64
+	// gateFlush: the next deliverQueued is the flush ready callback's
+	// own, not one made inside a callback; only it may open the read gate.
+	gateFlush bool
 }
 
 // ioOwner is an object that owns an fd registered with the selector: a
@@ -231,6 +234,7 @@ func (l *Loop) emit(ev Event) {
 // wait for a later ready callback.
 func (l *Loop) flushEvents() {
 	l.io.flushQueued = false
+	l.io.gateFlush = true
 	l.deliverQueued()
 	if len(l.io.evq) > 0 && !l.io.flushQueued && !l.closed.Load() {
 		l.io.flushQueued = true
@@ -253,6 +257,8 @@ func (l *Loop) flushEvents() {
 // It is looked at again after every protocol call and sink run.
 func (l *Loop) deliverQueued() {
 	io := &l.io
+	top := io.gateFlush
+	io.gateFlush = false
 	evs := io.evq
 	if len(evs) == 0 {
 		io.rused = 0
@@ -278,7 +284,7 @@ func (l *Loop) deliverQueued() {
 			j++
 		}
 		if io.sink != nil {
-			io.sink.Deliver(l, evs[i:j])
+			l.deliverSink(evs, i, j, base, top) // the read gate may follow the last run (readgate.go)
 			// Withhold counts: unchanged, nothing was withheld.
 			if io.readStops != base {
 				for k := i; k < j; k++ {

@@ -27,6 +27,7 @@ func (l *Loop) runUntil(f *Future, arm func() (stop func())) error {
 	defer l.stopRunClock()
 	defer f.RemoveDoneCallbackToken(token)
 	defer l.allowChain()()
+	defer l.allowGate()()
 	if err := l.run(false, false); err != nil {
 		return err
 	}

@@ -136,6 +136,7 @@ func (l *Loop) SetHost(h Host) {
 	l.host = h
 	l.setChainRunner(h)
 	l.io.sink, _ = h.(EventSink)
+	l.gate.runner, _ = h.(ReadGater)
 	l.io.reads, _ = h.(ReadWatcher)
 	l.io.direct, _ = h.(DirectWriter)
 	l.io.dgrams, _ = h.(DatagramReader)

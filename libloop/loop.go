@@ -58,6 +58,7 @@ type Loop struct {
 
 	host         Host       // runs host calls; nil: a Go-only loop (host.go)
 	chain        chainState // iterations run in a host batch (chain.go)
+	gate         gateState  // I/O iterations run after a host delivery (readgate.go)
 	dispatchBuf  []HostCall
 	batchHandles []*Handle
 
@@ -255,6 +256,7 @@ func (l *Loop) RunForever() error {
 	l.startRunClock()
 	defer l.stopRunClock()
 	defer l.allowChain()()
+	defer l.allowGate()()
 	return l.run(false, false)
 }
 

@@ -29,7 +29,7 @@ import (
 // ResumeWriting). Deadlines, Close and the loop's Close unblock waiting
 // calls, as net.Conn requires.
 type Conn struct {
-	loop    *Loop
+	netWaits
 	t       *Transport // loop thread only
 	network string
 	local   net.Addr
@@ -38,10 +38,8 @@ type Conn struct {
 	readMu  sync.Mutex // one Read at a time, as a net.TCPConn's
 	writeMu sync.Mutex // one Write at a time: writes never interleave
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every change below
-	rbuf    []byte        // data received, unread from roff on
-	roff    int
+	rbuf []byte // data received, unread from roff on (under mu)
+	roff int
 	// readPaused: the transport's reading is paused for a full rbuf.
 	readPaused   bool
 	resumePosted bool
@@ -49,11 +47,8 @@ type Conn struct {
 	lost         bool  // ConnectionLost came
 	lostErr      error // its error, nil for a clean close
 	writeErr     error // a write the transport refused
-	closed       bool  // Close was called
 	posted       int   // bytes posted to the loop, not yet given to the transport
 	writePaused  bool  // the transport is above its high-water mark
-	readDL       time.Time
-	writeDL      time.Time
 }
 
 // Flow-control bounds of a Conn (see Conn).
@@ -65,7 +60,7 @@ const (
 )
 
 func (l *Loop) newConn(network string) *Conn {
-	return &Conn{loop: l, network: network, changed: make(chan struct{})}
+	return &Conn{netWaits: newNetWaits(l), network: network}
 }
 
 // attach binds c to its transport and reads its addresses (loop thread).
@@ -107,35 +102,6 @@ func sockaddrToNetAddr(sa unix.Sockaddr) net.Addr {
 		return &net.UnixAddr{Name: a.Name, Net: "unix"}
 	}
 	return nil
-}
-
-// broadcast wakes every call waiting on c; c.mu is held.
-func (c *Conn) broadcast() {
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
-
-// wait releases c.mu until c changes, the deadline passes or the loop
-// closes, then takes it again. A caller checks its condition again.
-func (c *Conn) wait(deadline time.Time) {
-	ch := c.changed
-	closed := c.loop.closeSig.wait()
-	c.mu.Unlock()
-	defer c.mu.Lock()
-	if deadline.IsZero() {
-		select {
-		case <-ch:
-		case <-closed:
-		}
-		return
-	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case <-ch:
-	case <-closed:
-	case <-timer.C:
-	}
 }
 
 // protocol receives the transport's events on the loop thread.
@@ -346,18 +312,9 @@ func (c *Conn) SetReadDeadline(t time.Time) error { return c.setDeadline(t, true
 func (c *Conn) SetWriteDeadline(t time.Time) error { return c.setDeadline(t, false, true) }
 
 func (c *Conn) setDeadline(t time.Time, read, write bool) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+	if !c.netWaits.setDeadline(t, read, write) {
 		return c.opError("set", net.ErrClosed)
 	}
-	if read {
-		c.readDL = t
-	}
-	if write {
-		c.writeDL = t
-	}
-	c.broadcast() // waiting calls take the new deadline
 	return nil
 }
 
@@ -444,15 +401,11 @@ func (l *Loop) DialConnWith(ctx context.Context, network, address string, opts D
 // becomes a Conn, queued until Accept takes it. As with Conn, a goroutine
 // must be running the loop.
 type Listener struct {
-	loop    *Loop
+	netWaits
 	srv     *Server // loop thread only
 	network string
 	addr    net.Addr
-
-	mu      sync.Mutex
-	changed chan struct{}
-	queue   []*Conn
-	closed  bool
+	queue   []*Conn // accepted, not yet taken (under mu)
 }
 
 // ListenConn listens on address ("tcp", "tcp4", "tcp6": "host:port",
@@ -472,7 +425,7 @@ func (l *Loop) ListenConnTLS(network, address string, cfg *TLSConfig) (*Listener
 }
 
 func (l *Loop) listenConn(network, address string, cfg *TLSConfig) (*Listener, error) {
-	ln := &Listener{loop: l, network: network, changed: make(chan struct{})}
+	ln := &Listener{netWaits: newNetWaits(l), network: network}
 	host, port, err := netAddress("listen", network, address)
 	if err != nil {
 		return nil, err
@@ -523,8 +476,7 @@ func (ln *Listener) protocol(ev *Event) bool {
 	closed := ln.closed
 	if !closed {
 		ln.queue = append(ln.queue, c)
-		close(ln.changed)
-		ln.changed = make(chan struct{})
+		ln.broadcast()
 	}
 	ln.mu.Unlock()
 	if closed {
@@ -548,14 +500,7 @@ func (ln *Listener) Accept() (net.Conn, error) {
 			ln.queue = ln.queue[1:]
 			return c, nil
 		}
-		ch := ln.changed
-		closed := ln.loop.closeSig.wait()
-		ln.mu.Unlock()
-		select {
-		case <-ch:
-		case <-closed:
-		}
-		ln.mu.Lock()
+		ln.wait(time.Time{})
 	}
 }
 
@@ -571,8 +516,7 @@ func (ln *Listener) Close() error {
 	ln.closed = true
 	queued := ln.queue
 	ln.queue = nil
-	close(ln.changed)
-	ln.changed = make(chan struct{})
+	ln.broadcast()
 	ln.mu.Unlock()
 	for _, c := range queued {
 		c.Close()

@@ -35,7 +35,7 @@ import (
 // next WriteTo. Deadlines, Close and the loop's Close unblock waiting
 // calls, as net.PacketConn requires.
 type PacketConn struct {
-	loop    *Loop
+	netWaits
 	t       *Transport // loop thread only
 	network string
 	local   net.Addr
@@ -44,22 +44,17 @@ type PacketConn struct {
 	readMu  sync.Mutex // one ReadFrom at a time
 	writeMu sync.Mutex // one WriteTo at a time: datagrams keep their order
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every change below
-	queue   []packet      // received, unread
-	qhead   int           // queue[qhead:] is unread
-	qbytes  int           // bytes in queue[qhead:]
+	queue  []packet // received, unread (under mu)
+	qhead  int      // queue[qhead:] is unread
+	qbytes int      // bytes in queue[qhead:]
 	// readPaused: the transport's reading is paused for a full queue.
 	readPaused   bool
 	resumePosted bool
 	lost         bool  // ConnectionLost came
 	lostErr      error // its error, nil for a clean close
 	sendErr      error // a send the kernel refused, for the next WriteTo
-	closed       bool  // Close was called
 	posted       int   // bytes posted to the loop, not yet given to the transport
 	writePaused  bool  // the transport is above its high-water mark
-	readDL       time.Time
-	writeDL      time.Time
 }
 
 // packet is one received datagram.
@@ -99,7 +94,7 @@ func (l *Loop) ListenPacket(network, address string) (*PacketConn, error) {
 			host = "::"
 		}
 	}
-	pc := &PacketConn{loop: l, network: network, changed: make(chan struct{})}
+	pc := &PacketConn{netWaits: newNetWaits(l), network: network}
 	var openErr error
 	r := newRendezvous()
 	start := func() {
@@ -133,35 +128,6 @@ func (pc *PacketConn) attach(t *Transport) {
 			pc.local = a
 			pc.v6 = a.IP.To4() == nil
 		}
-	}
-}
-
-// broadcast wakes every call waiting on pc; pc.mu is held.
-func (pc *PacketConn) broadcast() {
-	close(pc.changed)
-	pc.changed = make(chan struct{})
-}
-
-// wait releases pc.mu until pc changes, the deadline passes or the loop
-// closes, then takes it again. A caller checks its condition again.
-func (pc *PacketConn) wait(deadline time.Time) {
-	ch := pc.changed
-	closed := pc.loop.closeSig.wait()
-	pc.mu.Unlock()
-	defer pc.mu.Lock()
-	if deadline.IsZero() {
-		select {
-		case <-ch:
-		case <-closed:
-		}
-		return
-	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case <-ch:
-	case <-closed:
-	case <-timer.C:
 	}
 }
 
@@ -383,18 +349,9 @@ func (pc *PacketConn) SetReadDeadline(t time.Time) error { return pc.setDeadline
 func (pc *PacketConn) SetWriteDeadline(t time.Time) error { return pc.setDeadline(t, false, true) }
 
 func (pc *PacketConn) setDeadline(t time.Time, read, write bool) error {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if pc.closed {
+	if !pc.netWaits.setDeadline(t, read, write) {
 		return pc.opError("set", nil, net.ErrClosed)
 	}
-	if read {
-		pc.readDL = t
-	}
-	if write {
-		pc.writeDL = t
-	}
-	pc.broadcast() // waiting calls take the new deadline
 	return nil
 }
 

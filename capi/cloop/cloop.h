@@ -19,9 +19,10 @@
  *   Go owns everything else, and these fields of C's memory, which only Go
  *   writes: a protocol slot's fn/arg/direct/held (loopState's
  *   DirectChanged and ReadsChanged, told by the core),
- *   the record's chain terms and step fields, the registry's open flag.
- *   Go reads one field of the record C writes for it: withheld, the
- *   count of the delivery that just returned (deliver.c).
+ *   the record's chain terms, read gate terms and fd map, and step
+ *   fields, the registry's open flag. Go reads what C writes for it in the
+ *   record: withheld, the count of the delivery that just returned
+ *   (deliver.c), and the read gate's outcome (readgate.c).
  *
  * While a runner runs a chain (chain.c), C reads the loop's state through
  * one struct Go keeps current, ll__chain_view: versioned, its layout
@@ -30,8 +31,8 @@
  *
  * They meet at three kinds of place, and only there:
  *   1. Go runs host code through the runners (batch.c, chain.c,
- *      deliver.c, postq_loop.c's ll__postq_run, udprecv.c's
- *      ll__udp_recv): one crossing for many
+ *      deliver.c with readgate.c, postq_loop.c's ll__postq_run,
+ *      udprecv.c's ll__udp_recv): one crossing for many
  *      callbacks, with this thread marked as running the loop's batch.
  *   2. Go takes what C queued at one door, capi/pending.go's enter, the
  *      only caller of flushPending: control comes back to Go from host
@@ -115,6 +116,72 @@ typedef struct ll__chain {
     int64_t calls;      /* out */
     int64_t polled;     /* out: events the last poll left in events, -1 none */
 } ll__chain;
+/* ---- The read gate (readgate.c; libloop/readgate.go) ----
+ * After a delivery that ends an I/O iteration, C runs the loop's next I/O
+ * iterations itself while each is only reads of plain stream transports
+ * with a C protocol: poll (timeout 0), read(2) each ready socket once into
+ * the loop's read buffer, call its protocol with LL_DATA_RECEIVED. Go
+ * decides that a delivery may open the gate (libloop's gateTerms: the run
+ * goes on until stopped, no hook is active, not debug mode, nothing ready
+ * or posted, not stopping, the delivery is the flush callback's own (never
+ * one made inside a callback) and the queue's last and holds only data
+ * events, the poll plan lets early tries run, a lower bound of every
+ * timer's deadline is known) and sets on = 1 for that one delivery call,
+ * with its terms; C only checks that each next iteration is still of that
+ * kind and runs it. It hands back to Go, leaving the last poll's answer in
+ * events for Go's next iteration (polled) when there was one:
+ *   before a poll: max_iterations reached; an event withheld by the
+ *     delivery; a call_soon or timer queued in C (len, ntimers); the view's
+ *     changes moved (a handle or timer made through Go, ll_loop_stop, a
+ *     hook added, an interest changed: a write buffered, a pause, a close,
+ *     a transport or reader added) or its ready_len is not 0 (a close's or
+ *     an emit's delivery queued, a future's callbacks);
+ *   after a poll (what Go's iteration takes after its poll, and would run
+ *     after the poll's I/O): a thread-safe post (the view's posted, the C
+ *     post queue); a timer due (now > deadline); the poll found nothing
+ *     (polled 0: Go's next iteration takes it as its early try) or failed;
+ *   for the poll's events: one that is not EPOLLIN alone (EPOLLOUT of a
+ *     write pending, EPOLLRDHUP/HUP/ERR of an end or error), or whose fd is
+ *     not a transport whose slot has a C protocol (fn), reads delivered
+ *     (held 0: not paused, closing, closed or holding withheld reads) and
+ *     its write gate open (direct 1: an open stream socket, nothing
+ *     buffered, no TLS; so never a pipe, a datagram socket, a listener, the
+ *     wakeup, signal or process fds, a reader of ll_add_reader): none of
+ *     that poll is read;
+ *   while reading a poll's events, which run in their order, each checked
+ *     again just before its read (an earlier protocol may have paused,
+ *     closed or rebound it): such a check failing, an end of stream (read
+ *     0: Go's own read meets it again) or a read error (other than EAGAIN,
+ *     EINTR: taken, so handed to Go, failed_id/failed_errno, which ends the
+ *     transport as its read would) ends the gate there; the rest of that
+ *     poll is polled again by Go (level-triggered, nothing lost).
+ * So the callbacks run in the order Go's iterations would run them:
+ * callbacks scheduled by one iteration run before the next iteration's
+ * I/O, posts and due timers after the I/O of the poll that saw them. What
+ * differs is only when bytes are read (each socket just before its
+ * protocol is called, not all of a poll's first), which no protocol can
+ * tell from data arriving a moment later. A public call from a gate's
+ * protocol sees the loop as from Go's own delivery: it enters Go, which
+ * takes C's queues first (ll_loop_next_timeout answers 0 once a callback
+ * is queued, else the first timer's time). Go's pointers here (events,
+ * view) are valid only during the call; C keeps none. */
+typedef struct ll__read_gate {
+    int32_t on; /* 1 for the delivery call Go opened the gate for */
+    int32_t epfd;
+    uintptr_t events;   /* struct epoll_event[max_events], Go memory */
+    int64_t max_events; /* */
+    uintptr_t view;     /* const ll__chain_view *, Go memory */
+    int64_t deadline;   /* loop ns: a timer may be due once now > deadline */
+    int64_t max_iterations;
+    uintptr_t rbuf; /* the loop's read buffer (C memory) */
+    int64_t rbuf_len;
+    int64_t iterations;   /* out */
+    int64_t events_out;   /* out: events delivered */
+    int64_t polled;       /* out: -1, or events left in events for Go */
+    uint64_t failed_id;   /* out: a read met failed_errno (0: none) */
+    int64_t failed_errno; /* out */
+} ll__read_gate;
+
 struct ll__proto;
 /* One entry of a loop's transport map (tmap.c): a transport id and its
  * protocol slot; id 0 marks an empty entry. */
@@ -166,6 +233,11 @@ typedef struct ll__pending {
      * was. Here, not a result: a cgo call with one costs its wrapper ~25
      * more instructions (_cgo_topofstack), an extra argument ~5. */
     int64_t withheld;
+    /* The read gate (readgate.c): its terms and outcome, and the map from
+     * fd to transport it reads through. */
+    ll__read_gate gate;
+    uint32_t *fdmap; /* fd -> the transport id's low 24 bits, 0: none */
+    int64_t fdmap_cap;
 } ll__pending;
 
 /* A transport's protocol, in C memory so ll_transport_set_protocol takes
@@ -315,6 +387,14 @@ void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pendi
  * pending's withheld. */
 void ll__deliver_events(uint64_t loop, uintptr_t events, uintptr_t protos, int n, uintptr_t pending,
                         uintptr_t batch_fn, uintptr_t batch_arg);
+
+/* After a delivery, while p->gate.on: the read gate's iterations. */
+void ll__gate_run(uint64_t loop, ll__pending *p);
+/* The gate's fd map: Go puts a transport's fd when it gets its id and
+ * deletes it when the id ends (delete: only if fd still names id). */
+void ll__fdmap_put(ll__pending *p, int32_t fd, uint64_t id);
+void ll__fdmap_del(ll__pending *p, int32_t fd, uint64_t id);
+void ll__fdmap_free(ll__pending *p);
 
 /* ---- Host function pointers Go calls (hostcall.c) ---- */
 

@@ -65,6 +65,8 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
         i = j;
     }
     ((ll__pending *)pending_addr)->withheld = withheld;
+    if (((ll__pending *)pending_addr)->gate.on)
+        ll__gate_run(loop, (ll__pending *)pending_addr); /* still this batch's thread marking */
     ll__batch_leave(saved);
 }
 

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* The read gate: after a delivery that ends an I/O iteration, the loop's
+ * next I/O iterations run here while each is a poll whose every event is a
+ * plain read of a stream transport with a C protocol, read once and
+ * delivered (cloop.h lists when C hands back to Go; libloop/readgate.go
+ * says when Go opens it). And its fd map. */
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <errno.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+#include "cloop.h"
+
+/* The map holds a transport id's low 24 bits: its id-table slot (+1, never
+ * 0), distinct among live ids, so it names the transport map's entry
+ * (ll__tmap_get's home index is the same bits) in 4 bytes per fd, where
+ * the id and slot pointer took 16 (an idle connection's whole user-space
+ * cost is ~250-290 bytes). */
+#define FDMAP_KEY(id) ((uint32_t)((id) & 0xFFFFFF))
+
+void ll__fdmap_put(ll__pending *p, int32_t fd, uint64_t id) {
+    if (fd < 0 || id == 0)
+        return;
+    if (fd >= p->fdmap_cap) {
+        /* Doubling while small, then a quarter more: at 20,000 fds the map
+         * is ~5 bytes per fd, not the ~6.5 doubling would leave. */
+        int64_t cap = p->fdmap_cap ? p->fdmap_cap : 64;
+        while (cap <= fd)
+            cap = cap < 4096 ? cap * 2 : cap + cap / 4;
+        uint32_t *m = realloc(p->fdmap, (size_t)cap * sizeof *m);
+        if (m == NULL)
+            return; /* the gate does not find it: Go reads it */
+        memset(m + p->fdmap_cap, 0, (size_t)(cap - p->fdmap_cap) * sizeof *m);
+        p->fdmap = m, p->fdmap_cap = cap;
+    }
+    p->fdmap[fd] = FDMAP_KEY(id);
+}
+
+void ll__fdmap_del(ll__pending *p, int32_t fd, uint64_t id) {
+    if (fd >= 0 && fd < p->fdmap_cap && p->fdmap[fd] == FDMAP_KEY(id))
+        p->fdmap[fd] = 0;
+}
+
+void ll__fdmap_free(ll__pending *p) {
+    free(p->fdmap);
+    p->fdmap = NULL;
+    p->fdmap_cap = 0;
+}
+
+#ifdef __linux__
+/* epoll_wait with timeout 0, and read: on x86-64 made here rather than
+ * through libc, as chain.c's poll (each frame a system call returns
+ * through costs ~6 ns here). Both return -errno on failure. */
+static inline long gate_syscall(long nr, long a, long b, long c) {
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = 0;
+    __asm__ volatile("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+    return ret;
+#else
+    long ret = nr == SYS_read ? syscall(SYS_read, a, b, c) : syscall(SYS_epoll_pwait, a, b, c, 0, NULL, 0);
+    return ret < 0 ? -errno : ret;
+#endif
+}
+#ifndef SYS_epoll_wait
+#define SYS_epoll_wait SYS_epoll_pwait /* only its timeout-0 form is used */
+#endif
+
+typedef struct {
+    uint64_t id;
+    volatile ll__proto *proto;
+} gate_target;
+
+/* Whether fd's transport may be read and delivered to now (cloop.h): fills
+ * t and returns 1, or 0. */
+static inline int gate_target_of(const ll__pending *p, int fd, gate_target *t) {
+    if (fd < 0 || fd >= p->fdmap_cap)
+        return 0;
+    uint32_t key = p->fdmap[fd];
+    const ll__tentry *e = p->tmap;
+    if (key == 0 || e == NULL)
+        return 0;
+    uint64_t mask = p->tmap_mask;
+    for (uint64_t i = key & mask;; i = (i + 1) & mask) {
+        if (e[i].id == 0)
+            return 0;
+        if (FDMAP_KEY(e[i].id) == key) {
+            volatile ll__proto *s = e[i].proto;
+            if (s == NULL || s->fn == 0 || s->held != 0 || s->direct != 1 || s->fd != fd)
+                return 0;
+            t->id = e[i].id, t->proto = s;
+            return 1;
+        }
+    }
+}
+
+/* Whether the next iteration's callbacks are still only the gate's: what
+ * the last iteration's protocols may have changed. */
+static inline int gate_may_poll(const ll__pending *p, const ll__read_gate *g, const ll__chain_view *v,
+                                uint64_t changes0) {
+    return g->iterations < g->max_iterations && p->withheld == 0 && p->len == 0 && p->ntimers == 0 &&
+           v->changes == changes0 && v->ready_len == 0;
+}
+
+/* What Go's iteration takes after its poll: a post, a timer due. */
+static inline int gate_after_poll_work(const ll__pending *p, const ll__read_gate *g, const ll__chain_view *v) {
+    return __atomic_load_n(&v->posted, __ATOMIC_ACQUIRE) != 0 || (p->postq != NULL && ll__postq_pending(p->postq)) ||
+           ll__clock_now() > g->deadline;
+}
+
+void ll__gate_run(uint64_t loop, ll__pending *p) {
+    ll__read_gate *g = &p->gate;
+    const ll__chain_view *v = (const ll__chain_view *)g->view;
+    g->on = 0;
+    g->iterations = g->events_out = 0;
+    g->polled = -1;
+    g->failed_id = 0;
+    if (v->version != LL__CHAIN_VIEW_VERSION)
+        return;
+    uint64_t changes0 = v->changes;
+    struct epoll_event *evs = (struct epoll_event *)g->events;
+    while (gate_may_poll(p, g, v, changes0)) {
+        long got = gate_syscall(SYS_epoll_wait, g->epfd, (long)g->events, g->max_events);
+        if (got <= 0) {
+            g->polled = got == 0 ? 0 : -1;
+            return;
+        }
+        if (gate_after_poll_work(p, g, v)) {
+            g->polled = got; /* Go's iteration runs this I/O, then that work */
+            return;
+        }
+        gate_target t;
+        for (long i = 0; i < got; i++)
+            if (evs[i].events != EPOLLIN || !gate_target_of(p, evs[i].data.fd, &t)) {
+                g->polled = got;
+                return;
+            }
+        for (long i = 0; i < got; i++) {
+            int fd = evs[i].data.fd;
+            if (!gate_target_of(p, fd, &t)) {
+                g->iterations++; /* what ran counts; Go polls the rest again */
+                return;
+            }
+            long r = gate_syscall(SYS_read, fd, (long)g->rbuf, g->rbuf_len);
+            if (r <= 0) {
+                if (r == -EAGAIN || r == -EINTR)
+                    continue;
+                if (r < 0)
+                    g->failed_id = t.id, g->failed_errno = -r;
+                g->iterations++;
+                return;
+            }
+            ll_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.kind = LL_DATA_RECEIVED;
+            ev.fd = -1;
+            ev.transport = t.id;
+            ev.data = (void *)g->rbuf;
+            ev.len = (size_t)r;
+            ev.arg = (void *)t.proto->arg;
+            ((ll_protocol_fn)t.proto->fn)(loop, &ev, ev.arg);
+            g->events_out++;
+        }
+        g->iterations++;
+    }
+}
+#else
+void ll__gate_run(uint64_t loop, ll__pending *p) {
+    (void)loop;
+    p->gate.on = 0;
+    p->gate.iterations = p->gate.events_out = 0;
+    p->gate.polled = -1;
+    p->gate.failed_id = 0;
+}
+#endif
