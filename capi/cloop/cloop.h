@@ -144,8 +144,9 @@ typedef struct ll__chain {
  *     write pending, EPOLLRDHUP/HUP/ERR of an end or error), or whose fd is
  *     not a transport whose slot has a C protocol (fn), reads delivered
  *     (held 0: not paused, closing, closed or holding withheld reads) and
- *     its write gate open (direct 1: an open stream socket, nothing
- *     buffered, no TLS; so never a pipe, a datagram socket, a listener, the
+ *     its write gate open for a stream (direct LL__DIRECT_STREAM: an
+ *     open stream socket, nothing buffered, no TLS; so never a pipe, a
+ *     datagram socket, whose flag is LL__DIRECT_DGRAM, a listener, the
  *     wakeup, signal or process fds, a reader of ll_add_reader): none of
  *     that poll is read;
  *   while reading a poll's events, which run in their order, each checked
