@@ -264,7 +264,7 @@ func bindTransport(c claim, t *libloop.Transport, fn, arg uintptr) *C.ll__proto 
 	ids.fill(c.id, kindTransport, t)
 	slot := c.slot
 	slot.fn, slot.arg = C.uintptr_t(fn), C.uintptr_t(arg)
-	slot.fd, slot.direct = C.int32_t(t.FD()), directFlag(t.DirectWritable())
+	slot.fd, slot.direct = C.int32_t(t.FD()), directFlag(t, t.DirectWritable())
 	slot.held = heldFlag(t.ReadsDelivered())
 	t.Data, t.Tag = slot, c.id
 	tmapPut(t.Loop().Data.(*loopState).pending, c.id, slot)
@@ -290,12 +290,16 @@ func (s *loopState) ReadsChanged(t *libloop.Transport, delivered bool) {
 	}
 }
 
-// directFlag is the fast path's flag for DirectWritable's answer.
-func directFlag(writable bool) C.int16_t {
-	if writable {
-		return 1
+// directFlag is the fast path's flag for t's DirectWritable answer: by
+// t's kind, which fast path may try (cloop/send.c, cloop/udpsend.c).
+func directFlag(t *libloop.Transport, writable bool) C.int16_t {
+	switch {
+	case !writable:
+		return 0
+	case t.Kind() == libloop.Datagram:
+		return C.LL__DIRECT_DGRAM
 	}
-	return 0
+	return C.LL__DIRECT_STREAM
 }
 
 // DirectChanged implements libloop.DirectWriter (libloop/writegate.go): it
@@ -304,7 +308,7 @@ func directFlag(writable bool) C.int16_t {
 // try whenever the flag is 1.
 func (s *loopState) DirectChanged(t *libloop.Transport, writable bool) {
 	if slot := protoOf(t); slot != nil {
-		slot.direct = directFlag(writable)
+		slot.direct = directFlag(t, writable)
 	}
 }
 

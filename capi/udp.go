@@ -67,28 +67,16 @@ func ll_udp_open_ex(loop C.uint64_t, opts *C.ll__cudp_options, fn C.ll_protocol_
 	})
 }
 
-//export ll_transport_sendto
-func ll_transport_sendto(id C.uint64_t, data *C.ll__cvoid, n C.size_t, addr *C.ll__cvoid, addrlen C.uint32_t) C.int {
-	b, rc := cBytes(unsafe.Pointer(data), n)
-	if rc != 0 {
-		return rc
-	}
-	var a []byte
-	if addr != nil {
-		if addrlen == 0 || addrlen > 256 {
-			return C.int(libloop.EINVAL)
-		}
-		a = unsafe.Slice((*byte)(unsafe.Pointer(addr)), int(addrlen))
-	}
-	return withTransport(id, func(t *libloop.Transport) error { return t.SendTo(b, a) })
-}
-
-// ll_udp_sendmany reads the host's n ll_datagram records into the loop's
-// scratch (C memory, not copied: the core copies only what it queues) and
-// hands them to SendMany, so n datagrams cost one crossing.
+// ll_udp_sendmany is in cloop/udpsend.c (on Linux its fast path sends
+// from C while the gate is open); this is its Go side, which reads the
+// host's n ll_datagram records into the loop's scratch (C memory, not
+// copied: the core copies only what it queues) and hands them to SendMany,
+// so n datagrams cost one crossing: bad input, another thread, a closed
+// transport, datagrams queued behind others, and what the fast path's
+// sendmmsg would block on.
 //
-//export ll_udp_sendmany
-func ll_udp_sendmany(id C.uint64_t, d *C.ll__cdatagram, n C.size_t, flags C.int) C.int {
+//export ll__udp_sendmany_go
+func ll__udp_sendmany_go(id C.uint64_t, d *C.ll__cdatagram, n C.size_t, flags C.int) C.int {
 	t, s, rc := getTransport(id)
 	if rc != 0 {
 		return rc

@@ -24,15 +24,21 @@ package libloop
 // TestWriteGateInputs holds the rule to the source.
 
 // DirectWritable reports whether a write may go straight to the socket
-// with send(MSG_NOSIGNAL) from outside (a host's first try): the transport
-// is an open stream socket and nothing waits to be written. A write that
-// the kernel takes whole then changes nothing here. A DirectWriter hears
-// every change of it.
+// from outside (a host's first try): the transport is an open stream
+// socket, or an open datagram socket, and nothing waits to be written. On
+// a stream the try is a send(MSG_NOSIGNAL); on a datagram transport
+// (Kind() == Datagram) it is one sendto of one whole datagram, whose
+// would-block (EAGAIN, ENOBUFS, EINTR) goes to SendTo to be queued and
+// whose other error goes to HostSendFailed, not to a second try
+// (udp_hostsend.go). A write that the kernel takes whole then changes
+// nothing here. A DirectWriter hears every change of it.
 func (t *Transport) DirectWritable() bool { return t.direct }
 
-// directWritable computes the gate from its inputs.
+// directWritable computes the gate from its inputs. A datagram
+// transport's queue lives in pw (dgq): pw nil means nothing is queued.
 func (t *Transport) directWritable() bool {
-	return t.state == tOpen && t.socket && t.kind == Stream && t.wsize == 0 && t.pw == nil && !t.eofWritten && t.tls == nil
+	return t.state == tOpen && t.socket && (t.kind == Stream || t.kind == Datagram) &&
+		t.wsize == 0 && t.pw == nil && !t.eofWritten && t.tls == nil
 }
 
 // regate is the gate's one transition: after any input changed, it keeps

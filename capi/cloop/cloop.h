@@ -144,8 +144,9 @@ typedef struct ll__chain {
  *     write pending, EPOLLRDHUP/HUP/ERR of an end or error), or whose fd is
  *     not a transport whose slot has a C protocol (fn), reads delivered
  *     (held 0: not paused, closing, closed or holding withheld reads) and
- *     its write gate open (direct 1: an open stream socket, nothing
- *     buffered, no TLS; so never a pipe, a datagram socket, a listener, the
+ *     its write gate open for a stream (direct LL__DIRECT_STREAM: an
+ *     open stream socket, nothing buffered, no TLS; so never a pipe, a
+ *     datagram socket, whose flag is LL__DIRECT_DGRAM, a listener, the
  *     wakeup, signal or process fds, a reader of ll_add_reader): none of
  *     that poll is read;
  *   while reading a poll's events, which run in their order, each checked
@@ -245,15 +246,19 @@ typedef struct ll__pending {
 typedef struct ll__proto {
     uintptr_t fn;
     uintptr_t arg;
-    /* The write fast path: direct is 1 exactly while the transport is an
-     * open stream socket with nothing buffered, no sendfile, write_eof or
-     * TLS (libloop's DirectWritable, its write gate: libloop/writegate.go,
-     * whose one transition tells every change to capi's DirectChanged,
-     * turning it off before the core buffers or closes fd); so on the
-     * loop's thread ll_transport_write* may make a write's first send on
-     * fd from C whenever it is 1, and hand Go the rest. */
+    /* The write fast path: direct is LL__DIRECT_STREAM exactly while the
+     * transport is an open stream socket with nothing buffered, no
+     * sendfile, write_eof or TLS, LL__DIRECT_DGRAM while it is an open
+     * datagram socket with nothing queued (libloop's DirectWritable, its
+     * write gate: libloop/writegate.go, whose one transition tells every
+     * change to capi's DirectChanged, turning it off before the core
+     * buffers, queues or closes fd); so on the loop's thread
+     * ll_transport_write* may make a write's first send on fd from C
+     * whenever it is LL__DIRECT_STREAM, and ll_transport_sendto (and
+     * ll_transport_write) a datagram's one sendto whenever it is
+     * LL__DIRECT_DGRAM, and hand Go the rest (send.c, udpsend.c). */
     int32_t fd;
-    int16_t direct;
+    int16_t direct; /* 0, LL__DIRECT_STREAM or LL__DIRECT_DGRAM */
     /* Read events (LL_DATA_RECEIVED, LL_DATAGRAM_RECEIVED, LL_EOF_RECEIVED)
      * are withheld while held is not 0: LL__HELD_STATE exactly while the
      * core's ReadsDelivered is false (paused, closing, closed, or older
@@ -263,6 +268,12 @@ typedef struct ll__proto {
      * its later read events overtakes it. */
     int16_t held;
 } ll__proto;
+
+/* The write gate's flag by the transport's kind: a stream's first try is a
+ * send (send.c); a datagram transport's is one sendto (udpsend.c), whose
+ * errors go to Go, never to a second try from C. */
+#define LL__DIRECT_STREAM 1
+#define LL__DIRECT_DGRAM 2
 
 #define LL__HELD_STATE 1
 #define LL__HELD_BATCH 2
@@ -435,6 +446,25 @@ static inline ll__proto *ll__tmap_get(const ll__pending *p, uint64_t id) {
     }
 }
 
+/* The protocol slot of transport t if this thread runs t's loop, else NULL
+ * (another thread, no loop running here, an unknown or ended id): the
+ * write fast paths' lookup (send.c, udpsend.c), valid at any time on the
+ * loop's thread. The slot's direct flag is exact there (ll__proto), and Go
+ * runs nothing of this loop on another thread meanwhile. */
+static inline ll__proto *ll__direct_slot(uint64_t t) {
+    uint64_t loop = ll__thread_loop;
+    if (loop == 0 || t == 0)
+        return NULL;
+    const ll__pending *p = loop == ll__batch.loop ? ll__batch.pending : ll__loop_record(loop);
+    return p != NULL ? ll__tmap_get(p, t) : NULL;
+}
+
+/* A datagram's one sendto on slot p of transport t, whose flag is
+ * LL__DIRECT_DGRAM (udpsend.c): 0 when sent; else what Go's path gives
+ * (queued on a would-block; any other error reported as error_received). */
+LL__HIDDEN int ll__udp_send_direct(uint64_t t, const ll__proto *p, const void *data, size_t len, const void *addr,
+                                   uint32_t addrlen);
+
 /* ---- Go's side: capi's //export functions that C calls ----
  * Each is the slow path of a public call, behind the same checks as a call
  * that never had a fast path. Declared here with the types cgo gives their
@@ -454,6 +484,9 @@ int ll__loop_close_go(uint64_t id, uintptr_t tok);
 int ll__release_go(uint64_t id, uintptr_t tok);
 int ll__transport_write_go(uint64_t id, void *data, size_t n);
 int ll__transport_write_async_size_go(uint64_t id, const void *data, size_t n, size_t *buffered);
+int ll__transport_sendto_go(uint64_t id, const void *data, size_t n, const void *addr, uint32_t addrlen);
+int ll__udp_send_failed_go(uint64_t id, int errnum);
+int ll__udp_sendmany_go(uint64_t id, const ll_datagram *d, size_t n, int flags);
 /* Take the loop's C-side queues into Go now (its timer queue is full). */
 void ll__flush_pending_go(uint64_t id);
 

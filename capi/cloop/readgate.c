@@ -89,7 +89,7 @@ static inline int gate_target_of(const ll__pending *p, int fd, gate_target *t) {
             return 0;
         if (FDMAP_KEY(e[i].id) == key) {
             volatile ll__proto *s = e[i].proto;
-            if (s == NULL || s->fn == 0 || s->held != 0 || s->direct != 1 || s->fd != fd)
+            if (s == NULL || s->fn == 0 || s->held != 0 || s->direct != LL__DIRECT_STREAM || s->fd != fd)
                 return 0;
             t->id = e[i].id, t->proto = s;
             return 1;

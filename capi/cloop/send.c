@@ -7,22 +7,10 @@
  * (ll__transport_write_go, ll__transport_write_async_size_go), which
  * tries it once more and buffers the rest, or ends the transport on the
  * error. The flag is Go's write gate (libloop/writegate.go), so the rest
- * is buffered behind nothing. */
+ * is buffered behind nothing. A datagram transport's write is one sendto
+ * (udpsend.c). */
 #include <sys/socket.h>
 #include "cloop.h"
-
-/* The protocol slot of transport t if this thread runs t's loop, else NULL
- * (another thread, no loop running here, an unknown or ended id): the
- * write fast path's lookup, valid at any time on the loop's thread. The
- * slot's direct flag is exact there (cloop.h, ll__proto), and Go runs
- * nothing of this loop on another thread meanwhile. */
-static inline ll__proto *direct_slot(uint64_t t) {
-    uint64_t loop = ll__thread_loop;
-    if (loop == 0 || t == 0)
-        return NULL;
-    const ll__pending *p = loop == ll__batch.loop ? ll__batch.pending : ll__loop_record(loop);
-    return p != NULL ? ll__tmap_get(p, t) : NULL;
-}
 
 /* Send what a direct slot's socket takes now. Returns 1 when all of it
  * went; otherwise *data and *len are what is left for Go, which buffers it
@@ -44,9 +32,11 @@ static inline int send_direct(const ll__proto *p, const void **data, size_t *len
  * any other write, goes to Go's Write. */
 int ll_transport_write(ll_transport t, const void *data, size_t len) {
     if (len > 0 && data != NULL) {
-        const ll__proto *p = direct_slot(t);
-        if (p != NULL && p->direct && send_direct(p, &data, &len))
+        const ll__proto *p = ll__direct_slot(t);
+        if (p != NULL && p->direct == LL__DIRECT_STREAM && send_direct(p, &data, &len))
             return 0;
+        if (p != NULL && p->direct == LL__DIRECT_DGRAM) /* a datagram: one sendto (udpsend.c) */
+            return ll__udp_send_direct(t, p, data, len, NULL, 0);
     }
     return ll__transport_write_go(t, (void *)data, len);
 }
@@ -55,8 +45,8 @@ int ll_transport_write(ll_transport t, const void *data, size_t len) {
  * it all the buffer stays empty (*buffered 0, result 0: not paused). */
 int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, size_t *buffered) {
     if (len > 0 && data != NULL) {
-        const ll__proto *p = direct_slot(t);
-        if (p != NULL && p->direct && send_direct(p, &data, &len)) {
+        const ll__proto *p = ll__direct_slot(t);
+        if (p != NULL && p->direct == LL__DIRECT_STREAM && send_direct(p, &data, &len)) {
             if (buffered != NULL)
                 *buffered = 0;
             return 0;
@@ -73,8 +63,8 @@ int ll_transport_write_async_size(ll_transport t, const void *data, size_t len, 
  * (1: paused) and the rest is the buffer's size. */
 int64_t ll_transport_write_async_packed(ll_transport t, const void *data, size_t len) {
     if (len > 0 && data != NULL) {
-        const ll__proto *p = direct_slot(t);
-        if (p != NULL && p->direct && send_direct(p, &data, &len))
+        const ll__proto *p = ll__direct_slot(t);
+        if (p != NULL && p->direct == LL__DIRECT_STREAM && send_direct(p, &data, &len))
             return 0;
     }
     size_t buffered = 0;
