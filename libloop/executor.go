@@ -40,8 +40,9 @@ type executor struct {
 	inflight []*execFlight
 	spare    []*execFlight // records to reuse: a job allocates none
 	// pending counts jobs queued or running whose outcome is not posted
-	// yet: they keep the loop alive (refs.go). Taken off after the post,
-	// so a job is always counted here or waiting in the post queue.
+	// yet: they keep the loop alive (refs.go). Taken off by the post,
+	// under its lock (postOutcome), so a job is always counted here or
+	// waiting in the post queue, never both once the loop has taken it.
 	pending atomic.Int64
 }
 
@@ -264,13 +265,12 @@ func (e *executor) work(l *Loop) {
 		// If the loop is closed the outcome is dropped: nobody can read it.
 		switch {
 		case j.fut != nil:
-			l.post(postedCall{done: j.fut, value: v, code: code})
+			l.postOutcome(postedCall{done: j.fut, value: v, code: code}, &e.pending)
 		case j.io.op != fileNone:
-			l.post(postedCall{call: j.io.outcome(j.after, v, code)})
+			l.postOutcome(postedCall{call: j.io.outcome(j.after, v, code)}, &e.pending)
 		default:
-			l.post(postedCall{call: j.after})
+			l.postOutcome(postedCall{call: j.after}, &e.pending)
 		}
-		e.pending.Add(-1)
 		e.mu.Lock()
 	}
 }

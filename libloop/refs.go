@@ -283,6 +283,13 @@ func (l *Loop) Alive() bool {
 	if l.closed.Load() {
 		return false
 	}
+	// The pools' counts first, then Posted: a job's outcome moves from
+	// the one to the other (postOutcome), so read in that order it is seen.
+	for _, e := range [...]*executor{l.executor, l.resolver, l.fsPool} {
+		if e != nil && e.pending.Load() > 0 {
+			return true
+		}
+	}
 	if l.ready.len() > 0 || l.hostPending || l.view().Posted.Load() > 0 {
 		return true
 	}
@@ -312,11 +319,6 @@ func (l *Loop) Alive() bool {
 	}
 	if n > 0 {
 		return true
-	}
-	for _, e := range [...]*executor{l.executor, l.resolver, l.fsPool} {
-		if e != nil && e.pending.Load() > 0 {
-			return true
-		}
 	}
 	for _, s := range l.sources {
 		if s.Alive() > 0 {

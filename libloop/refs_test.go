@@ -314,3 +314,24 @@ func TestFSWatchersKeepTheLoopUntilUnreferenced(t *testing.T) {
 		t.Fatalf("walk lists %d objects after the watchers were cancelled", n)
 	}
 }
+
+// A job's outcome and the pool's count of outstanding jobs change hands
+// under the post queue's lock: a Run(RunDefault) that delivered the last
+// outcome must not then wait in poll for a job still counted, nor return
+// before an outcome is delivered. Each round is one chance for the race
+// (the job sleeps so that the loop is in poll when the outcome comes).
+func TestExecutorRunDefaultEndsAtEachLastOutcome(t *testing.T) {
+	l := newTestLoop(t)
+	for i := range 1000 {
+		got := 0
+		f, _ := l.RunInExecutor(func() (uintptr, int) { time.Sleep(100 * time.Microsecond); return 1, 0 })
+		f.AddDoneCallback(func(*Future) { got++ })
+		runDefault(t, l, 2*time.Second)
+		if got != 1 {
+			t.Fatalf("round %d: Run returned with %d outcomes delivered", i, got)
+		}
+		if t.Failed() {
+			t.Fatalf("round %d hung", i)
+		}
+	}
+}

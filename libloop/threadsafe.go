@@ -2,6 +2,8 @@
 
 package libloop
 
+import "sync/atomic"
+
 // CallSoonThreadsafe queues fn from any thread and wakes the loop if it is
 // blocked in poll. Wakeups coalesce (one eventfd write while one is pending);
 // callbacks never do: each posted callback runs exactly once, in post order.
@@ -22,16 +24,34 @@ func (l *Loop) CallSoonThreadsafeHost(c HostCall) error {
 }
 
 func (l *Loop) post(c postedCall) error {
+	return l.postOutcome(c, nil)
+}
+
+// postOutcome is post for a pool job's outcome: the pool's count of
+// outstanding jobs (pending, non-nil) drops under the queue's lock, after
+// the outcome is counted in Posted. Alive, on the loop thread, reads the
+// pools' counts before Posted, so it sees the job in one place or the
+// other; and the loop can take the outcome (takePosted, under the lock)
+// only once the count has dropped, so it never delivers an outcome and
+// then waits in poll for a job still counted. Dropping the count outside
+// the lock (after the post) left that window: a Run(RunDefault) that
+// delivered the last outcome blocked forever.
+func (l *Loop) postOutcome(c postedCall, pending *atomic.Int64) error {
 	q := &l.posted
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	if q.closed {
-		q.mu.Unlock()
+		if pending != nil {
+			pending.Add(-1)
+		}
 		return ECLOSED
 	}
 	q.items = append(q.items, c)
 	l.view().Posted.Add(1)
+	if pending != nil {
+		pending.Add(-1)
+	}
 	l.wakeLocked()
-	q.mu.Unlock()
 	return nil
 }
 
