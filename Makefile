@@ -82,7 +82,7 @@ $(PYOBJ): $(PYOBJ_SRC) bindings/python/cpython/llpy.h include/libloop.h $(wildca
 PYCTESTS_C := $(wildcard bindings/python/tests/c/*.c)
 PYCTEST_BINS := $(patsubst bindings/python/tests/c/%.c,$(BUILD)/pyctests/%,$(PYCTESTS_C))
 PYCTEST_INC := -Ibindings/python/cpython -Itests/c
-$(BUILD)/pyctests/%: bindings/python/tests/c/%.c tests/c/check.h $(PYOBJ) $(LIB)
+$(BUILD)/pyctests/%: bindings/python/tests/c/%.c tests/c/check.h $(wildcard bindings/python/tests/c/*.h) $(PYOBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC) $(PYCTEST_INC) $< -o $@ $(PYOBJ) $(LDLIB) -lpthread
 
@@ -189,7 +189,7 @@ $(BUILD)/asan/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(wildcar
 
 # The Python binding's C tests too, its sources compiled in.
 ASAN_PY_BINS := $(patsubst bindings/python/tests/c/%.c,$(BUILD)/asan-py/%,$(PYCTESTS_C))
-$(BUILD)/asan-py/%: bindings/python/tests/c/%.c tests/c/check.h $(PYOBJ_SRC) bindings/python/cpython/llpy.h $(LIB)
+$(BUILD)/asan-py/%: bindings/python/tests/c/%.c tests/c/check.h $(wildcard bindings/python/tests/c/*.h) $(PYOBJ_SRC) bindings/python/cpython/llpy.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) $(INC) $(PYCTEST_INC) $< $(PYOBJ_SRC) -o $@ $(LDLIB) -lpthread -lm
 

@@ -5,7 +5,6 @@
  * buffer; withdrawing a queued call and refusing to cancel a started one;
  * bad input. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "net_util.h"
+#include "thread_probe.h"
 
 static char dir[64];
 
@@ -266,30 +265,6 @@ static void test_read_chain(void) {
     free(c.buf);
     free(data);
     ll_release(loop);
-}
-
-/* Whether a thread of this process is blocked in read(fd) (Linux's
- * /proc/self/task/N/syscall: the call's number, then its arguments). */
-static int thread_in_read(int fd) {
-    DIR *d = opendir("/proc/self/task");
-    int found = 0;
-    struct dirent *e;
-    char path[300], line[256], want[64];
-    snprintf(want, sizeof want, "%d 0x%x ", (int)SYS_read, fd);
-    while (d != NULL && !found && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
-        FILE *fp = fopen(path, "r");
-        if (fp == NULL)
-            continue;
-        if (fgets(line, sizeof line, fp) != NULL && strncmp(line, want, strlen(want)) == 0)
-            found = 1;
-        fclose(fp);
-    }
-    if (d != NULL)
-        closedir(d);
-    return found;
 }
 
 /* One worker, busy with a read of an empty pipe: a call queued behind it

@@ -12,6 +12,7 @@
 #include "libloop.h"
 #include "llpy.h"
 #include "check.h"
+#include "bind_tables.h"
 
 static int gil_held, gil_taken, unraisable, refs;
 static int round_result;            /* 1, 0: returned object's truth; -1: raises */
@@ -33,11 +34,6 @@ static void f_write_unraisable(void *o) { CHECK(gil_held && o == &round_fn); unr
 static void f_unused(void) { CHECK(0); }
 
 static void *api_table[LLPY_PY_COUNT];
-static void *const ll_table[LLPY_LL_COUNT] = {
-    [LLPY_TRANSPORT_WRITE_ASYNC_PACKED] = (void *)ll_transport_write_async_packed,
-    [LLPY_EVENT_WITHHOLD] = (void *)ll_event_withhold,
-    [LLPY_LOOP_HOST_READY] = (void *)ll_loop_host_ready,
-};
 
 static void test_nothing_called_before_bind(void) {
     CHECK_EQ_INT(llpy_host_run(1, &round_fn), 0);

@@ -11,24 +11,7 @@
 #include "libloop.h"
 #include "llpy.h"
 #include "check.h"
-
-static void stub(void) {}
-
-/* A table of non-NULL entries: llpy_bind only stores it, nothing here
- * calls any of them. */
-static void *const *api_table(void) {
-    static void *table[LLPY_PY_COUNT];
-    for (int i = 0; i < LLPY_PY_COUNT; i++)
-        table[i] = (void *)stub;
-    return table;
-}
-
-/* libloop's functions, from the libloop.so this test links. */
-static void *const ll_table[LLPY_LL_COUNT] = {
-    [LLPY_TRANSPORT_WRITE_ASYNC_PACKED] = (void *)ll_transport_write_async_packed,
-    [LLPY_EVENT_WITHHOLD] = (void *)ll_event_withhold,
-    [LLPY_LOOP_HOST_READY] = (void *)ll_loop_host_ready,
-};
+#include "bind_tables.h"
 
 static char objects[9][32]; /* stand-ins for the layout's Python objects */
 
@@ -65,7 +48,7 @@ static void test_refused_before_llpy_bind(void) {
 }
 
 static void test_bad_layouts_refused(void) {
-    CHECK_EQ_INT(llpy_bind(api_table(), LLPY_PY_COUNT, ll_table, LLPY_LL_COUNT), 0);
+    CHECK_EQ_INT(llpy_bind(api_table_of_stubs(), LLPY_PY_COUNT, ll_table, LLPY_LL_COUNT), 0);
     CHECK_EQ_INT(llpy_soon_bind(NULL), LL_EINVAL);
     llpy_soon_layout l;
 
