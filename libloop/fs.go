@@ -176,14 +176,8 @@ func (l *Loop) FSRead(fd int, buf []byte, off int64) (*Future, error) {
 	if err := checkIO(len(buf), off); err != nil {
 		return nil, err
 	}
-	return l.submitFS(func() (uintptr, int) {
-		return fsResult(retryEINTR(func() (int, error) {
-			if off < 0 {
-				return unix.Read(fd, buf)
-			}
-			return unix.Pread(fd, buf, off)
-		}))
-	}, "read failed")
+	io := fileIO{buf: buf, off: off, fd: fdArg(fd), op: fileRead}
+	return l.submitFS(io.run, "read failed")
 }
 
 // FSWrite writes buf to fd at off (-1: at the file position); the value
@@ -192,14 +186,8 @@ func (l *Loop) FSWrite(fd int, buf []byte, off int64) (*Future, error) {
 	if err := checkIO(len(buf), off); err != nil {
 		return nil, err
 	}
-	return l.submitFS(func() (uintptr, int) {
-		return fsResult(retryEINTR(func() (int, error) {
-			if off < 0 {
-				return unix.Write(fd, buf)
-			}
-			return unix.Pwrite(fd, buf, off)
-		}))
-	}, "write failed")
+	io := fileIO{buf: buf, off: off, fd: fdArg(fd), op: fileWrite}
+	return l.submitFS(io.run, "write failed")
 }
 
 // FSStat fills st with path's status (stat(2)); the value is 0. st is the

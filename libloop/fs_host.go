@@ -31,7 +31,7 @@ type fileIO struct {
 	op  fileOp
 }
 
-// run makes the system call on a worker.
+// run makes the system call on a worker (FSRead's and FSWrite's too).
 func (io *fileIO) run() (uintptr, int) {
 	return fsResult(retryEINTR(func() (int, error) {
 		switch {
