@@ -4,8 +4,6 @@
  * (libloop/chain.go says when Go allows it). */
 #ifdef __linux__
 #include <sys/epoll.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #endif
 #include "cloop.h"
 
@@ -26,23 +24,12 @@ static int chain_may_go_on(const ll__pending *p, const ll__chain *c, const ll__c
     return 1;
 }
 
-/* The iteration's poll, with a zero timeout: the event count, -1 on error.
- * On x86-64 the system call is made here, not through libc: a call
- * returns with the CPU's return predictions flushed (Spectre/SRSO
- * mitigations), so each frame it returns through costs ~6 ns, and libc's
- * epoll_wait is also a cancellation point (~15 ns more). */
+/* The iteration's poll, with a zero timeout (cloop.h's ll__poll_now):
+ * the event count, -1 on error. */
 static inline long chain_poll(const ll__chain *c) {
-#if defined(__linux__) && defined(__x86_64__)
-    long ret;
-    register long r10 __asm__("r10") = 0; /* timeout */
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "0"((long)SYS_epoll_wait), "D"((long)c->epfd), "S"(c->events), "d"((long)c->max_events),
-                       "r"(r10)
-                     : "rcx", "r11", "memory");
-    return ret < 0 ? -1 : ret;
-#elif defined(__linux__)
-    return syscall(SYS_epoll_pwait, c->epfd, (struct epoll_event *)c->events, c->max_events, 0, NULL, 0);
+#if defined(__linux__)
+    long got = ll__poll_now((int)c->epfd, (void *)c->events, (int)c->max_events);
+    return got < 0 ? -1 : got;
 #else
     (void)c;
     return -1; /* Go hands chains a poll only where the selector is epoll */

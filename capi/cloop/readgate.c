@@ -9,8 +9,6 @@
 #ifdef __linux__
 #include <errno.h>
 #include <sys/epoll.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #endif
 #include "cloop.h"
 
@@ -51,23 +49,7 @@ void ll__fdmap_free(ll__pending *p) {
 }
 
 #ifdef __linux__
-/* epoll_wait with timeout 0, and read: on x86-64 made here rather than
- * through libc, as chain.c's poll (each frame a system call returns
- * through costs ~6 ns here). Both return -errno on failure. */
-static inline long gate_syscall(long nr, long a, long b, long c) {
-#if defined(__x86_64__)
-    long ret;
-    register long r10 __asm__("r10") = 0;
-    __asm__ volatile("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
-    return ret;
-#else
-    long ret = nr == SYS_read ? syscall(SYS_read, a, b, c) : syscall(SYS_epoll_pwait, a, b, c, 0, NULL, 0);
-    return ret < 0 ? -errno : ret;
-#endif
-}
-#ifndef SYS_epoll_wait
-#define SYS_epoll_wait SYS_epoll_pwait /* only its timeout-0 form is used */
-#endif
+/* The gate's poll and reads are cloop.h's ll__poll_now and ll__read_now. */
 
 typedef struct {
     uint64_t id;
@@ -123,7 +105,7 @@ void ll__gate_run(uint64_t loop, ll__pending *p) {
     uint64_t changes0 = v->changes;
     struct epoll_event *evs = (struct epoll_event *)g->events;
     while (gate_may_poll(p, g, v, changes0)) {
-        long got = gate_syscall(SYS_epoll_wait, g->epfd, (long)g->events, g->max_events);
+        long got = ll__poll_now((int)g->epfd, (void *)g->events, (int)g->max_events);
         if (got <= 0) {
             g->polled = got == 0 ? 0 : -1;
             return;
@@ -144,7 +126,7 @@ void ll__gate_run(uint64_t loop, ll__pending *p) {
                 g->iterations++; /* what ran counts; Go polls the rest again */
                 return;
             }
-            long r = gate_syscall(SYS_read, fd, (long)g->rbuf, g->rbuf_len);
+            long r = ll__read_now(fd, (void *)g->rbuf, (size_t)g->rbuf_len);
             if (r <= 0) {
                 if (r == -EAGAIN || r == -EINTR)
                     continue;
