@@ -188,6 +188,12 @@ func closeLoop(s *loopState) error {
 	}
 	s.unhookSignals()
 	s.closeQueues()
+	if s.pending != nil {
+		// As the core's Close does for its file pool: queued jobs are
+		// withdrawn, started ones waited for (their outcomes are dropped
+		// by the closed post queue), so no worker uses a buffer after.
+		C.ll__fspool_close(s.pending)
+	}
 	err := s.loop.Close()
 	// The sweep may have released the loop: then its C queues are retired
 	// too (s.pending is nil; a retired record may serve another loop by

@@ -88,6 +88,16 @@ type PostSource interface {
 	Take() HostBatch
 }
 
+// HostJobs is a PostSource whose host runs jobs on threads of its own
+// and posts their outcomes to it (capi's file pool for ll_fs_read_cb):
+// Outstanding reports jobs whose outcome is not posted yet, which keep the
+// loop alive as the core's own pools' jobs do. A job must be posted
+// before it stops being outstanding, so Alive, which asks Outstanding
+// before Pending, sees it in one place or the other.
+type HostJobs interface {
+	Outstanding() bool
+}
+
 // takeHostPosts queues what the host's post source holds.
 func (l *Loop) takeHostPosts() {
 	if src := l.postSource; src != nil && src.Pending() {
