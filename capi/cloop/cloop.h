@@ -393,9 +393,11 @@ typedef struct ll__fspool {
     struct ll__postq *q;
     int32_t wakefd;             /* the loop's eventfd, or -1 (ll__postq_wakefd) */
     int32_t max, workers, idle; /* mu */
-    /* Jobs queued or running whose outcome is not posted yet: they keep
-     * the loop alive (capi's Outstanding). Dropped after the post, so a
-     * job is always seen here or in the post queue. */
+    int32_t waking;             /* idle workers signalled, not yet awake (mu) */
+    /* Jobs queued, running, or posted and not yet called back: they keep
+     * the loop alive (capi's Outstanding). Dropped by the loop as it runs
+     * the outcome (a post refused at close: by the worker; close clears
+     * it), so a loop that ran every outcome never waits for one. */
     int64_t outstanding;
     /* The loop thread's: free jobs and the blocks they come from. */
     ll__fsjob *free;

@@ -34,6 +34,7 @@ static void fs_done(ll_loop loop, void *arg) {
     int result = (int)j->result;
     j->next = j->pool->free;
     j->pool->free = j;
+    __atomic_fetch_sub(&j->pool->outstanding, 1, __ATOMIC_SEQ_CST);
     cb(loop, result, cbarg);
 }
 
@@ -51,6 +52,8 @@ static void *fs_worker(void *arg) {
             pool->idle++;
             pthread_cond_wait(&pool->work, &pool->mu);
             pool->idle--;
+            if (pool->waking > 0)
+                pool->waking--; /* this wake-up (or a spurious one) has come */
             continue;
         }
         ll__fsjob *j = pool->head;
@@ -61,16 +64,21 @@ static void *fs_worker(void *arg) {
         ll__postq *q = pool->q;
         pthread_mutex_unlock(&pool->mu);
         j->result = fs_run(j);
-        /* A closed queue refuses the post: the job is taken back at close. */
-        ll__postq_push(q, loop, (uintptr_t)fs_done, (uintptr_t)j);
-        __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+        /* A closed queue refuses the post: the job is taken back at close.
+         * A posted job stays outstanding until fs_done runs it: dropped
+         * here, after the post, the loop could take and run the post
+         * first, see the job still out, and block with nobody to wake it. */
+        if (ll__postq_push(q, loop, (uintptr_t)fs_done, (uintptr_t)j) != 0)
+            __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
         pthread_mutex_lock(&pool->mu);
     }
     pool->workers--;
     /* Leaving with jobs queued (a lowered bound), this may be the worker
      * signalled for them: pass the wake-up on. */
-    if (pool->head != NULL && pool->idle > 0)
+    if (pool->head != NULL && pool->idle > pool->waking) {
+        pool->waking++;
         pthread_cond_signal(&pool->work);
+    }
     if (pool->workers == 0)
         pthread_cond_broadcast(&pool->gone);
     pthread_mutex_unlock(&pool->mu);
@@ -94,6 +102,7 @@ int ll__fspool_open(ll__pending *p, uint64_t loop, int max, int wakefd) {
     pool->q = p->postq;
     pool->max = max;
     pool->wakefd = wakefd;
+    pool->waking = 0; /* no worker: the last close saw them all leave */
     __atomic_store_n(&pool->loop, loop, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&pool->mu);
     return 0;
@@ -105,6 +114,7 @@ void ll__fspool_set_max(ll__pending *p, int max) {
         return;
     pthread_mutex_lock(&pool->mu);
     pool->max = max;
+    pool->waking = pool->idle;
     pthread_cond_broadcast(&pool->work); /* those above the bound leave */
     pthread_mutex_unlock(&pool->mu);
 }
@@ -115,17 +125,15 @@ void ll__fspool_close(ll__pending *p) {
         return;
     pthread_mutex_lock(&pool->mu);
     __atomic_store_n(&pool->loop, 0, __ATOMIC_RELEASE);
-    int64_t dropped = 0;
-    for (ll__fsjob *j = pool->head; j != NULL; j = j->next)
-        dropped++;
-    pool->head = pool->tail = NULL;
-    __atomic_fetch_sub(&pool->outstanding, dropped, __ATOMIC_SEQ_CST);
+    pool->head = pool->tail = NULL; /* withdrawn: taken back below */
+    pool->waking = pool->idle;
     pthread_cond_broadcast(&pool->work);
     while (pool->workers > 0)
         pthread_cond_wait(&pool->gone, &pool->mu);
     pthread_mutex_unlock(&pool->mu);
     /* No worker is left and the post queue dropped what it held: every
-     * job is free again. */
+     * job is free again, and none is outstanding. */
+    __atomic_store_n(&pool->outstanding, 0, __ATOMIC_SEQ_CST);
     pool->free = NULL;
     for (ll__fsblock *b = pool->blocks; b != NULL; b = b->next)
         for (int i = 0; i < LL__FSJOB_BLOCK; i++) {
@@ -166,9 +174,12 @@ int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t o
         pool->head = j;
     pool->tail = j;
     int rc = 0;
-    if (pool->idle > 0) {
+    if (pool->idle > pool->waking) {
         /* As libuv's uv_cond_signal per request: a few slow jobs in
-         * flight start at once. */
+         * flight start at once. Counted: an idle worker already
+         * signalled is no worker for this job, which then makes a
+         * thread if the bound allows (the core pool's rule). */
+        pool->waking++;
         pthread_cond_signal(&pool->work);
     } else if (pool->workers < pool->max) {
         pthread_t t;
