@@ -173,14 +173,14 @@ int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t o
     else
         pool->head = j;
     pool->tail = j;
-    int rc = 0;
+    int rc = 0, wake = 0;
     if (pool->idle > pool->waking) {
         /* As libuv's uv_cond_signal per request: a few slow jobs in
          * flight start at once. Counted: an idle worker already
          * signalled is no worker for this job, which then makes a
          * thread if the bound allows (the core pool's rule). */
         pool->waking++;
-        pthread_cond_signal(&pool->work);
+        wake = 1;
     } else if (pool->workers < pool->max) {
         pthread_t t;
         pthread_attr_t attr;
@@ -199,6 +199,11 @@ int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t o
         pool->free = j;
     }
     pthread_mutex_unlock(&pool->mu);
+    /* Signalled after the unlock: woken under it, the worker would find
+     * mu held and sleep again on it. It re-checks the queue under mu, and
+     * it is counted idle until it does, so no signal is lost. */
+    if (wake)
+        pthread_cond_signal(&pool->work);
     return rc;
 }
 
