@@ -12,7 +12,8 @@
  *   C owns, per loop, its record (ll__pending, record.c): the call_soon
  *   queue and the handle-less timers made from C (soon.c, timers.c), the
  *   handle timers' records (timerslab.c), the thread-safe post queue
- *   (postq.c), the transport map and each transport's protocol slot
+ *   (postq.c), the callback form's file pool (fspool.c, on the core's
+ *   terms), the transport map and each transport's protocol slot
  *   (tmap.c, ll__proto); and, per thread, which loop it runs and which
  *   loop's batch it is running (thread.c).
  *
