@@ -387,7 +387,8 @@ typedef struct ll__fsblock {
 
 typedef struct ll__fspool {
     pthread_mutex_t mu;
-    pthread_cond_t work; /* idle workers wait here */
+    pthread_cond_t work; /* idle workers wait here (not on Linux: seq) */
+    uint32_t seq;        /* Linux: the futex word idle workers sleep on, bumped per wake */
     pthread_cond_t gone; /* close waits here for the workers to leave */
     ll__fsjob *head, *tail; /* queued jobs, FIFO (mu) */
     uint64_t loop;          /* the loop served; 0 while closed (mu) */
