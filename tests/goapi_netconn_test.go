@@ -366,6 +366,9 @@ func TestGoAPINetConnNewConn(t *testing.T) {
 		t.FailNow()
 	}
 	defer c.Close()
+	if _, ok := c.LocalAddr().(*net.UnixAddr); !ok {
+		t.Errorf("a socketpair Conn's LocalAddr is a %T, want *net.UnixAddr", c.LocalAddr())
+	}
 	peer.Write([]byte("over a socketpair"))
 	buf := make([]byte, 64)
 	n, err := c.Read(buf)

@@ -83,9 +83,14 @@ func NewConn(t *Transport) (*Conn, error) {
 	if t.Lost() {
 		return nil, ECLOSED
 	}
-	network := "tcp"
-	if a, err := t.SockName(); err == nil && a.Family == syscall.AF_UNIX {
-		network = "unix"
+	network := "pipe" // not a socket: a pipe, a pty (as net.Pipe names its own)
+	if a, err := t.SockName(); err == nil {
+		switch a.Family {
+		case syscall.AF_UNIX:
+			network = "unix"
+		case syscall.AF_INET, syscall.AF_INET6:
+			network = "tcp"
+		}
 	}
 	c := newConn(t.loop, network)
 	c.attach(t)
