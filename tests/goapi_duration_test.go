@@ -51,15 +51,13 @@ func TestGoAPIDurationRepeatingTimer(t *testing.T) {
 	}
 	// Each run is at or after its deadline: 20, 30, 40 ms (a timer is
 	// re-armed before its callback runs, as libuv's, so the new interval
-	// counts from the third run on), then 30 ms later.
+	// counts from the third run on), then 30 ms later (at 50 ms, had
+	// SetRepeatDuration done nothing).
 	wants := []time.Duration{20, 30, 40, 70}
 	for i, w := range wants {
 		if fired[i] < w*time.Millisecond {
 			t.Errorf("run %d at %v, before its deadline %v", i+1, fired[i], w*time.Millisecond)
 		}
-	}
-	if gap := fired[3] - fired[2]; gap < 30*time.Millisecond {
-		t.Errorf("after SetRepeatDuration(30ms) the runs were %v apart", gap)
 	}
 	if _, ok := tm.WhenDuration(); ok {
 		t.Error("a stopped timer still has a deadline")
