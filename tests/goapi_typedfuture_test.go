@@ -367,3 +367,35 @@ func TestGoAPITypedFutureNoLeak(t *testing.T) {
 		t.Errorf("%d free funcs left registered, want %d", n, frees)
 	}
 }
+
+// RunTyped (asyncio.run) hands the task's value to the caller and takes it
+// out of the table; a raised error comes back as is.
+func TestGoAPITypedRun(t *testing.T) {
+	base, frees := ll.LiveTypedValues(), ll.LiveFrees()
+	p := &point{5, 6}
+	steps := 0
+	got, err := ll.RunTyped(func(tt *ll.TypedTask[*point]) {
+		if steps++; steps == 1 {
+			tt.Sleep(time.Millisecond)
+			return
+		}
+		tt.Return(p)
+	})
+	if got != p || err != nil || steps != 2 {
+		t.Errorf("RunTyped = %p, %v after %d steps; want %p after 2", got, err, steps, p)
+	}
+	mine := &codedErr{9}
+	if _, err := ll.RunTyped(func(tt *ll.TypedTask[int]) { tt.Raise(mine) }); err != error(mine) {
+		t.Errorf("RunTyped of a raising task = %v, want the raised error", err)
+	}
+	if _, err := ll.RunTyped(func(tt *ll.TypedTask[int]) { tt.Raise(context.Canceled) }); !errors.Is(err, context.Canceled) {
+		t.Errorf("RunTyped of a cancelled task = %v, want context.Canceled", err)
+	}
+	if _, err := ll.RunTyped(func(tt *ll.TypedTask[int]) { tt.Task.Return(3, nil) }); !errors.Is(err, ll.EINVAL) {
+		t.Errorf("RunTyped of an untyped Return = %v, want EINVAL", err)
+	}
+	checkNoTypedLeak(t, base)
+	if n := ll.LiveFrees(); n != frees {
+		t.Errorf("%d free funcs left registered, want %d", n, frees)
+	}
+}

@@ -88,8 +88,8 @@
 //     type T or a Go error. The value never crosses into the library: the
 //     C future's result word is a key into a Go table, given with the
 //     binding's free func, so the entry goes when the library frees the
-//     value (the future released and the loop done with it); see
-//     LiveTypedValues.
+//     value (the future released and the loop done with it), or when
+//     RunTyped hands the value over; see LiveTypedValues.
 //   - net.Conn and net.Listener: Conn over a stream Transport (DialConn,
 //     ListenConn's Accept, or NewConn in a transport's ConnectionMade),
 //     with flow control both ways and deadlines.

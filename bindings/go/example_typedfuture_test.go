@@ -96,3 +96,17 @@ func ExampleNewTypedTask() {
 	fmt.Println(task.Result())
 	// Output: [slept twice] <nil>
 }
+
+// asyncio.run for a typed task: a loop of its own, the value handed back.
+func ExampleRunTyped() {
+	n := 0
+	total, err := libloop.RunTyped(func(t *libloop.TypedTask[int]) {
+		if n++; n < 4 {
+			t.Yield()
+			return
+		}
+		t.Return(10 * n)
+	})
+	fmt.Println(total, err)
+	// Output: 40 <nil>
+}

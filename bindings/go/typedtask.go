@@ -10,6 +10,7 @@ import "context"
 // TypedFuture's is (see typedvalues.go).
 type TypedTask[T any] struct {
 	*Task
+	raised error // the error given to Raise, for RunTyped (ll_run returns its code only)
 }
 
 // NewTypedTask creates a task running step, as Loop.NewTask, whose outcome
@@ -48,9 +49,13 @@ func (tt *TypedTask[T]) Raise(err error) error {
 	if code == int(ECANCELLED) {
 		return tt.Task.Raise(code, err.Error(), 0, nil)
 	}
-	return setTyped(&tt.Future, &typedEntry{fid: tt.id, err: err}, func(key uintptr) error {
+	if err := setTyped(&tt.Future, &typedEntry{fid: tt.id, err: err}, func(key uintptr) error {
 		return tt.Task.Raise(code, err.Error(), key, freeTyped)
-	})
+	}); err != nil {
+		return err
+	}
+	tt.raised = err
+	return nil
 }
 
 // Typed returns the task as a typed future (the same future: Release
@@ -63,4 +68,45 @@ func (tt *TypedTask[T]) Result() (T, error) { return typedResult[T](&tt.Future) 
 // Wait waits for the task from another goroutine, as TypedFuture.Wait.
 func (tt *TypedTask[T]) Wait(ctx context.Context) (T, error) {
 	return typedWait[T](ctx, &tt.Future)
+}
+
+// RunTyped is Run (asyncio.run, ll_run) for a typed task: it runs main to
+// completion on a loop of its own and returns its value, or the error
+// given to Raise (ECANCELLED if it was cancelled, ERUNNING when a loop
+// already runs on this thread). The value is taken out of the table: its
+// ownership passes to the caller, as Run's.
+func RunTyped[T any](main func(t *TypedTask[T])) (T, error) {
+	var zero T
+	if main == nil {
+		return zero, EINVAL
+	}
+	tt := &TypedTask[T]{}
+	key, err := Run(func(t *Task) {
+		tt.Task = t
+		main(tt)
+	})
+	if err != nil {
+		if tt.raised != nil && errorCodeOf(err) == typedErrorCode(tt.raised) {
+			return zero, tt.raised
+		}
+		return zero, err
+	}
+	if tt.Task == nil {
+		return zero, EINVAL
+	}
+	e := getTyped(key, tt.id)
+	if e == nil {
+		return zero, EINVAL // the task returned through Task.Return, not TypedTask.Return
+	}
+	freeTyped(key) // taken: Run forgot the free func
+	v, _ := e.val.(T)
+	return v, nil
+}
+
+// errorCodeOf is the code of an Error (0 for other errors).
+func errorCodeOf(err error) int {
+	if e, ok := err.(Error); ok {
+		return int(e)
+	}
+	return 0
 }
