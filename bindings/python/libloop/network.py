@@ -13,13 +13,14 @@ move through libloop's C transports.
 
 import io
 import os
-from asyncio import base_events, exceptions, sslproto, unix_events
+from asyncio import base_events, exceptions, unix_events
 
 from . import _hotpath, _lib
 from . import _netlib as _net
 from ._lib import check
 from . import stream_transport
 from .stream_transport import StreamTransport
+from .ssl_protocol import new_ssl_protocol
 from .tls_config import TLSConfig
 from .transports import event_dispatch
 
@@ -207,7 +208,7 @@ class NetworkMixin:
             rawsock.close()
             raise TypeError('libloop.TLSConfig serves create_server() and create_unix_server() '
                             'only; use an ssl.SSLContext here')
-        ssl_protocol = sslproto.SSLProtocol(
+        ssl_protocol = new_ssl_protocol(
             self, protocol, sslcontext, waiter, server_side, server_hostname,
             ssl_handshake_timeout=ssl_handshake_timeout,
             ssl_shutdown_timeout=ssl_shutdown_timeout,
