@@ -78,7 +78,7 @@ def new_ssl_protocol(loop, app_protocol, sslcontext, waiter, server_side=False,
             call_connection_made=call_connection_made,
             ssl_handshake_timeout=ssl_handshake_timeout,
             ssl_shutdown_timeout=ssl_shutdown_timeout)
-    if cls is SSLProtocol and not p._fits:
+    if cls is not sslproto.SSLProtocol and not p._fits:
         _ENABLED = False  # (an sslproto whose instances differ: asyncio's, from now on)
         p._app_transport._closed = True  # (dropped unused: no unclosed-transport warning)
         p = sslproto.SSLProtocol(loop, app_protocol, sslcontext, waiter, server_side,
