@@ -164,6 +164,17 @@ if _ENABLED:
                 self._app_transport_created = True
             return self._app_transport
 
+        def _process_outgoing(self):
+            # asyncio's, with _control_app_writing called only when it
+            # would pause (at or over the high-water mark) or resume (paused).
+            if not self._ssl_writing_paused:
+                data = self._outgoing.read()
+                if data:
+                    self._transport.write(data)
+            if (self._app_writing_paused or self._outgoing.pending + self._write_buffer_size
+                    >= self._outgoing_high_water):
+                self._control_app_writing()
+
         def data_received(self, data):
             """The transport's bytes (what get_buffer/buffer_updated do in
             asyncio, without the intermediate buffer)."""
