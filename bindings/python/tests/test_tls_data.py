@@ -324,5 +324,31 @@ class TLSDataTests(LoopCase):
             await self.finish()
         self.run_coro(main(), timeout=20)
 
+    def test_start_tls_checks_and_failed_handshake(self):
+        async def main():
+            srv = await self.loop.create_server(Echo, '127.0.0.1', 0, ssl=self.server_ctx)
+            port = srv.sockets[0].getsockname()[1]
+            t, p = await self.loop.create_connection(asyncio.Protocol, '127.0.0.1', port)
+            with self.assertRaisesRegex(TypeError, 'sslcontext is expected'):
+                await self.loop.start_tls(t, p, object())
+            with self.assertRaises(ssl.SSLCertVerificationError):
+                await self.loop.start_tls(t, p, ssl.create_default_context(),
+                                          server_hostname='localhost')
+            self.assertTrue(t.is_closing())  # a failed upgrade closes the transport
+            t2, p2 = await self.loop.create_connection(Echo, '127.0.0.1', port)
+            tls = await self.loop.start_tls(t2, p2, self.client_ctx, server_hostname='localhost')
+            got = []
+            p2.data_received = got.append  # (Echo would write back to the server)
+            tls.write(b'via start_tls ' * 1000)
+            while sum(map(len, got)) < 14000:
+                await asyncio.sleep(0.01)
+            self.assertEqual(b''.join(got), b'via start_tls ' * 1000)
+            tls.close()
+            srv.close()
+            await srv.wait_closed()
+            await asyncio.sleep(0.05)
+        self.collect_errors()  # (the server's side of the failed handshake, in debug mode)
+        self.run_coro(main(), timeout=20)
+
 
 twin(TLSDataTests, globals())
