@@ -180,6 +180,37 @@ class TLSDataTests(LoopCase):
             await srv.wait_closed()
         self.run_coro(main(), timeout=30)
 
+    def test_buffered_protocol_app_gets_every_record(self):
+        class Buffered(asyncio.BufferedProtocol):
+            def __init__(self):
+                self.buf = bytearray(1000)  # smaller than what arrives at once
+                self.got = bytearray()
+
+            def connection_made(self, transport):
+                self.transport = transport
+
+            def get_buffer(self, sizehint):
+                return self.buf
+
+            def buffer_updated(self, nbytes):
+                self.got += self.buf[:nbytes]
+
+        async def main():
+            _, port = await self.serve(Buffered)
+            p = await self.peer(port)
+            msg = bytes(range(256)) * 100
+            for i in range(0, len(msg), 3000):
+                p.encrypt(msg[i:i + 3000])
+            await p.flush()
+            app = self.made[0]
+            for _ in range(500):
+                if len(app.got) >= len(msg):
+                    break
+                await asyncio.sleep(0.01)
+            self.assertEqual(bytes(app.got), msg)
+            await self.finish()
+        self.run_coro(main(), timeout=20)
+
     def test_pause_and_resume_reading(self):
         async def main():
             _, port = await self.serve()
