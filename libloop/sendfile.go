@@ -49,7 +49,7 @@ func (t *Transport) Sendfile(fd int, offset, count int64, done SendfileFunc) err
 	if count == 0 {
 		left = -1
 	}
-	t.writes().sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.wsize,
+	t.writes().sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.buffered(),
 		copying: st.Mode&unix.S_IFMT != unix.S_IFREG}
 	return t.updateInterest()
 }

@@ -37,10 +37,8 @@ const (
 type Transport struct {
 	loop  *Loop
 	fd    int
-	wsize int            // bytes in pw.wq
 	pw    *pendingWrites // nil while nothing waits: an idle transport carries none
-	high  int
-	low   int
+	marks *waterMarks    // nil: the defaults (SetWriteBufferLimits)
 	proto Protocol
 
 	// Tag is the host's id for this transport, Data is free for the host.
@@ -52,9 +50,12 @@ type Transport struct {
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 112 bytes (106
-	// used), Go's 112-byte size class; past 112 it would take 128, which a
-	// server with tens of thousands of connections notices.
+	// Flags, packed at the end: with them the struct is 96 bytes (90
+	// used), Go's 96-byte size class; past 96 it would take 112, which a
+	// server with tens of thousands of connections notices (16 bytes a
+	// connection: why the buffered byte count lives in pendingWrites and
+	// the water marks behind a pointer, both touched only while bytes
+	// wait). TestTransportSize holds it there.
 	socket      bool
 	state       transportState
 	direct      bool // the write gate: DirectWritable (writegate.go)
@@ -88,6 +89,7 @@ type Transport struct {
 type pendingWrites struct {
 	wq       [][]byte // unsent bytes; wq[0] starts at woff
 	woff     int
+	wsize    int           // bytes in wq
 	iov      [][]byte      // writev scratch
 	dgq      []OutDatagram // datagram transports: sends the kernel refused
 	sendfile *sendfileOp
@@ -102,8 +104,7 @@ func (t *Transport) sendfileOp() *sendfileOp {
 }
 
 func (l *Loop) newTransport(fd int, kind TransportKind, socket bool, proto Protocol) *Transport {
-	t := &Transport{loop: l, fd: fd, kind: kind, socket: socket, evFD: -1,
-		high: DefaultHighWater, low: DefaultLowWater, proto: proto,
+	t := &Transport{loop: l, fd: fd, kind: kind, socket: socket, evFD: -1, proto: proto,
 		readEOF: kind == PipeWrite, peerWatch: kind == PipeWrite}
 	t.direct = t.directWritable() // what a host reads when it learns of t
 	return t
@@ -159,7 +160,7 @@ func (t *Transport) wanted() uint8 {
 	} else if t.IsReading() || (t.handshaking() && !t.readEOF) {
 		m |= evRead
 	}
-	if t.wsize > 0 || (t.pw != nil && (len(t.pw.dgq) > 0 || t.pw.sendfile != nil)) {
+	if t.pw != nil && (t.pw.wsize > 0 || len(t.pw.dgq) > 0 || t.pw.sendfile != nil) {
 		m |= evWrite
 	}
 	return m
@@ -219,7 +220,11 @@ func (t *Transport) SetWriteBufferLimits(high, low int) error {
 	if high < 0 || low < 0 || low > high {
 		return EINVAL
 	}
-	t.high, t.low = high, low
+	if high == DefaultHighWater && low == DefaultLowWater {
+		t.marks = nil
+	} else {
+		t.marks = &waterMarks{high, low}
+	}
 	t.maybePause()
 	t.maybeResume()
 	return nil
@@ -232,11 +237,28 @@ func (t *Transport) SetWriteBufferLimits(high, low int) error {
 func (t *Transport) WritePaused() bool { return t.writePaused }
 
 // WriteBufferLimits returns the water marks.
-func (t *Transport) WriteBufferLimits() (high, low int) { return t.high, t.low }
+func (t *Transport) WriteBufferLimits() (high, low int) {
+	if t.marks == nil {
+		return DefaultHighWater, DefaultLowWater
+	}
+	return t.marks.high, t.marks.low
+}
+
+// waterMarks are a transport's own write-buffer limits, kept only when
+// they differ from the defaults.
+type waterMarks struct{ high, low int }
+
+// buffered is how many bytes of the stream wait in the buffer.
+func (t *Transport) buffered() int {
+	if t.pw == nil {
+		return 0
+	}
+	return t.pw.wsize
+}
 
 // WriteBufferSize returns how many bytes wait to be written.
 func (t *Transport) WriteBufferSize() int {
-	n := t.wsize
+	n := t.buffered()
 	if t.pw != nil {
 		for i := range t.pw.dgq {
 			n += len(t.pw.dgq[i].Data)
@@ -246,14 +268,20 @@ func (t *Transport) WriteBufferSize() int {
 }
 
 func (t *Transport) maybePause() {
-	if !t.writePaused && t.WriteBufferSize() > t.high && t.state != tClosed {
+	if !t.writePaused && t.state != tClosed {
+		if high, _ := t.WriteBufferLimits(); t.WriteBufferSize() <= high {
+			return
+		}
 		t.writePaused = true
 		t.loop.emit(Event{Kind: PauseWriting, FD: int(t.evFD), T: t})
 	}
 }
 
 func (t *Transport) maybeResume() {
-	if t.writePaused && t.WriteBufferSize() <= t.low && t.state != tClosed {
+	if t.writePaused && t.state != tClosed {
+		if _, low := t.WriteBufferLimits(); t.WriteBufferSize() > low {
+			return
+		}
 		t.writePaused = false
 		t.loop.emit(Event{Kind: ResumeWriting, FD: int(t.evFD), T: t})
 	}
@@ -406,7 +434,7 @@ func (t *Transport) ioReady(mask uint8) {
 // which a write end reads as the same: asyncio's rule too). With data still queued that is a broken
 // pipe; otherwise a clean end (asyncio's _UnixWritePipeTransport).
 func (t *Transport) peerGone() {
-	if t.wsize > 0 {
+	if t.buffered() > 0 {
 		t.finish(Code(unix.EPIPE))
 	} else {
 		t.finish(0)

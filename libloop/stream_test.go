@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -169,6 +170,73 @@ func TestFlowControlPauseResumeOnce(t *testing.T) {
 	}
 	c.Close()
 	peer.Close()
+}
+
+// A transport's own water marks hold until set back to the defaults
+// (SetWriteBufferLimits(0, 0)), which pause at once a buffer already above
+// the default high mark; and the limits read back as set.
+func TestWriteBufferLimitsOwnAndDefault(t *testing.T) {
+	l := newTestLoop(t)
+	var peer *Transport
+	srv, err := l.ListenTCP("127.0.0.1", 0, 0, 0, func(ev *Event) bool {
+		if ev.Kind == ConnectionMade {
+			peer = ev.T
+			peer.PauseReading()
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	port, _ := srv.Port()
+	pauses := 0
+	var c *Transport
+	l.DialTCP("127.0.0.1", port, func(ev *Event) bool {
+		if ev.Kind == PauseWriting {
+			pauses++
+		}
+		return true
+	}, func(tr *Transport, err error) { c = tr })
+	runUntil(t, l, 5*time.Second, func() bool { return c != nil && peer != nil })
+	if h, lo := c.WriteBufferLimits(); h != DefaultHighWater || lo != DefaultLowWater {
+		t.Fatalf("new transport's limits %d, %d", h, lo)
+	}
+	const high, low = 64 << 20, 1 << 10
+	if err := c.SetWriteBufferLimits(high, low); err != nil {
+		t.Fatal(err)
+	}
+	if h, lo := c.WriteBufferLimits(); h != high || lo != low {
+		t.Fatalf("limits %d, %d after setting %d, %d", h, lo, high, low)
+	}
+	chunk := make([]byte, 64<<10)
+	for i := 0; i < 200 && c.WriteBufferSize() <= 2*DefaultHighWater; i++ {
+		c.Write(chunk)
+		l.RunOnce(true)
+	}
+	if pauses != 0 || c.WritePaused() || c.WriteBufferSize() <= DefaultHighWater {
+		t.Fatalf("under its own high mark: pauses %d, buffered %d", pauses, c.WriteBufferSize())
+	}
+	if err := c.SetWriteBufferLimits(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if h, lo := c.WriteBufferLimits(); h != DefaultHighWater || lo != DefaultLowWater {
+		t.Fatalf("limits %d, %d after setting the defaults", h, lo)
+	}
+	l.RunOnce(true)
+	if pauses != 1 || !c.WritePaused() {
+		t.Fatalf("back to the defaults with %d buffered: pauses %d", c.WriteBufferSize(), pauses)
+	}
+	c.Abort()
+	peer.Close()
+}
+
+// A Transport fits Go's 96-byte size class: a server holds one per
+// connection, and the next class is 112 bytes.
+func TestTransportSize(t *testing.T) {
+	if n := unsafe.Sizeof(Transport{}); n > 96 {
+		t.Fatalf("Transport is %d bytes, over the 96-byte size class", n)
+	}
 }
 
 func TestConnectRefusedAndNoName(t *testing.T) {

@@ -44,7 +44,7 @@ func (t *Transport) Write(p []byte) error {
 // writeRaw sends p, or what the kernel does not take of it, after what is
 // buffered: the bytes on the wire (a TLS transport's ciphertext).
 func (t *Transport) writeRaw(p []byte) {
-	if t.wsize == 0 && t.sendfileOp() == nil {
+	if t.pw == nil || t.pw.wsize == 0 && t.pw.sendfile == nil {
 		n, err := writeOnce(t.fd, p, t.socket)
 		if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 			t.fatal(err)
@@ -96,7 +96,7 @@ func (t *Transport) WriteEOF() error {
 	if t.kind == PipeWrite || !t.socket {
 		return t.Close()
 	}
-	if t.wsize == 0 && t.sendfileOp() == nil {
+	if t.pw == nil || t.pw.wsize == 0 && t.pw.sendfile == nil {
 		t.shutdownWrite()
 	} else {
 		t.eofPending = true
@@ -133,7 +133,7 @@ func (t *Transport) buffer(p []byte) {
 // written after it wait for the file (the order the host wrote them in).
 func (t *Transport) writeReady() {
 	for {
-		limit := t.wsize
+		limit := t.buffered()
 		if t.sendfileOp() != nil {
 			limit = t.pw.sendfile.before
 		}
@@ -168,7 +168,7 @@ func (t *Transport) writeReady() {
 // finish now, or once what its protocol wrote meanwhile is flushed.
 func (t *Transport) resumedClosing() {
 	t.closeAfterResume = false
-	if t.state == tClosing && t.wsize == 0 && t.sendfileOp() == nil {
+	if t.state == tClosing && (t.pw == nil || t.pw.wsize == 0 && t.pw.sendfile == nil) {
 		t.finish(0)
 	}
 }

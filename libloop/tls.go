@@ -293,7 +293,7 @@ func (t *Transport) tlsClose() {
 	}
 	st.conn.CloseWrite()
 	st.flushOut()
-	if t.state == tClosed || t.wsize == 0 {
+	if t.state == tClosed || t.buffered() == 0 {
 		return
 	}
 	timer, err := t.loop.CallLater(st.shutdown.Seconds(), func() {
