@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -229,14 +228,6 @@ func TestWriteBufferLimitsOwnAndDefault(t *testing.T) {
 	}
 	c.Abort()
 	peer.Close()
-}
-
-// A Transport fits Go's 96-byte size class: a server holds one per
-// connection, and the next class is 112 bytes.
-func TestTransportSize(t *testing.T) {
-	if n := unsafe.Sizeof(Transport{}); n > 96 {
-		t.Fatalf("Transport is %d bytes, over the 96-byte size class", n)
-	}
 }
 
 func TestConnectRefusedAndNoName(t *testing.T) {
