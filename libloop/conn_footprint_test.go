@@ -15,8 +15,8 @@ import (
 // watch slot. A server holds one of each per connection, tens of
 // thousands at once, so each record stays in its Go size class.
 func TestConnectionRecordSizes(t *testing.T) {
-	if n := unsafe.Sizeof(Transport{}); n > 96 {
-		t.Errorf("Transport is %d bytes, over the 96-byte size class (the next is 112)", n)
+	if n := unsafe.Sizeof(Transport{}); n > 80 {
+		t.Errorf("Transport is %d bytes, over the 80-byte size class (the next is 96)", n)
 	}
 	if n := unsafe.Sizeof(fdWatch{}); n > 24 {
 		t.Errorf("fdWatch is %d bytes, want 24 (a slot per fd in the fd table)", n)
@@ -51,7 +51,7 @@ func TestIdleConnectionHeap(t *testing.T) {
 	// the backlog) and runs the loop until it has accepted them all.
 	accept := func() {
 		for i := 0; i < n; i++ {
-			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,10 +84,45 @@ func TestIdleConnectionHeap(t *testing.T) {
 	before := heap()
 	accept()
 	per := (heap() - before) / n
-	// 96: the Transport's size class; a few bytes of slack for what the
-	// runtime and the test allocate meanwhile.
-	if per > 96+8 {
-		t.Fatalf("an idle accepted connection keeps %d bytes of Go heap, want the Transport's 96", per)
+	// 80: the Transport's size class; slack for what the loop's queues
+	// (sized by the largest accept burst) and the runtime keep meanwhile,
+	// less than the 16 bytes of the next size class.
+	if per > 80+15 {
+		t.Fatalf("an idle accepted connection keeps %d bytes of Go heap, want the Transport's 80", per)
 	}
 	t.Logf("%d bytes of Go heap per idle accepted connection", per)
+}
+
+// Water marks other than the defaults live in the loop's map, not in the
+// Transport: they read back as set, go when set back to the defaults, and
+// go with a transport that ends, so the map holds no closed transport.
+func TestOwnWaterMarksLeaveWithTransport(t *testing.T) {
+	l := newTestLoop(t)
+	ends, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(ends[1])
+	tr, err := l.OpenTransport(ends[0], Stream, func(*Event) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.SetWriteBufferLimits(1<<20, 1<<10); err != nil {
+		t.Fatal(err)
+	}
+	if h, lo := tr.WriteBufferLimits(); h != 1<<20 || lo != 1<<10 || len(l.io.marks) != 1 {
+		t.Fatalf("own marks read %d, %d with %d kept", h, lo, len(l.io.marks))
+	}
+	tr.SetWriteBufferLimits(0, 0)
+	if h, lo := tr.WriteBufferLimits(); h != DefaultHighWater || lo != DefaultLowWater || len(l.io.marks) != 0 {
+		t.Fatalf("defaults read %d, %d with %d kept", h, lo, len(l.io.marks))
+	}
+	tr.SetWriteBufferLimits(1<<20, 1<<10)
+	tr.Close()
+	if len(l.io.marks) != 0 {
+		t.Fatalf("a closed transport's marks are still kept (%d)", len(l.io.marks))
+	}
+	if err := tr.SetWriteBufferLimits(1<<20, 1<<10); err != nil || len(l.io.marks) != 0 {
+		t.Fatalf("marks set on a closed transport: %v, %d kept", err, len(l.io.marks))
+	}
 }

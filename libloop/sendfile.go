@@ -84,7 +84,7 @@ func (op *sendfileOp) once() (int, error) {
 		want = int(op.left)
 	}
 	if !op.copying {
-		n, err := unix.Sendfile(t.fd, op.in, &op.off, want)
+		n, err := unix.Sendfile(int(t.fd), op.in, &op.off, want)
 		if err == unix.EINVAL || err == unix.ENOSYS || err == unix.EOPNOTSUPP {
 			op.copying = true // e.g. a file system without splice support
 		} else {
@@ -100,7 +100,7 @@ func (op *sendfileOp) once() (int, error) {
 		op.off += int64(n)
 		op.pending = buf[:n]
 	}
-	n, err := writeOnce(t.fd, op.pending, t.socket)
+	n, err := writeOnce(int(t.fd), op.pending, t.socket)
 	if n > 0 {
 		op.pending = op.pending[n:]
 	}

@@ -36,9 +36,7 @@ const (
 // selector_events.py). Methods are called on the loop's thread.
 type Transport struct {
 	loop  *Loop
-	fd    int
 	pw    *pendingWrites // nil while nothing waits: an idle transport carries none
-	marks *waterMarks    // nil: the defaults (SetWriteBufferLimits)
 	proto Protocol
 
 	// Tag is the host's id for this transport, Data is free for the host.
@@ -47,15 +45,20 @@ type Transport struct {
 
 	tls *tlsState // nil: plain; see tls.go
 
+	// fd is an int32 beside evFD, sharing a word: with the flags below the
+	// struct is 80 bytes (79 used), Go's 80-byte size class; past 80 it
+	// would take 96, which a server with tens of thousands of idle
+	// connections notices (16 bytes each, and its Go heap reaches the first
+	// collection's trigger sooner). Why the buffered byte count lives in
+	// pendingWrites and water marks other than the defaults in the loop's
+	// map (ownMarks): both are touched only while bytes wait.
+	// TestConnectionRecordSizes holds it there.
+	fd   int32
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 96 bytes (90
-	// used), Go's 96-byte size class; past 96 it would take 112, which a
-	// server with tens of thousands of connections notices (16 bytes a
-	// connection: why the buffered byte count lives in pendingWrites and
-	// the water marks behind a pointer, both touched only while bytes
-	// wait). TestTransportSize holds it there.
+	// Flags, packed at the end.
+	ownMarks    bool // SetWriteBufferLimits set marks other than the defaults: loop.io.marks[t]
 	socket      bool
 	state       transportState
 	direct      bool // the write gate: DirectWritable (writegate.go)
@@ -104,7 +107,7 @@ func (t *Transport) sendfileOp() *sendfileOp {
 }
 
 func (l *Loop) newTransport(fd int, kind TransportKind, socket bool, proto Protocol) *Transport {
-	t := &Transport{loop: l, fd: fd, kind: kind, socket: socket, evFD: -1, proto: proto,
+	t := &Transport{loop: l, fd: int32(fd), kind: kind, socket: socket, evFD: -1, proto: proto,
 		readEOF: kind == PipeWrite, peerWatch: kind == PipeWrite}
 	t.direct = t.directWritable() // what a host reads when it learns of t
 	return t
@@ -127,7 +130,7 @@ func (t *Transport) FD() int {
 	if t.state == tClosed {
 		return -1
 	}
-	return t.fd
+	return int(t.fd)
 }
 
 // Kind returns what the transport carries.
@@ -169,11 +172,11 @@ func (t *Transport) wanted() uint8 {
 func (t *Transport) updateInterest() error {
 	m := t.wanted()
 	if m == t.interest && t.state != tClosed {
-		if t.loop.fds.get(int32(t.fd)) != nil {
+		if t.loop.fds.get(t.fd) != nil {
 			return nil
 		}
 	}
-	err := t.loop.watchOwner(t.fd, t, m)
+	err := t.loop.watchOwner(int(t.fd), t, m)
 	if err == nil {
 		t.interest = m
 	}
@@ -220,11 +223,7 @@ func (t *Transport) SetWriteBufferLimits(high, low int) error {
 	if high < 0 || low < 0 || low > high {
 		return EINVAL
 	}
-	if high == DefaultHighWater && low == DefaultLowWater {
-		t.marks = nil
-	} else {
-		t.marks = &waterMarks{high, low}
-	}
+	t.setMarks(high, low)
 	t.maybePause()
 	t.maybeResume()
 	return nil
@@ -238,15 +237,36 @@ func (t *Transport) WritePaused() bool { return t.writePaused }
 
 // WriteBufferLimits returns the water marks.
 func (t *Transport) WriteBufferLimits() (high, low int) {
-	if t.marks == nil {
+	if !t.ownMarks {
 		return DefaultHighWater, DefaultLowWater
 	}
-	return t.marks.high, t.marks.low
+	m := t.loop.io.marks[t]
+	return m.high, m.low
 }
 
-// waterMarks are a transport's own write-buffer limits, kept only when
-// they differ from the defaults.
+// waterMarks are a transport's own write-buffer limits. Few transports
+// have any, so they live in the loop's map (ioState.marks), kept only
+// while they differ from the defaults, not in a field every transport
+// pays for.
 type waterMarks struct{ high, low int }
+
+// setMarks keeps (high, low) as t's water marks. A closed transport,
+// which writes no more, keeps none (its entry would outlive it).
+func (t *Transport) setMarks(high, low int) {
+	io := &t.loop.io
+	if high == DefaultHighWater && low == DefaultLowWater || t.state == tClosed {
+		if t.ownMarks {
+			delete(io.marks, t)
+			t.ownMarks = false
+		}
+		return
+	}
+	if io.marks == nil {
+		io.marks = make(map[*Transport]waterMarks)
+	}
+	io.marks[t] = waterMarks{high, low}
+	t.ownMarks = true
+}
 
 // buffered is how many bytes of the stream wait in the buffer.
 func (t *Transport) buffered() int {
@@ -344,9 +364,10 @@ func (t *Transport) finish(code int) {
 	t.setState(tClosed) // the gate shuts before the fd is closed
 	t.dropHeld()
 	t.syncRead()
-	t.loop.unwatchOwner(t.fd, t)
+	t.loop.unwatchOwner(int(t.fd), t)
 	t.interest = 0
-	unix.Close(t.fd)
+	unix.Close(int(t.fd))
+	t.setMarks(DefaultHighWater, DefaultLowWater) // its own water marks, if any, go with it
 	op := t.sendfileOp()
 	t.dropWrites()
 	if op != nil {
@@ -370,7 +391,7 @@ func (t *Transport) Refuse() {
 	if t.state == tClosed {
 		return
 	}
-	t.loop.unwatchOwner(t.fd, t)
+	t.loop.unwatchOwner(int(t.fd), t)
 	t.loopClosing()
 }
 
@@ -383,8 +404,9 @@ func (t *Transport) loopClosing() {
 	t.hostEnded = true  // the loop's close or the host's refusal, not a loss
 	t.dropHeld()
 	t.syncRead() // a host refuses a connection in the middle of a delivery
-	unix.Close(t.fd)
+	unix.Close(int(t.fd))
 	t.dropWrites()
+	t.setMarks(DefaultHighWater, DefaultLowWater)
 	if t.tls != nil {
 		t.tls.pipe.abort(ECLOSED) // a handshake goroutine ends
 	}
@@ -443,7 +465,7 @@ func (t *Transport) peerGone() {
 
 func (t *Transport) readStream() {
 	buf := t.loop.readChunk()
-	n, err := readNonblock(t.fd, buf)
+	n, err := readNonblock(int(t.fd), buf)
 	if err != nil {
 		if err != unix.EAGAIN {
 			t.loop.plan.stale() // the fd may still be ready (pollplan.go)

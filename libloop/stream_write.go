@@ -45,7 +45,7 @@ func (t *Transport) Write(p []byte) error {
 // buffered: the bytes on the wire (a TLS transport's ciphertext).
 func (t *Transport) writeRaw(p []byte) {
 	if t.pw == nil || t.pw.wsize == 0 && t.pw.sendfile == nil {
-		n, err := writeOnce(t.fd, p, t.socket)
+		n, err := writeOnce(int(t.fd), p, t.socket)
 		if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 			t.fatal(err)
 			return
@@ -106,7 +106,7 @@ func (t *Transport) WriteEOF() error {
 
 func (t *Transport) shutdownWrite() {
 	t.eofPending = false
-	if err := unix.Shutdown(t.fd, unix.SHUT_WR); err != nil && err != unix.ENOTCONN {
+	if err := unix.Shutdown(int(t.fd), unix.SHUT_WR); err != nil && err != unix.ENOTCONN {
 		t.fatal(err)
 	}
 }
@@ -198,7 +198,7 @@ func (t *Transport) drained() {
 func (t *Transport) writeQueued(limit int) (int, error) {
 	first := t.pw.wq[0][t.pw.woff:]
 	if len(t.pw.wq) == 1 || len(first) >= limit {
-		return writeOnce(t.fd, first[:min(len(first), limit)], t.socket)
+		return writeOnce(int(t.fd), first[:min(len(first), limit)], t.socket)
 	}
 	iov := t.pw.iov[:0]
 	iov = append(iov, first)
@@ -212,7 +212,7 @@ func (t *Transport) writeQueued(limit int) (int, error) {
 		n += len(b)
 	}
 	t.pw.iov = iov
-	n, err := writeVec(t.fd, iov, t.socket)
+	n, err := writeVec(int(t.fd), iov, t.socket)
 	clear(iov)
 	return n, err
 }

@@ -196,7 +196,7 @@ func (t *Transport) tlsRead() {
 	if ls.tlsIn == nil {
 		ls.tlsIn = make([]byte, maxReadChunk)
 	}
-	n, err := readNonblock(t.fd, ls.tlsIn)
+	n, err := readNonblock(int(t.fd), ls.tlsIn)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
