@@ -50,11 +50,10 @@ type Transport struct {
 	// would take 96, which a server with tens of thousands of idle
 	// connections notices: 16 bytes each, and its Go heap reaches the first
 	// collection's trigger sooner (a C server's RSS growth per idle
-	// connection, 19,936 of them: 221-273 bytes with 96, the collection
-	// running in most runs; 214-229 with 80, in none). So the buffered
-	// byte count lives in pendingWrites and water marks other than the
-	// defaults in the loop's map (ownMarks), both touched only while bytes
-	// wait. TestConnectionRecordSizes holds it there.
+	// connection, 19,936 of them: 221-273 bytes with 96, 214-229 with 80).
+	// So the buffered byte count lives in pendingWrites and water marks
+	// other than the defaults in the loop's map (ownMarks), both touched
+	// only while bytes wait. TestConnectionRecordSizes holds it there.
 	fd   int32
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
