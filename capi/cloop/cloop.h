@@ -239,6 +239,10 @@ typedef struct ll__pending {
     ll__read_gate gate;
     uint32_t *fdmap; /* fd -> the transport id's low 24 bits, 0: none */
     int64_t fdmap_cap;
+    /* 1 once ll_loop_host_ready was called from a callback of the running
+     * batch (hostready.c), until Go takes it at enter (Loop.HostReady):
+     * like a call_soon queued here, it ends a chain and the read gate. */
+    int64_t host_ready;
 } ll__pending;
 
 /* A transport's protocol, in C memory so ll_transport_set_protocol takes
@@ -508,6 +512,7 @@ int ll__call_soon_go(uint64_t caller, uint64_t id, uintptr_t cb, uintptr_t arg, 
 int ll__call_later_go(uint64_t caller, uint64_t id, double delay, ll_callback cb, void *arg, uint64_t *out);
 int ll__call_at_go(uint64_t caller, uint64_t id, double when, ll_callback cb, void *arg, uint64_t *out);
 int ll__call_soon_threadsafe_go(uint64_t id, ll_callback cb, void *arg);
+int ll__loop_host_ready_go(uint64_t id);
 int ll__handle_cancel_go(uint64_t caller, uint64_t id);
 int ll__task_yield_go(uint64_t task);
 int ll__task_sleep_go(uint64_t task, double delay);

@@ -83,7 +83,7 @@ static inline int gate_target_of(const ll__pending *p, int fd, gate_target *t) {
  * the last iteration's protocols may have changed. */
 static inline int gate_may_poll(const ll__pending *p, const ll__read_gate *g, const ll__chain_view *v,
                                 uint64_t changes0) {
-    return g->iterations < g->max_iterations && p->withheld == 0 && p->len == 0 && p->ntimers == 0 &&
+    return g->iterations < g->max_iterations && p->withheld == 0 && p->len == 0 && p->ntimers == 0 && p->host_ready == 0 &&
            v->changes == changes0 && v->ready_len == 0;
 }
 
