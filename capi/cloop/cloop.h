@@ -428,8 +428,10 @@ void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pendi
 void ll__deliver_events(uint64_t loop, uintptr_t events, uintptr_t protos, int n, uintptr_t pending,
                         uintptr_t batch_fn, uintptr_t batch_arg);
 
-/* After a delivery, while p->gate.on: the read gate's iterations. */
-void ll__gate_run(uint64_t loop, ll__pending *p);
+/* After a delivery, while p->gate.on: the read gate's iterations.
+ * changes0 is the view's change counter from before that delivery, so a
+ * change its callbacks made ends the gate too. */
+void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0);
 /* The gate's fd map: Go puts a transport's fd when it gets its id and
  * deletes it when the id ends (delete: only if fd still names id). */
 void ll__fdmap_put(ll__pending *p, int32_t fd, uint64_t id);
