@@ -254,6 +254,11 @@ class SchedulingMixin:
                     or self._fds_watched
                     or (armed and armed[0] <= _monotonic())):
                 return
+            if self._wq:
+                # The end of the iteration this round stood for: its
+                # gathered writes go now, as _host_run's end sends them.
+                self._flush_writes()
+                self._gather = True
             self._n_virtual += 1    # the next round stands for an iteration
 
     def _run_handle(self, h):
