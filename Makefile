@@ -217,7 +217,7 @@ PYENV_ROOT ?= $(shell pyenv root 2>/dev/null || echo $$HOME/.pyenv)
 PYTHONS ?= /usr/bin/python3 $(foreach v,3.11.7 3.12.1 3.13.0,$(PYENV_ROOT)/versions/$(v)/bin/python3)
 
 # The network modules, run again without the C hot path.
-PY_NET_TESTS := $(foreach m,tcp tcp_connect tcp_server tcp_streams tcp_peer_calls tls sink \
+PY_NET_TESTS := $(foreach m,tcp tcp_connect tcp_server tcp_streams tcp_peer_calls tls tls_data sink \
 	direct_write direct_write_gather direct_write_packed stream_write_c,tests.test_$(m))
 
 test-python: lib $(PYCTEST_BINS)
@@ -233,6 +233,9 @@ test-python: lib $(PYCTEST_BINS)
 	  echo "== Python network suites without the C hot path (LIBLOOP_PY_HOTPATH=0: the ctypes sink and write)"; \
 	  LIBLOOP_PY_HOTPATH=0 LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(firstword $(PYTHONS)) -m unittest \
 	    $(PY_NET_TESTS) || exit 1; \
+	  echo "== Python TLS suites on asyncio's own SSLProtocol (LIBLOOP_PY_SSL_FAST=0)"; \
+	  LIBLOOP_PY_SSL_FAST=0 LIBLOOP_LIBRARY=$(abspath $(LIB)) PYTHONPATH=bindings/python $(firstword $(PYTHONS)) -m unittest \
+	    tests.test_tls tests.test_tls_data || exit 1; \
 	else echo "no Python suite yet"; fi
 
 # Real libraries on libloop's loop as on asyncio's (tests/python_real_libs.py):

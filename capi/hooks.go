@@ -73,7 +73,7 @@ type stoppable interface {
 // pays nothing for these kinds.
 func lookupStoppable(id C.uint64_t) (stoppable, bool) {
 	s, ok := ids.lookup(uint64(id))
-	if !ok || s.kind != kindHook && s.kind != kindTimer && s.kind != kindFSWatch {
+	if !ok || s.kind() != kindHook && s.kind() != kindTimer && s.kind() != kindFSWatch {
 		return nil, false
 	}
 	return s.obj.(stoppable), true

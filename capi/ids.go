@@ -59,14 +59,34 @@ type idTable struct {
 	limit uint32
 }
 
-// idSlot is one table entry; obj == nil marks a free slot.
+// idSlot is one table entry; obj == nil marks a free slot. Its generation,
+// kind and host flag share one word (24 bytes a slot, not 32: a server
+// holds an id per connection):
+//   - bits 0..38: the generation, 1..genMask;
+//   - bits 40..47: the kind;
+//   - bit 48, host: set until the host's reference is taken (ll_release):
+//     only one take of an id succeeds, even from racing threads.
 type idSlot struct {
-	gen  uint64 // 1..genMask
-	kind kind
-	// host is true until the host's reference is taken (ll_release): only
-	// one take of an id succeeds, even from racing threads.
-	host bool
 	obj  any
+	word uint64
+}
+
+const (
+	slotKindShift = 40
+	slotHostBit   = 1 << 48
+)
+
+func (s *idSlot) gen() uint64 { return s.word & genMask }
+func (s *idSlot) kind() kind  { return kind(s.word >> slotKindShift) }
+func (s *idSlot) host() bool  { return s.word&slotHostBit != 0 }
+
+// set writes the slot's generation, kind and host flag.
+func (s *idSlot) set(gen uint64, k kind, host bool) {
+	w := gen&genMask | uint64(k)<<slotKindShift
+	if host {
+		w |= slotHostBit
+	}
+	s.word = w
 }
 
 var ids = idTable{reserve: defaultReserve}
@@ -101,11 +121,12 @@ func (t *idTable) add(k kind, obj any) uint64 {
 		}
 		i = t.n
 		t.n++
-		t.slot(i).gen = 1
+		t.slot(i).set(1, 0, false)
 	}
 	s := t.slot(i)
-	s.kind, s.obj, s.host = k, obj, true
-	return makeID(i, s.gen)
+	s.obj = obj
+	s.set(s.gen(), k, true)
+	return makeID(i, s.gen())
 }
 
 // find returns id's live slot; the caller holds t.mu.
@@ -115,7 +136,7 @@ func (t *idTable) find(id uint64) *idSlot {
 		return nil
 	}
 	s := t.slot(i)
-	if s.gen != id>>slotBits || s.obj == nil {
+	if s.gen() != id>>slotBits || s.obj == nil {
 		return nil
 	}
 	return s
@@ -137,7 +158,7 @@ func (t *idTable) lookup(id uint64) (idSlot, bool) {
 // get returns the object id names if it is live and of kind k.
 func (t *idTable) get(id uint64, k kind) (any, bool) {
 	s, ok := t.lookup(id)
-	if !ok || s.kind != k {
+	if !ok || s.kind() != k {
 		return nil, false
 	}
 	return s.obj, true
@@ -146,7 +167,7 @@ func (t *idTable) get(id uint64, k kind) (any, bool) {
 // kindOf returns the kind of a live id, or 0.
 func (t *idTable) kindOf(id uint64) kind {
 	s, _ := t.lookup(id)
-	return s.kind
+	return s.kind()
 }
 
 // take removes the host's reference from id, atomically: of any number of
@@ -157,10 +178,10 @@ func (t *idTable) take(id uint64) (any, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.find(id)
-	if s == nil || !s.host {
+	if s == nil || !s.host() {
 		return nil, false
 	}
-	s.host = false
+	s.set(s.gen(), s.kind(), false)
 	return s.obj, true
 }
 
@@ -172,8 +193,8 @@ func (t *idTable) idsOf(k kind, match func(obj any) bool) []uint64 {
 	defer t.mu.RUnlock()
 	var out []uint64
 	for i := uint32(0); i < t.n; i++ {
-		if s := t.slot(i); s.obj != nil && s.kind == k && match(s.obj) {
-			out = append(out, makeID(i, s.gen))
+		if s := t.slot(i); s.obj != nil && s.kind() == k && match(s.obj) {
+			out = append(out, makeID(i, s.gen()))
 		}
 	}
 	return out
@@ -192,8 +213,9 @@ func (t *idTable) reserveID() uint64 { return t.add(kindReserved, kindReserved) 
 func (t *idTable) fill(id uint64, k kind, obj any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if s := t.find(id); s != nil && s.kind == kindReserved {
-		s.kind, s.obj = k, obj
+	if s := t.find(id); s != nil && s.kind() == kindReserved {
+		s.obj = obj
+		s.set(s.gen(), k, s.host())
 	}
 }
 
@@ -205,11 +227,12 @@ func (t *idTable) remove(id uint64) bool {
 	if s == nil {
 		return false
 	}
-	s.obj, s.kind, s.host = nil, 0, false
-	s.gen = (s.gen + 1) & genMask
-	if s.gen == 0 {
-		s.gen = 1
+	gen := (s.gen() + 1) & genMask
+	if gen == 0 {
+		gen = 1
 	}
+	s.obj = nil
+	s.set(gen, 0, false)
 	t.free.push(uint32(id&slotMask) - 1)
 	return true
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"math/rand"
 	"testing"
+	"unsafe"
 )
 
 // Ids stay unique and a removed (stale) or forged id never resolves, across
@@ -66,7 +67,7 @@ func slotOf(t *idTable, id uint64) *idSlot { return t.slot(uint32(id&slotMask) -
 func TestIDStaleAcrossGenerationWrap(t *testing.T) {
 	var tab idTable // reserve 0: the freed slot is handed straight back
 	first := tab.add(kindFuture, "first")
-	slotOf(&tab, first).gen = genMask - 2
+	slotOf(&tab, first).set(genMask-2, kindFuture, true)
 	old := makeID(uint32(first&slotMask)-1, genMask-2)
 	seen := map[uint64]bool{old: true}
 	for i := 0; i < 6; i++ { // gens genMask-2 .. 3: through the wrap
@@ -88,7 +89,7 @@ func TestIDStaleAcrossGenerationWrap(t *testing.T) {
 			t.Fatalf("round %d: stale id %#x resolves", i, old)
 		}
 	}
-	if g := slotOf(&tab, old).gen; g == 0 || g > 4 {
+	if g := slotOf(&tab, old).gen(); g == 0 || g > 4 {
 		t.Fatalf("generation after the wrap is %d, want 1..4 (0 skipped)", g)
 	}
 }
@@ -100,7 +101,7 @@ func TestIDStaleAfter2To32Reuses(t *testing.T) {
 	old := tab.add(kindHandle, "old")
 	tab.remove(old)
 	s := slotOf(&tab, old)
-	s.gen = (old>>slotBits + 1<<32) & genMask // as if freed 2^32 more times
+	s.set(old>>slotBits+1<<32, 0, false) // as if freed 2^32 more times
 	fresh := tab.add(kindHandle, "new")
 	if fresh&slotMask != old&slotMask {
 		t.Fatalf("slot not reused: %#x vs %#x", fresh, old)
@@ -156,5 +157,25 @@ func TestIDTakeRace(t *testing.T) {
 			t.Fatalf("round %d: take removed the id; remove does that", round)
 		}
 		tab.remove(id)
+	}
+}
+
+// A slot's generation, kind and host flag share one word: each reads back
+// as written at its extremes, and a slot is 24 bytes (a server holds one
+// per connection).
+func TestIDSlotWord(t *testing.T) {
+	var s idSlot
+	for _, c := range []struct {
+		gen  uint64
+		k    kind
+		host bool
+	}{{genMask, kindReserved, true}, {1, 0, false}, {genMask, 0, true}, {1, kindReserved, false}} {
+		s.set(c.gen, c.k, c.host)
+		if s.gen() != c.gen || s.kind() != c.k || s.host() != c.host {
+			t.Fatalf("set(%#x, %d, %v) reads back (%#x, %d, %v)", c.gen, c.k, c.host, s.gen(), s.kind(), s.host())
+		}
+	}
+	if n := unsafe.Sizeof(idSlot{}); n != 24 {
+		t.Fatalf("idSlot is %d bytes, want 24", n)
 	}
 }

@@ -417,8 +417,11 @@ func (s *loopState) RunHostQueue(l *libloop.Loop) bool {
 	return C.ll__call_host_run(C.uintptr_t(s.hostRun.fn), C.uint64_t(s.id), C.uintptr_t(s.hostRun.arg)) != 0
 }
 
-//export ll_loop_host_ready
-func ll_loop_host_ready(id C.uint64_t) C.int {
+// ll__loop_host_ready_go is ll_loop_host_ready's Go side (cloop/hostready.c
+// answers a callback of the running batch in C).
+//
+//export ll__loop_host_ready_go
+func ll__loop_host_ready_go(id C.uint64_t) C.int {
 	s, rc := getLoop(id)
 	if rc != 0 {
 		return rc

@@ -34,7 +34,7 @@ func (s *loopState) enter(refusal C.int) C.int {
 		return refusal
 	}
 	// Inlined: most entries find nothing queued, and pay two loads.
-	if p := s.pending; p != nil && p.len|p.ntimers != 0 {
+	if p := s.pending; p != nil && p.len|p.ntimers|p.host_ready != 0 {
 		s.flushPending()
 	}
 	return 0
@@ -66,6 +66,11 @@ func (s *loopState) flushPending() {
 	p := s.pending
 	if p == nil {
 		return
+	}
+	if p.host_ready != 0 {
+		// ll_loop_host_ready from a callback of a batch (cloop/hostready.c)
+		p.host_ready = 0
+		s.loop.HostReady()
 	}
 	if p.ntimers > 0 {
 		// Runs of handle-less timers go to the core whole; a handle

@@ -29,7 +29,7 @@ func ll__release_go(id C.uint64_t, tok C.uintptr_t) C.int {
 	if !ok {
 		return C.int(libloop.EBADHANDLE)
 	}
-	switch s.kind {
+	switch s.kind() {
 	case kindLoop:
 		return releaseLoop(s.obj.(*loopState), uintptr(tok))
 	case kindFuture, kindTask:

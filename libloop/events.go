@@ -102,6 +102,9 @@ type ioState struct {
 	// gateFlush: the next deliverQueued is the flush ready callback's
 	// own, not one made inside a callback; only it may open the read gate.
 	gateFlush bool
+	// marks holds the water marks of the transports that set their own
+	// (Transport.ownMarks), until they are set back or the transport ends.
+	marks map[*Transport]waterMarks
 }
 
 // ioOwner is an object that owns an fd registered with the selector: a

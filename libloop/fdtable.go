@@ -4,7 +4,7 @@ package libloop
 
 // fdTable holds the loop's fdWatch records, indexed by fd: readiness finds
 // its owner with two loads instead of a map lookup, and a watched fd costs
-// its 32-byte slot, no allocation of its own. Slots live in fixed chunks,
+// its 24-byte slot, no allocation of its own. Slots live in fixed chunks,
 // so the table grows without copying (no garbage while a server accepts
 // tens of thousands of connections). fds beyond denseFDs go to a map.
 type fdTable struct {

@@ -2,19 +2,42 @@
 
 package libloop
 
-// fdWatch is the reader and writer registered for one fd. Each is a Handle
-// that is queued every iteration the fd is ready, like asyncio's selector
-// keys.
+// fdWatch is what is registered for one fd: the owner its readiness goes
+// to, like asyncio's selector keys. A slot is 24 bytes (one interface and
+// three flags): a server holds one per connection, and the add_reader and
+// add_writer handles, which no owned fd has, sit behind the owner
+// (fdHandles) rather than in a field of every slot (32 bytes).
 type fdWatch struct {
-	// owner, when set, is the transport or listener that owns the fd; its
-	// readiness goes to the owner instead of reader/writer handles.
+	// owner is the transport, listener or other object that owns the fd,
+	// or, for an fd watched with AddReader/AddWriter, its *fdHandles.
 	owner ioOwner
-	rw    *[2]*Handle // add_reader's handle [0] and add_writer's [1]; nil for an owned fd
 	mask  uint8
 	used  bool // the fdTable slot holds a record
 	// quiet: the fd keeps the loop alive no more (refs.go): an
 	// unreferenced transport's or server's, the signal pipe, a pidfd.
 	quiet bool
+}
+
+// fdHandles are the callbacks of an fd watched with AddReader ([0]) and
+// AddWriter ([1]); each is queued every iteration the fd is ready for it.
+type fdHandles [2]*Handle
+
+// ioReady queues the callbacks the readiness in mask is for, at once (not
+// through runIO as an owner's readiness is).
+func (hs *fdHandles) ioReady(mask uint8) {
+	if h := hs[0]; mask&evRead != 0 && h != nil {
+		h.loop.queueReady(h)
+	}
+	if h := hs[1]; mask&evWrite != 0 && h != nil {
+		h.loop.queueReady(h)
+	}
+}
+
+// handles returns w's AddReader/AddWriter callbacks, or nil when an owner
+// has the fd.
+func (w *fdWatch) handles() *fdHandles {
+	hs, _ := w.owner.(*fdHandles)
+	return hs
 }
 
 // AddReader calls fn each iteration fd is readable, replacing any reader
@@ -59,7 +82,7 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc HostCall) error {
 	w := l.fds.get(int32(fd))
 	old := uint8(0)
 	if w != nil {
-		if w.owner != nil {
+		if w.handles() == nil {
 			return sysEBUSY // asyncio: "File descriptor is used by transport"
 		}
 		old = w.mask
@@ -69,16 +92,15 @@ func (l *Loop) addWatch(fd int, dir uint8, fn func(), fc HostCall) error {
 	}
 	if w == nil {
 		w = l.fds.put(int32(fd))
+		w.owner = new(fdHandles)
 		l.nWatched++
 	}
 	h := l.newHandle() // the registration's reference
 	h.gofn, h.call = fn, fc
-	if w.rw == nil {
-		w.rw = new([2]*Handle)
-	}
-	prev := &w.rw[0]
+	hs := w.handles()
+	prev := &hs[0]
 	if dir == evWrite {
-		prev = &w.rw[1]
+		prev = &hs[1]
 	}
 	if *prev != nil {
 		(*prev).Cancel()
@@ -94,15 +116,16 @@ func (l *Loop) removeWatch(fd int, dir uint8) (bool, error) {
 		return false, nil
 	}
 	w := l.fds.get(int32(fd))
-	if w == nil || w.mask&dir == 0 || w.owner != nil {
+	if w == nil || w.mask&dir == 0 || w.handles() == nil {
 		return false, nil
 	}
 	err := l.setInterest(fd, w.mask, w.mask&^dir)
-	h := w.rw[0]
+	hs := w.handles()
+	h := hs[0]
 	if dir == evWrite {
-		h, w.rw[1] = w.rw[1], nil
+		h, hs[1] = hs[1], nil
 	} else {
-		w.rw[0] = nil
+		hs[0] = nil
 	}
 	h.Cancel()
 	l.unref(h)
@@ -177,7 +200,8 @@ func (l *Loop) rearm(fd int, o ioOwner) error {
 }
 
 func (l *Loop) dropWatch(fd int32, w *fdWatch) {
-	if w.owner != nil {
+	hs := w.handles()
+	if hs == nil {
 		if c, ok := w.owner.(interface{ loopClosing() }); ok {
 			c.loopClosing()
 		}
@@ -187,7 +211,7 @@ func (l *Loop) dropWatch(fd int32, w *fdWatch) {
 		l.nWatched--
 		return
 	}
-	for _, h := range w.rw {
+	for _, h := range hs {
 		if h != nil {
 			h.Cancel()
 			l.unref(h)

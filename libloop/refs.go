@@ -191,16 +191,16 @@ func (p *Process) exitedRefs() {
 
 // Ref makes the transport keep the loop alive until its ConnectionLost
 // (the default).
-func (t *Transport) Ref() { t.loop.setQuiet(t.fd, t, false) }
+func (t *Transport) Ref() { t.loop.setQuiet(int(t.fd), t, false) }
 
 // Unref makes the transport stop keeping the loop alive; it still reads,
 // writes and delivers its events. The flag is kept with the transport's
 // fd registration (no field in the Transport: its size is measured).
-func (t *Transport) Unref() { t.loop.setQuiet(t.fd, t, true) }
+func (t *Transport) Unref() { t.loop.setQuiet(int(t.fd), t, true) }
 
 // HasRef reports whether the transport keeps the loop alive (true once
 // it is closed: there is nothing left to keep).
-func (t *Transport) HasRef() bool { return !t.loop.isQuiet(t.fd, t) }
+func (t *Transport) HasRef() bool { return !t.loop.isQuiet(int(t.fd), t) }
 
 // Ref makes the server keep the loop alive until Close (the default).
 func (s *Server) Ref() {

@@ -210,24 +210,19 @@ func (l *Loop) processEvents(evs []ioEvent) {
 		if w == nil {
 			continue
 		}
-		if w.owner != nil {
-			// A transport's read says itself whether it drained the
-			// socket (readStream); a write may leave it writable.
-			if e.mask != evRead {
-				l.plan.stale()
-			}
-			l.queueIO(w.owner, e.mask)
+		if hs, ok := w.owner.(*fdHandles); ok {
+			// A reader's or writer's callback: whether it leaves the fd
+			// ready is its own affair.
+			l.plan.stale()
+			hs.ioReady(e.mask)
 			continue
 		}
-		// A reader's or writer's callback: whether it leaves the fd
-		// ready is its own affair.
-		l.plan.stale()
-		if e.mask&evRead != 0 && w.rw[0] != nil {
-			l.queueReady(w.rw[0])
+		// A transport's read says itself whether it drained the socket
+		// (readStream); a write may leave it writable.
+		if e.mask != evRead {
+			l.plan.stale()
 		}
-		if e.mask&evWrite != 0 && w.rw[1] != nil {
-			l.queueReady(w.rw[1])
-		}
+		l.queueIO(w.owner, e.mask)
 	}
 }
 

@@ -49,7 +49,7 @@ func (t *Transport) Sendfile(fd int, offset, count int64, done SendfileFunc) err
 	if count == 0 {
 		left = -1
 	}
-	t.writes().sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.wsize,
+	t.writes().sendfile = &sendfileOp{t: t, in: fd, off: offset, left: left, done: done, before: t.buffered(),
 		copying: st.Mode&unix.S_IFMT != unix.S_IFREG}
 	return t.updateInterest()
 }
@@ -84,7 +84,7 @@ func (op *sendfileOp) once() (int, error) {
 		want = int(op.left)
 	}
 	if !op.copying {
-		n, err := unix.Sendfile(t.fd, op.in, &op.off, want)
+		n, err := unix.Sendfile(int(t.fd), op.in, &op.off, want)
 		if err == unix.EINVAL || err == unix.ENOSYS || err == unix.EOPNOTSUPP {
 			op.copying = true // e.g. a file system without splice support
 		} else {
@@ -100,7 +100,7 @@ func (op *sendfileOp) once() (int, error) {
 		op.off += int64(n)
 		op.pending = buf[:n]
 	}
-	n, err := writeOnce(t.fd, op.pending, t.socket)
+	n, err := writeOnce(int(t.fd), op.pending, t.socket)
 	if n > 0 {
 		op.pending = op.pending[n:]
 	}

@@ -78,7 +78,7 @@ func (t *Transport) SockName() ([]byte, error) {
 	if t.state == tClosed {
 		return nil, ECLOSED
 	}
-	return rawSockaddr(t.fd, false)
+	return rawSockaddr(int(t.fd), false)
 }
 
 // PeerName returns the connected peer's address as a raw struct sockaddr.
@@ -86,7 +86,7 @@ func (t *Transport) PeerName() ([]byte, error) {
 	if t.state == tClosed {
 		return nil, ECLOSED
 	}
-	return rawSockaddr(t.fd, true)
+	return rawSockaddr(int(t.fd), true)
 }
 
 // SockaddrPort returns the port of a raw IPv4/IPv6 sockaddr, or -1.

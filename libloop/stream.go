@@ -36,11 +36,7 @@ const (
 // selector_events.py). Methods are called on the loop's thread.
 type Transport struct {
 	loop  *Loop
-	fd    int
-	wsize int            // bytes in pw.wq
 	pw    *pendingWrites // nil while nothing waits: an idle transport carries none
-	high  int
-	low   int
 	proto Protocol
 
 	// Tag is the host's id for this transport, Data is free for the host.
@@ -49,12 +45,21 @@ type Transport struct {
 
 	tls *tlsState // nil: plain; see tls.go
 
+	// fd is an int32 beside evFD, sharing a word: with the flags below the
+	// struct is 80 bytes (79 used), Go's 80-byte size class; past 80 it
+	// would take 96, which a server with tens of thousands of idle
+	// connections notices: 16 bytes each, and its Go heap reaches the first
+	// collection's trigger sooner (a C server's RSS growth per idle
+	// connection, 19,936 of them: 221-273 bytes with 96, 214-229 with 80).
+	// So the buffered byte count lives in pendingWrites and water marks
+	// other than the defaults in the loop's map (ownMarks), both touched
+	// only while bytes wait. TestConnectionRecordSizes holds it there.
+	fd   int32
 	evFD int32 // Event.FD: a process pipe's child fd, else -1
 	kind TransportKind
 
-	// Flags, packed at the end: with them the struct is 112 bytes (106
-	// used), Go's 112-byte size class; past 112 it would take 128, which a
-	// server with tens of thousands of connections notices.
+	// Flags, packed at the end.
+	ownMarks    bool // SetWriteBufferLimits set marks other than the defaults: loop.io.marks[t]
 	socket      bool
 	state       transportState
 	direct      bool // the write gate: DirectWritable (writegate.go)
@@ -88,6 +93,7 @@ type Transport struct {
 type pendingWrites struct {
 	wq       [][]byte // unsent bytes; wq[0] starts at woff
 	woff     int
+	wsize    int           // bytes in wq
 	iov      [][]byte      // writev scratch
 	dgq      []OutDatagram // datagram transports: sends the kernel refused
 	sendfile *sendfileOp
@@ -102,8 +108,7 @@ func (t *Transport) sendfileOp() *sendfileOp {
 }
 
 func (l *Loop) newTransport(fd int, kind TransportKind, socket bool, proto Protocol) *Transport {
-	t := &Transport{loop: l, fd: fd, kind: kind, socket: socket, evFD: -1,
-		high: DefaultHighWater, low: DefaultLowWater, proto: proto,
+	t := &Transport{loop: l, fd: int32(fd), kind: kind, socket: socket, evFD: -1, proto: proto,
 		readEOF: kind == PipeWrite, peerWatch: kind == PipeWrite}
 	t.direct = t.directWritable() // what a host reads when it learns of t
 	return t
@@ -126,7 +131,7 @@ func (t *Transport) FD() int {
 	if t.state == tClosed {
 		return -1
 	}
-	return t.fd
+	return int(t.fd)
 }
 
 // Kind returns what the transport carries.
@@ -159,7 +164,7 @@ func (t *Transport) wanted() uint8 {
 	} else if t.IsReading() || (t.handshaking() && !t.readEOF) {
 		m |= evRead
 	}
-	if t.wsize > 0 || (t.pw != nil && (len(t.pw.dgq) > 0 || t.pw.sendfile != nil)) {
+	if t.pw != nil && (t.pw.wsize > 0 || len(t.pw.dgq) > 0 || t.pw.sendfile != nil) {
 		m |= evWrite
 	}
 	return m
@@ -168,11 +173,11 @@ func (t *Transport) wanted() uint8 {
 func (t *Transport) updateInterest() error {
 	m := t.wanted()
 	if m == t.interest && t.state != tClosed {
-		if t.loop.fds.get(int32(t.fd)) != nil {
+		if t.loop.fds.get(t.fd) != nil {
 			return nil
 		}
 	}
-	err := t.loop.watchOwner(t.fd, t, m)
+	err := t.loop.watchOwner(int(t.fd), t, m)
 	if err == nil {
 		t.interest = m
 	}
@@ -219,7 +224,7 @@ func (t *Transport) SetWriteBufferLimits(high, low int) error {
 	if high < 0 || low < 0 || low > high {
 		return EINVAL
 	}
-	t.high, t.low = high, low
+	t.setMarks(high, low)
 	t.maybePause()
 	t.maybeResume()
 	return nil
@@ -232,11 +237,49 @@ func (t *Transport) SetWriteBufferLimits(high, low int) error {
 func (t *Transport) WritePaused() bool { return t.writePaused }
 
 // WriteBufferLimits returns the water marks.
-func (t *Transport) WriteBufferLimits() (high, low int) { return t.high, t.low }
+func (t *Transport) WriteBufferLimits() (high, low int) {
+	if !t.ownMarks {
+		return DefaultHighWater, DefaultLowWater
+	}
+	m := t.loop.io.marks[t]
+	return m.high, m.low
+}
+
+// waterMarks are a transport's own write-buffer limits. Few transports
+// have any, so they live in the loop's map (ioState.marks), kept only
+// while they differ from the defaults, not in a field every transport
+// pays for.
+type waterMarks struct{ high, low int }
+
+// setMarks keeps (high, low) as t's water marks. A closed transport,
+// which writes no more, keeps none (its entry would outlive it).
+func (t *Transport) setMarks(high, low int) {
+	io := &t.loop.io
+	if high == DefaultHighWater && low == DefaultLowWater || t.state == tClosed {
+		if t.ownMarks {
+			delete(io.marks, t)
+			t.ownMarks = false
+		}
+		return
+	}
+	if io.marks == nil {
+		io.marks = make(map[*Transport]waterMarks)
+	}
+	io.marks[t] = waterMarks{high, low}
+	t.ownMarks = true
+}
+
+// buffered is how many bytes of the stream wait in the buffer.
+func (t *Transport) buffered() int {
+	if t.pw == nil {
+		return 0
+	}
+	return t.pw.wsize
+}
 
 // WriteBufferSize returns how many bytes wait to be written.
 func (t *Transport) WriteBufferSize() int {
-	n := t.wsize
+	n := t.buffered()
 	if t.pw != nil {
 		for i := range t.pw.dgq {
 			n += len(t.pw.dgq[i].Data)
@@ -246,14 +289,20 @@ func (t *Transport) WriteBufferSize() int {
 }
 
 func (t *Transport) maybePause() {
-	if !t.writePaused && t.WriteBufferSize() > t.high && t.state != tClosed {
+	if !t.writePaused && t.state != tClosed {
+		if high, _ := t.WriteBufferLimits(); t.WriteBufferSize() <= high {
+			return
+		}
 		t.writePaused = true
 		t.loop.emit(Event{Kind: PauseWriting, FD: int(t.evFD), T: t})
 	}
 }
 
 func (t *Transport) maybeResume() {
-	if t.writePaused && t.WriteBufferSize() <= t.low && t.state != tClosed {
+	if t.writePaused && t.state != tClosed {
+		if _, low := t.WriteBufferLimits(); t.WriteBufferSize() > low {
+			return
+		}
 		t.writePaused = false
 		t.loop.emit(Event{Kind: ResumeWriting, FD: int(t.evFD), T: t})
 	}
@@ -316,9 +365,10 @@ func (t *Transport) finish(code int) {
 	t.setState(tClosed) // the gate shuts before the fd is closed
 	t.dropHeld()
 	t.syncRead()
-	t.loop.unwatchOwner(t.fd, t)
+	t.loop.unwatchOwner(int(t.fd), t)
 	t.interest = 0
-	unix.Close(t.fd)
+	unix.Close(int(t.fd))
+	t.setMarks(DefaultHighWater, DefaultLowWater) // its own water marks, if any, go with it
 	op := t.sendfileOp()
 	t.dropWrites()
 	if op != nil {
@@ -342,7 +392,7 @@ func (t *Transport) Refuse() {
 	if t.state == tClosed {
 		return
 	}
-	t.loop.unwatchOwner(t.fd, t)
+	t.loop.unwatchOwner(int(t.fd), t)
 	t.loopClosing()
 }
 
@@ -355,8 +405,9 @@ func (t *Transport) loopClosing() {
 	t.hostEnded = true  // the loop's close or the host's refusal, not a loss
 	t.dropHeld()
 	t.syncRead() // a host refuses a connection in the middle of a delivery
-	unix.Close(t.fd)
+	unix.Close(int(t.fd))
 	t.dropWrites()
+	t.setMarks(DefaultHighWater, DefaultLowWater)
 	if t.tls != nil {
 		t.tls.pipe.abort(ECLOSED) // a handshake goroutine ends
 	}
@@ -406,7 +457,7 @@ func (t *Transport) ioReady(mask uint8) {
 // which a write end reads as the same: asyncio's rule too). With data still queued that is a broken
 // pipe; otherwise a clean end (asyncio's _UnixWritePipeTransport).
 func (t *Transport) peerGone() {
-	if t.wsize > 0 {
+	if t.buffered() > 0 {
 		t.finish(Code(unix.EPIPE))
 	} else {
 		t.finish(0)
@@ -415,7 +466,7 @@ func (t *Transport) peerGone() {
 
 func (t *Transport) readStream() {
 	buf := t.loop.readChunk()
-	n, err := readNonblock(t.fd, buf)
+	n, err := readNonblock(int(t.fd), buf)
 	if err != nil {
 		if err != unix.EAGAIN {
 			t.loop.plan.stale() // the fd may still be ready (pollplan.go)

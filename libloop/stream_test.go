@@ -171,6 +171,65 @@ func TestFlowControlPauseResumeOnce(t *testing.T) {
 	peer.Close()
 }
 
+// A transport's own water marks hold until set back to the defaults
+// (SetWriteBufferLimits(0, 0)), which pause at once a buffer already above
+// the default high mark; and the limits read back as set.
+func TestWriteBufferLimitsOwnAndDefault(t *testing.T) {
+	l := newTestLoop(t)
+	var peer *Transport
+	srv, err := l.ListenTCP("127.0.0.1", 0, 0, 0, func(ev *Event) bool {
+		if ev.Kind == ConnectionMade {
+			peer = ev.T
+			peer.PauseReading()
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	port, _ := srv.Port()
+	pauses := 0
+	var c *Transport
+	l.DialTCP("127.0.0.1", port, func(ev *Event) bool {
+		if ev.Kind == PauseWriting {
+			pauses++
+		}
+		return true
+	}, func(tr *Transport, err error) { c = tr })
+	runUntil(t, l, 5*time.Second, func() bool { return c != nil && peer != nil })
+	if h, lo := c.WriteBufferLimits(); h != DefaultHighWater || lo != DefaultLowWater {
+		t.Fatalf("new transport's limits %d, %d", h, lo)
+	}
+	const high, low = 64 << 20, 1 << 10
+	if err := c.SetWriteBufferLimits(high, low); err != nil {
+		t.Fatal(err)
+	}
+	if h, lo := c.WriteBufferLimits(); h != high || lo != low {
+		t.Fatalf("limits %d, %d after setting %d, %d", h, lo, high, low)
+	}
+	chunk := make([]byte, 64<<10)
+	for i := 0; i < 200 && c.WriteBufferSize() <= 2*DefaultHighWater; i++ {
+		c.Write(chunk)
+		l.RunOnce(true)
+	}
+	if pauses != 0 || c.WritePaused() || c.WriteBufferSize() <= DefaultHighWater {
+		t.Fatalf("under its own high mark: pauses %d, buffered %d", pauses, c.WriteBufferSize())
+	}
+	if err := c.SetWriteBufferLimits(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if h, lo := c.WriteBufferLimits(); h != DefaultHighWater || lo != DefaultLowWater {
+		t.Fatalf("limits %d, %d after setting the defaults", h, lo)
+	}
+	l.RunOnce(true)
+	if pauses != 1 || !c.WritePaused() {
+		t.Fatalf("back to the defaults with %d buffered: pauses %d", c.WriteBufferSize(), pauses)
+	}
+	c.Abort()
+	peer.Close()
+}
+
 func TestConnectRefusedAndNoName(t *testing.T) {
 	l := newTestLoop(t)
 	// A port nobody listens on: bind one, note it, close it.

@@ -44,8 +44,8 @@ func (t *Transport) Write(p []byte) error {
 // writeRaw sends p, or what the kernel does not take of it, after what is
 // buffered: the bytes on the wire (a TLS transport's ciphertext).
 func (t *Transport) writeRaw(p []byte) {
-	if t.wsize == 0 && t.sendfileOp() == nil {
-		n, err := writeOnce(t.fd, p, t.socket)
+	if t.pw == nil || t.pw.wsize == 0 && t.pw.sendfile == nil {
+		n, err := writeOnce(int(t.fd), p, t.socket)
 		if err != nil && err != unix.EAGAIN && err != unix.EINTR {
 			t.fatal(err)
 			return
@@ -96,7 +96,7 @@ func (t *Transport) WriteEOF() error {
 	if t.kind == PipeWrite || !t.socket {
 		return t.Close()
 	}
-	if t.wsize == 0 && t.sendfileOp() == nil {
+	if t.pw == nil || t.pw.wsize == 0 && t.pw.sendfile == nil {
 		t.shutdownWrite()
 	} else {
 		t.eofPending = true
@@ -106,7 +106,7 @@ func (t *Transport) WriteEOF() error {
 
 func (t *Transport) shutdownWrite() {
 	t.eofPending = false
-	if err := unix.Shutdown(t.fd, unix.SHUT_WR); err != nil && err != unix.ENOTCONN {
+	if err := unix.Shutdown(int(t.fd), unix.SHUT_WR); err != nil && err != unix.ENOTCONN {
 		t.fatal(err)
 	}
 }
@@ -133,7 +133,7 @@ func (t *Transport) buffer(p []byte) {
 // written after it wait for the file (the order the host wrote them in).
 func (t *Transport) writeReady() {
 	for {
-		limit := t.wsize
+		limit := t.buffered()
 		if t.sendfileOp() != nil {
 			limit = t.pw.sendfile.before
 		}
@@ -168,7 +168,7 @@ func (t *Transport) writeReady() {
 // finish now, or once what its protocol wrote meanwhile is flushed.
 func (t *Transport) resumedClosing() {
 	t.closeAfterResume = false
-	if t.state == tClosing && t.wsize == 0 && t.sendfileOp() == nil {
+	if t.state == tClosing && (t.pw == nil || t.pw.wsize == 0 && t.pw.sendfile == nil) {
 		t.finish(0)
 	}
 }
@@ -198,7 +198,7 @@ func (t *Transport) drained() {
 func (t *Transport) writeQueued(limit int) (int, error) {
 	first := t.pw.wq[0][t.pw.woff:]
 	if len(t.pw.wq) == 1 || len(first) >= limit {
-		return writeOnce(t.fd, first[:min(len(first), limit)], t.socket)
+		return writeOnce(int(t.fd), first[:min(len(first), limit)], t.socket)
 	}
 	iov := t.pw.iov[:0]
 	iov = append(iov, first)
@@ -212,7 +212,7 @@ func (t *Transport) writeQueued(limit int) (int, error) {
 		n += len(b)
 	}
 	t.pw.iov = iov
-	n, err := writeVec(t.fd, iov, t.socket)
+	n, err := writeVec(int(t.fd), iov, t.socket)
 	clear(iov)
 	return n, err
 }

@@ -196,7 +196,7 @@ func (t *Transport) tlsRead() {
 	if ls.tlsIn == nil {
 		ls.tlsIn = make([]byte, maxReadChunk)
 	}
-	n, err := readNonblock(t.fd, ls.tlsIn)
+	n, err := readNonblock(int(t.fd), ls.tlsIn)
 	if err == unix.EAGAIN || err == unix.EINTR {
 		return
 	}
@@ -293,7 +293,7 @@ func (t *Transport) tlsClose() {
 	}
 	st.conn.CloseWrite()
 	st.flushOut()
-	if t.state == tClosed || t.wsize == 0 {
+	if t.state == tClosed || t.buffered() == 0 {
 		return
 	}
 	timer, err := t.loop.CallLater(st.shutdown.Seconds(), func() {

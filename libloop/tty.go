@@ -80,12 +80,12 @@ func (t *Transport) SetTTYMode(mode int) error {
 	if t.state != tOpen {
 		return ECLOSED
 	}
-	cur, err := unix.IoctlGetTermios(t.fd, ioctlGetTermios)
+	cur, err := unix.IoctlGetTermios(int(t.fd), ioctlGetTermios)
 	if err != nil {
 		return EINVAL
 	}
 	var st unix.Stat_t
-	if err := unix.Fstat(t.fd, &st); err != nil {
+	if err := unix.Fstat(int(t.fd), &st); err != nil {
 		return err
 	}
 	ttyModes.Lock()
@@ -95,7 +95,7 @@ func (t *Transport) SetTTYMode(mode int) error {
 		if s == nil || !s.raw {
 			return nil // never changed: it is in its own mode
 		}
-		if err := unix.IoctlSetTermios(t.fd, ioctlSetTermios, &s.orig); err != nil {
+		if err := unix.IoctlSetTermios(int(t.fd), ioctlSetTermios, &s.orig); err != nil {
 			return err
 		}
 		s.raw = false
@@ -114,7 +114,7 @@ func (t *Transport) SetTTYMode(mode int) error {
 	}
 	raw := s.orig
 	makeRaw(&raw)
-	if err := unix.IoctlSetTermios(t.fd, ioctlSetTermios, &raw); err != nil {
+	if err := unix.IoctlSetTermios(int(t.fd), ioctlSetTermios, &raw); err != nil {
 		return err
 	}
 	s.raw = true
@@ -161,7 +161,7 @@ func (t *Transport) WindowSize() (cols, rows int, err error) {
 	if t.state != tOpen {
 		return 0, 0, ECLOSED
 	}
-	ws, err := unix.IoctlGetWinsize(t.fd, unix.TIOCGWINSZ)
+	ws, err := unix.IoctlGetWinsize(int(t.fd), unix.TIOCGWINSZ)
 	if err != nil {
 		return 0, 0, EINVAL
 	}

@@ -181,7 +181,7 @@ func (t *Transport) SendTo(p, addr []byte) error {
 		return EINVAL
 	}
 	if t.pw == nil || len(t.pw.dgq) == 0 {
-		err := sendTo(t.fd, p, addr)
+		err := sendTo(int(t.fd), p, addr)
 		if err == nil {
 			return nil
 		}
@@ -219,7 +219,7 @@ func (t *Transport) SendMany(ds []OutDatagram) error {
 		return nil
 	}
 	for len(ds) > 0 {
-		n, err := sendDatagrams(t.loop, t.fd, ds)
+		n, err := sendDatagrams(t.loop, int(t.fd), ds)
 		ds = ds[n:]
 		if err == nil {
 			return nil
@@ -260,7 +260,7 @@ func (t *Transport) queueDatagrams(ds []OutDatagram) {
 func (t *Transport) flushDatagrams() {
 	pw := t.writes()
 	for len(pw.dgq) > 0 {
-		n, err := sendDatagrams(t.loop, t.fd, pw.dgq)
+		n, err := sendDatagrams(t.loop, int(t.fd), pw.dgq)
 		clear(pw.dgq[:n])
 		pw.dgq = pw.dgq[n:]
 		if err == nil {

@@ -125,7 +125,7 @@ func TestUDPBatchReceiveOrderAndPeers(t *testing.T) {
 func TestUDPBatchLargeDatagramsWhole(t *testing.T) {
 	l := newTestLoop(t)
 	r := newUDPRecorder(t, l)
-	if err := unix.SetsockoptInt(r.tr.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20); err != nil {
+	if err := unix.SetsockoptInt(int(r.tr.fd), unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20); err != nil {
 		t.Fatal(err)
 	}
 	dst := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: r.port(t)}

@@ -31,7 +31,7 @@ func (t *Transport) udpFamily() (int, error) {
 	if t.state != tOpen {
 		return 0, ECLOSED
 	}
-	sa, err := unix.Getsockname(t.fd)
+	sa, err := unix.Getsockname(int(t.fd))
 	if err != nil {
 		return 0, err
 	}
@@ -51,9 +51,9 @@ func (t *Transport) setIPInt(opt4, opt6, v int) error {
 		return err
 	}
 	if fam == unix.AF_INET {
-		return unix.SetsockoptInt(t.fd, unix.IPPROTO_IP, opt4, v)
+		return unix.SetsockoptInt(int(t.fd), unix.IPPROTO_IP, opt4, v)
 	}
-	return unix.SetsockoptInt(t.fd, unix.IPPROTO_IPV6, opt6, v)
+	return unix.SetsockoptInt(int(t.fd), unix.IPPROTO_IPV6, opt6, v)
 }
 
 // SetBroadcast lets the socket send to broadcast addresses (SO_BROADCAST).
@@ -61,7 +61,7 @@ func (t *Transport) SetBroadcast(on bool) error {
 	if _, err := t.udpFamily(); err != nil {
 		return err
 	}
-	return unix.SetsockoptInt(t.fd, unix.SOL_SOCKET, unix.SO_BROADCAST, boolInt(on))
+	return unix.SetsockoptInt(int(t.fd), unix.SOL_SOCKET, unix.SO_BROADCAST, boolInt(on))
 }
 
 // SetTTL sets the unicast time to live (IPv6: hop limit), 1 to 255.
@@ -100,13 +100,13 @@ func (t *Transport) SetMulticastInterface(iface string) error {
 		if err != nil {
 			return err
 		}
-		return unix.SetsockoptInet4Addr(t.fd, unix.IPPROTO_IP, unix.IP_MULTICAST_IF, a)
+		return unix.SetsockoptInet4Addr(int(t.fd), unix.IPPROTO_IP, unix.IP_MULTICAST_IF, a)
 	}
 	idx, err := ifaceIndex6(iface)
 	if err != nil {
 		return err
 	}
-	return unix.SetsockoptInt(t.fd, unix.IPPROTO_IPV6, unix.IPV6_MULTICAST_IF, idx)
+	return unix.SetsockoptInt(int(t.fd), unix.IPPROTO_IPV6, unix.IPV6_MULTICAST_IF, idx)
 }
 
 // SetMembership joins (Join) or leaves (Leave) the multicast group on the
@@ -123,13 +123,13 @@ func (t *Transport) SetMembership(group, iface string, op int) error {
 		if op == Leave {
 			opt = unix.IP_DROP_MEMBERSHIP
 		}
-		return unix.SetsockoptIPMreq(t.fd, unix.IPPROTO_IP, opt, &unix.IPMreq{Multiaddr: m.group.As4(), Interface: m.iface4})
+		return unix.SetsockoptIPMreq(int(t.fd), unix.IPPROTO_IP, opt, &unix.IPMreq{Multiaddr: m.group.As4(), Interface: m.iface4})
 	}
 	opt := unix.IPV6_JOIN_GROUP
 	if op == Leave {
 		opt = unix.IPV6_LEAVE_GROUP
 	}
-	return unix.SetsockoptIPv6Mreq(t.fd, unix.IPPROTO_IPV6, opt, &unix.IPv6Mreq{Multiaddr: m.group.As16(), Interface: uint32(m.ifindex)})
+	return unix.SetsockoptIPv6Mreq(int(t.fd), unix.IPPROTO_IPV6, opt, &unix.IPv6Mreq{Multiaddr: m.group.As16(), Interface: uint32(m.ifindex)})
 }
 
 // SetSourceMembership joins or leaves the group for datagrams from source
@@ -144,9 +144,9 @@ func (t *Transport) SetSourceMembership(group, iface, source string, op int) err
 		return EINVAL
 	}
 	if m.fam == unix.AF_INET {
-		return setSourceMembership4(t.fd, m.group.As4(), m.iface4, src.As4(), op == Join)
+		return setSourceMembership4(int(t.fd), m.group.As4(), m.iface4, src.As4(), op == Join)
 	}
-	return setSourceMembership6(t.fd, m.group, src, m.ifindex, op == Join)
+	return setSourceMembership6(int(t.fd), m.group, src, m.ifindex, op == Join)
 }
 
 // membership is a membership call's checked arguments: the socket's

@@ -49,11 +49,11 @@ func TestUDPOptionsReachSocket(t *testing.T) {
 		}
 	}
 	must("SetBroadcast", v4.SetBroadcast(true))
-	if sockoptInt(t, v4.fd, unix.SOL_SOCKET, unix.SO_BROADCAST) != 1 {
+	if sockoptInt(t, int(v4.fd), unix.SOL_SOCKET, unix.SO_BROADCAST) != 1 {
 		t.Error("SO_BROADCAST not set")
 	}
 	must("SetBroadcast off", v4.SetBroadcast(false))
-	if sockoptInt(t, v4.fd, unix.SOL_SOCKET, unix.SO_BROADCAST) != 0 {
+	if sockoptInt(t, int(v4.fd), unix.SOL_SOCKET, unix.SO_BROADCAST) != 0 {
 		t.Error("SO_BROADCAST not cleared")
 	}
 	must("SetTTL", v4.SetTTL(7))
@@ -73,12 +73,12 @@ func TestUDPOptionsReachSocket(t *testing.T) {
 		{v4, unix.IPPROTO_IP, unix.IP_MULTICAST_LOOP, 0},
 		{v6, unix.IPPROTO_IPV6, unix.IPV6_MULTICAST_LOOP, 0},
 	} {
-		if got := sockoptInt(t, c.tr.fd, c.level, c.opt); got != c.is {
+		if got := sockoptInt(t, int(c.tr.fd), c.level, c.opt); got != c.is {
 			t.Errorf("option %d/%d = %d, want %d", c.level, c.opt, got, c.is)
 		}
 	}
 	must("SetMulticastInterface", v4.SetMulticastInterface("127.0.0.1"))
-	a, err := unix.GetsockoptInet4Addr(v4.fd, unix.IPPROTO_IP, unix.IP_MULTICAST_IF)
+	a, err := unix.GetsockoptInet4Addr(int(v4.fd), unix.IPPROTO_IP, unix.IP_MULTICAST_IF)
 	if err != nil || a != [4]byte{127, 0, 0, 1} {
 		t.Errorf("IP_MULTICAST_IF = %v, %v", a, err)
 	}
@@ -87,7 +87,7 @@ func TestUDPOptionsReachSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sockoptInt(t, v6.fd, unix.IPPROTO_IPV6, unix.IPV6_MULTICAST_IF); got != lo.Index {
+	if got := sockoptInt(t, int(v6.fd), unix.IPPROTO_IPV6, unix.IPV6_MULTICAST_IF); got != lo.Index {
 		t.Errorf("IPV6_MULTICAST_IF = %d, want lo's index %d", got, lo.Index)
 	}
 }
@@ -125,7 +125,7 @@ func TestUDPOptionsBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	v4.SetTTL(0)
-	if got := sockoptInt(t, v4.fd, unix.IPPROTO_IP, unix.IP_TTL); got != 42 {
+	if got := sockoptInt(t, int(v4.fd), unix.IPPROTO_IP, unix.IP_TTL); got != 42 {
 		t.Errorf("a refused SetTTL changed the TTL to %d", got)
 	}
 	// Not a datagram transport: a stream socket.

@@ -13,7 +13,7 @@ package libloop
 // the gate. So the host's send never overtakes buffered bytes, and the
 // bytes of one write leave in order through one buffer.
 //
-// The gate's inputs (state, wsize, pw, eofWritten, tls) are written only
+// The gate's inputs (state, pw, eofWritten, tls) are written only
 // by the methods in this file, and each of them ends in regate, the one
 // transition: it recomputes the answer and, only when it changed, keeps it
 // and tells the DirectWriter. Every caller changes an input before it acts
@@ -38,7 +38,7 @@ func (t *Transport) DirectWritable() bool { return t.direct }
 // transport's queue lives in pw (dgq): pw nil means nothing is queued.
 func (t *Transport) directWritable() bool {
 	return t.state == tOpen && t.socket && (t.kind == Stream || t.kind == Datagram) &&
-		t.wsize == 0 && t.pw == nil && !t.eofWritten && t.tls == nil
+		t.pw == nil && !t.eofWritten && t.tls == nil
 }
 
 // regate is the gate's one transition: after any input changed, it keeps
@@ -62,15 +62,13 @@ func (t *Transport) setState(s transportState) {
 // addBuffered counts n bytes the caller is about to copy into the buffer:
 // the gate shuts before they wait there.
 func (t *Transport) addBuffered(n int) {
-	t.wsize += n
-	t.regate()
+	t.writes().wsize += n // writes() shuts the gate as it makes the state
 }
 
 // subBuffered counts n buffered bytes written. It never opens the gate by
 // itself: the pending-write state stays until drained drops it.
 func (t *Transport) subBuffered(n int) {
-	t.wsize -= n
-	t.regate()
+	t.pw.wsize -= n
 }
 
 // writes returns the pending-write state, making it on first use (which
@@ -94,7 +92,7 @@ func (t *Transport) dropIdleWrites() {
 
 // dropWrites forgets everything waiting to be written: the fd is closed.
 func (t *Transport) dropWrites() {
-	t.pw, t.wsize = nil, 0
+	t.pw = nil
 	t.regate()
 }
 

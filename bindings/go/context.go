@@ -40,19 +40,19 @@ func (l *Loop) RunUntilCompleteContext(ctx context.Context, f *Future) error {
 // in Wait. A waiter that gave up (its context done, the loop closed) is
 // marked gone, so an outcome that comes later writes nothing it reads.
 type waitOutcome struct {
-	mu    sync.Mutex
-	gone  bool
-	done  chan struct{}
-	value uintptr
-	err   error
+	mu   sync.Mutex
+	gone bool
+	done chan struct{}
 }
 
-// complete records the outcome (loop thread) unless the waiter is gone.
-func (w *waitOutcome) complete(v uintptr, err error) {
+// complete runs record (loop thread), which writes the outcome where the
+// waiter reads it, unless the waiter is gone.
+func (w *waitOutcome) complete(record func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.gone {
-		w.gone, w.value, w.err = true, v, err
+		w.gone = true
+		record()
 		close(w.done)
 	}
 }
@@ -68,6 +68,50 @@ func (w *waitOutcome) abandon() bool {
 	return false
 }
 
+// wait blocks until f is done, then has read(f) run on the loop thread (a
+// done callback) before it returns nil: read records the outcome for the
+// caller, which reads it once wait returns nil, and never otherwise. See
+// Future.Wait for the rules and the errors.
+func (f *Future) wait(ctx context.Context, read func(f *Future)) error {
+	if ctx == nil {
+		return EINVAL
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	l := f.loop
+	if l == nil {
+		return EINVAL // a future of Run's loop: wait inside its task
+	}
+	w := &waitOutcome{done: make(chan struct{})}
+	var failed error // the registration's error, written under w's lock
+	start := func() {
+		_, err := f.AddDoneCallback(func(f *Future) { w.complete(func() { read(f) }) })
+		if err != nil {
+			w.complete(func() { failed = err })
+		}
+	}
+	if err := l.CallSoonThreadsafe(start); err != nil {
+		return err
+	}
+	select {
+	case <-w.done:
+		return failed
+	case <-ctx.Done():
+		if w.abandon() {
+			return failed
+		}
+		err := ctx.Err()
+		l.CallSoonThreadsafe(func() { f.Cancel(err.Error()) })
+		return err
+	case <-l.closed:
+		if w.abandon() {
+			return failed
+		}
+		return ECLOSED
+	}
+}
+
 // Wait blocks until f is done and returns its Result, as the core's
 // Future.Wait: from a goroutine other than the one running the loop (it
 // must be running, e.g. go loop.RunForever()), since the library's calls
@@ -78,39 +122,12 @@ func (w *waitOutcome) abandon() bool {
 // returns. Called from the loop's own thread it would wait on itself: use
 // RunUntilCompleteContext there.
 func (f *Future) Wait(ctx context.Context) (uintptr, error) {
-	if ctx == nil {
-		return 0, EINVAL
-	}
-	if err := ctx.Err(); err != nil {
+	var v uintptr
+	var rerr error
+	if err := f.wait(ctx, func(f *Future) { v, rerr = f.Result() }); err != nil {
 		return 0, err
 	}
-	l := f.loop
-	w := &waitOutcome{done: make(chan struct{})}
-	start := func() {
-		_, err := f.AddDoneCallback(func(f *Future) { w.complete(f.Result()) })
-		if err != nil {
-			w.complete(0, err)
-		}
-	}
-	if err := l.CallSoonThreadsafe(start); err != nil {
-		return 0, err
-	}
-	select {
-	case <-w.done:
-		return w.value, w.err
-	case <-ctx.Done():
-		if w.abandon() {
-			return w.value, w.err
-		}
-		err := ctx.Err()
-		l.CallSoonThreadsafe(func() { f.Cancel(err.Error()) })
-		return 0, err
-	case <-l.closed:
-		if w.abandon() {
-			return w.value, w.err
-		}
-		return 0, ECLOSED
-	}
+	return v, rerr
 }
 
 // Wait blocks until the connect completes and returns its transport, as

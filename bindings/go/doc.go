@@ -4,12 +4,14 @@
 // of libloop (an asyncio-style event loop). It loads the library at run time
 // with purego, without cgo.
 //
-// A Go program should not use this package: it should import the pure-Go
-// core, github.com/libloop/libloop/libloop, which is the same loop with one
-// Go runtime and no C boundary (see its Example). This binding exists for
-// two jobs: testing libloop.so from Go (the suite in tests/ drives the C
-// ABI through it, including bad ids and NULL pointers), and programs that
-// must share one loop with C code that uses the C ABI.
+// A Go program that needs no C code should import the pure-Go core,
+// github.com/libloop/libloop/libloop, which is the same loop with one Go
+// runtime and no C boundary (see its Example). This binding exists for two
+// jobs: testing libloop.so from Go (the suite in tests/ drives the C ABI
+// through it, including bad ids and NULL pointers), and programs that must
+// share one loop with C code that uses the C ABI; for these it offers the
+// core's Go-shaped calls too (durations, contexts, typed futures,
+// net.Conn: see below).
 //
 // The library is found through the LIBLOOP_LIBRARY environment variable,
 // else <repo>/build/libloop.so next to this source tree, else the system's
@@ -59,7 +61,38 @@
 // must not touch the loop.
 //
 // Threads: as in C, a Loop and its Handles are used from the thread running
-// the loop, except CallSoonThreadsafe and Wakeup, which any goroutine may call.
+// the loop, except CallSoonThreadsafe and Wakeup, which any goroutine may
+// call, and the calls made for other goroutines while a goroutine runs the
+// loop: Future.Wait, TypedFuture.Wait, Await, DialFuture.Wait, and a Conn's
+// or Listener's methods (Loop.DialConn, Loop.ListenConn). These post to the
+// loop and block on a channel; called from one of the loop's own callbacks
+// they would block the loop.
+//
+// What a Go programmer expects, as the core offers it:
+//
+//   - time.Duration: a call that took a time.Duration from the start has
+//     the plain name and a float-seconds form with a Seconds suffix
+//     (CallLater and CallLaterSeconds, Sleep and SleepSeconds, WaitFor and
+//     WaitForSeconds, Task.Sleep and Task.SleepSeconds). A call first
+//     published with float seconds keeps its name and signature, and its
+//     time.Duration form carries a Duration suffix, as the core names its
+//     own: Loop.StartTimerDuration, Timer.SetRepeatDuration,
+//     Timer.WhenDuration, Loop.CallAtDuration, Handle.WhenDuration,
+//     TLSConfig.SetTimeoutsDuration, and Loop.Now (the loop's clock, Time,
+//     as a Duration).
+//   - context.Context: Loop.RunUntilCompleteContext on the loop's
+//     goroutine; Wait(ctx) from others (a done context cancels the
+//     future); Loop.DialConn(ctx). ECANCELLED matches context.Canceled and
+//     ETIMEDOUT context.DeadlineExceeded under errors.Is.
+//   - typed results: TypedFuture[T] and TypedTask[T] carry a Go value of
+//     type T or a Go error. The value never crosses into the library: the
+//     C future's result word is a key into a Go table, given with the
+//     binding's free func, so the entry goes when the library frees the
+//     value (the future released and the loop done with it), or when
+//     RunTyped hands the value over; see LiveTypedValues.
+//   - net.Conn and net.Listener: Conn over a stream Transport (DialConn,
+//     ListenConn's Accept, or NewConn in a transport's ConnectionMade),
+//     with flow control both ways and deadlines.
 //
 // Go programs that load libloop.so carry two Go runtimes in one process (the
 // host's and the library's). This works on Linux for the calls made here, but

@@ -3,6 +3,7 @@
 package libloop
 
 import (
+	"context"
 	"strconv"
 	"syscall"
 )
@@ -51,13 +52,21 @@ func (e Error) Message() string {
 func (e Error) Error() string { return e.Name() + ": " + e.Message() }
 
 // Is reports whether target is the same code; a syscall.Errno matches the
-// negative errno code it stands for.
+// negative errno code it stands for, context.Canceled matches ECANCELLED
+// and context.DeadlineExceeded ETIMEDOUT (as the core's codes do), so a
+// cancelled future's error reads as a Go program expects.
 func (e Error) Is(target error) bool {
 	switch t := target.(type) {
 	case Error:
 		return t == e
 	case syscall.Errno:
 		return int(e) == -int(t)
+	}
+	switch target {
+	case context.Canceled:
+		return e == ECANCELLED
+	case context.DeadlineExceeded:
+		return e == ETIMEDOUT
 	}
 	return false
 }

@@ -11,7 +11,7 @@
  * here with call_soon (libloop/chain.go lists the other cases). */
 static int chain_may_go_on(const ll__pending *p, const ll__chain *c, const ll__chain_view *v,
                            uint64_t changes0) {
-    if (p->len == 0 || p->ntimers > 0 || c->iterations >= c->max_iterations)
+    if (p->len == 0 || p->ntimers > 0 || p->host_ready || c->iterations >= c->max_iterations)
         return 0;
     if (v->changes != changes0 || v->ready_len != 0)
         return 0;

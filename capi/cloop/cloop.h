@@ -244,6 +244,10 @@ typedef struct ll__pending {
      * ll_fs_read_cb / ll_fs_write_cb and kept with the record (NULL: none
      * yet, or no memory: the core's pool serves those calls). */
     struct ll__fspool *fspool;
+    /* 1 once ll_loop_host_ready was called from a callback of the running
+     * batch (hostready.c), until Go takes it at enter (Loop.HostReady):
+     * like a call_soon queued here, it ends a chain and the read gate. */
+    int64_t host_ready;
 } ll__pending;
 
 /* A transport's protocol, in C memory so ll_transport_set_protocol takes
@@ -503,8 +507,10 @@ void ll__ts_fire_many(uint64_t loop, const uint32_t *slots, int64_t n, ll__pendi
 void ll__deliver_events(uint64_t loop, uintptr_t events, uintptr_t protos, int n, uintptr_t pending,
                         uintptr_t batch_fn, uintptr_t batch_arg);
 
-/* After a delivery, while p->gate.on: the read gate's iterations. */
-void ll__gate_run(uint64_t loop, ll__pending *p);
+/* After a delivery, while p->gate.on: the read gate's iterations.
+ * changes0 is the view's change counter from before that delivery, so a
+ * change its callbacks made ends the gate too. */
+void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0);
 /* The gate's fd map: Go puts a transport's fd when it gets its id and
  * deletes it when the id ends (delete: only if fd still names id). */
 void ll__fdmap_put(ll__pending *p, int32_t fd, uint64_t id);
@@ -588,6 +594,7 @@ int ll__call_later_go(uint64_t caller, uint64_t id, double delay, ll_callback cb
 int ll__call_at_go(uint64_t caller, uint64_t id, double when, ll_callback cb, void *arg, uint64_t *out);
 int ll__call_soon_threadsafe_go(uint64_t id, ll_callback cb, void *arg);
 int ll__fs_io_go(uint64_t loop, int fd, void *buf, size_t n, int64_t offset, ll_fs_callback cb, void *arg, int write);
+int ll__loop_host_ready_go(uint64_t id);
 int ll__handle_cancel_go(uint64_t caller, uint64_t id);
 int ll__task_yield_go(uint64_t task);
 int ll__task_sleep_go(uint64_t task, double delay);

@@ -22,6 +22,12 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
     ll_event *evs = (ll_event *)events_addr;
     ll__proto *const *protos = (ll__proto *const *)protos_addr;
     ll__batch_ctx saved = ll__batch_enter(loop, (ll__pending *)pending_addr);
+    /* The gate's baseline: what this delivery's callbacks change (a handle
+     * made, a HostReady through Go) must end it, as what later ones do. */
+    const ll__read_gate *gate = &((ll__pending *)pending_addr)->gate;
+    uint64_t changes0 = 0;
+    if (gate->on && gate->view != 0 && ((const ll__chain_view *)gate->view)->version == LL__CHAIN_VIEW_VERSION)
+        changes0 = ((const ll__chain_view *)gate->view)->changes;
     int i = 0, withheld = 0;
     while (i < n) {
         /* An earlier event may have paused, closed or aborted this one's
@@ -66,7 +72,7 @@ void ll__deliver_events(uint64_t loop, uintptr_t events_addr, uintptr_t protos_a
     }
     ((ll__pending *)pending_addr)->withheld = withheld;
     if (((ll__pending *)pending_addr)->gate.on)
-        ll__gate_run(loop, (ll__pending *)pending_addr); /* still this batch's thread marking */
+        ll__gate_run(loop, (ll__pending *)pending_addr, changes0); /* still this batch's thread marking */
     ll__batch_leave(saved);
 }
 

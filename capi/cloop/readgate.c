@@ -83,7 +83,7 @@ static inline int gate_target_of(const ll__pending *p, int fd, gate_target *t) {
  * the last iteration's protocols may have changed. */
 static inline int gate_may_poll(const ll__pending *p, const ll__read_gate *g, const ll__chain_view *v,
                                 uint64_t changes0) {
-    return g->iterations < g->max_iterations && p->withheld == 0 && p->len == 0 && p->ntimers == 0 &&
+    return g->iterations < g->max_iterations && p->withheld == 0 && p->len == 0 && p->ntimers == 0 && p->host_ready == 0 &&
            v->changes == changes0 && v->ready_len == 0;
 }
 
@@ -93,7 +93,7 @@ static inline int gate_after_poll_work(const ll__pending *p, const ll__read_gate
            ll__clock_now() > g->deadline;
 }
 
-void ll__gate_run(uint64_t loop, ll__pending *p) {
+void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0) {
     ll__read_gate *g = &p->gate;
     const ll__chain_view *v = (const ll__chain_view *)g->view;
     g->on = 0;
@@ -102,7 +102,6 @@ void ll__gate_run(uint64_t loop, ll__pending *p) {
     g->failed_id = 0;
     if (v->version != LL__CHAIN_VIEW_VERSION)
         return;
-    uint64_t changes0 = v->changes;
     struct epoll_event *evs = (struct epoll_event *)g->events;
     while (gate_may_poll(p, g, v, changes0)) {
         long got = ll__poll_now((int)g->epfd, (void *)g->events, (int)g->max_events);
@@ -150,7 +149,7 @@ void ll__gate_run(uint64_t loop, ll__pending *p) {
     }
 }
 #else
-void ll__gate_run(uint64_t loop, ll__pending *p) {
+void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0) {
     (void)loop;
     p->gate.on = 0;
     p->gate.iterations = p->gate.events_out = 0;

@@ -71,6 +71,7 @@ void ll__pending_retire(ll__pending *p) {
     ll__fspool_close(p); /* closed already by a loop's close; not if it was never closed */
     p->step_task = 0;
     p->step_decided = 0;
+    p->host_ready = 0;
     pthread_mutex_lock(&free_mu);
     p->next_free = free_records;
     free_records = p;

@@ -2,24 +2,28 @@
 """The loop's network plumbing: the batch sink that receives every transport
 event, and the transport factories asyncio's high-level methods call.
 
-create_connection, create_server, create_unix_*, connect_accepted_socket,
-start_tls and sendfile are asyncio's own methods (base_events.BaseEventLoop,
+create_connection, create_server, create_unix_*, connect_accepted_socket
+and sendfile are asyncio's own methods (base_events.BaseEventLoop,
 unix_events._UnixSelectorEventLoop), taken by reference, not copied: their
 argument handling, happy eyeballs, error messages and Server object are
 asyncio's, and they build transports through the factories below, which
 hand the fd to libloop. So the loop behaves as asyncio's does and the bytes
-move through libloop's C transports.
+move through libloop's C transports. start_tls is written here, step for
+step as asyncio's, to give the upgraded connection ssl_protocol.py's
+SSLProtocol as ssl= connections get (asyncio's builds its own class).
 """
 
 import io
 import os
-from asyncio import base_events, exceptions, sslproto, unix_events
+import ssl
+from asyncio import base_events, exceptions, unix_events
 
 from . import _hotpath, _lib
 from . import _netlib as _net
 from ._lib import check
 from . import stream_transport
 from .stream_transport import StreamTransport
+from .ssl_protocol import new_ssl_protocol
 from .tls_config import TLSConfig
 from .transports import event_dispatch
 
@@ -207,7 +211,7 @@ class NetworkMixin:
             rawsock.close()
             raise TypeError('libloop.TLSConfig serves create_server() and create_unix_server() '
                             'only; use an ssl.SSLContext here')
-        ssl_protocol = sslproto.SSLProtocol(
+        ssl_protocol = new_ssl_protocol(
             self, protocol, sslcontext, waiter, server_side, server_hostname,
             ssl_handshake_timeout=ssl_handshake_timeout,
             ssl_shutdown_timeout=ssl_shutdown_timeout,
@@ -244,7 +248,38 @@ class NetworkMixin:
     create_server = _Base.create_server
     _create_server_getaddrinfo = _Base._create_server_getaddrinfo
     connect_accepted_socket = _Base.connect_accepted_socket
-    start_tls = _Base.start_tls
+
+    async def start_tls(self, transport, protocol, sslcontext, *, server_side=False,
+                        server_hostname=None, ssl_handshake_timeout=None,
+                        ssl_shutdown_timeout=None):
+        """asyncio's start_tls (the same checks, order and cleanup) with
+        ssl_protocol.py's SSLProtocol, as ssl= connections get: asyncpg,
+        for one, upgrades its connections this way."""
+        if not isinstance(sslcontext, ssl.SSLContext):
+            raise TypeError(f'sslcontext is expected to be an instance of ssl.SSLContext, '
+                            f'got {sslcontext!r}')
+        if not getattr(transport, '_start_tls_compatible', False):
+            raise TypeError(f'transport {transport!r} is not supported by start_tls()')
+        waiter = self.create_future()
+        tls = new_ssl_protocol(self, protocol, sslcontext, waiter, server_side, server_hostname,
+                               ssl_handshake_timeout=ssl_handshake_timeout,
+                               ssl_shutdown_timeout=ssl_shutdown_timeout,
+                               call_connection_made=False)
+        # Reading stays paused until the protocol has its transport (no
+        # data before connection_made), then resumes one callback later.
+        transport.pause_reading()
+        transport.set_protocol(tls)
+        made = self.call_soon(tls.connection_made, transport)
+        resumed = self.call_soon(transport.resume_reading)
+        try:
+            await waiter
+        except BaseException:
+            transport.close()
+            made.cancel()
+            resumed.cancel()
+            raise
+        return tls._app_transport
+
     sendfile = _Base.sendfile
     _sendfile_fallback = _Base._sendfile_fallback
     create_unix_connection = _Unix.create_unix_connection

@@ -205,7 +205,10 @@ class SchedulingMixin:
         # _readers/_writers): then a round stands for an iteration only if
         # libloop's poll would find nothing, which poll(2) on its selector fd
         # tells without consuming it (~0.4 us, against ~2 us for a crossing
-        # into libloop's own iteration); else its events would wait.
+        # into libloop's own iteration); else its events would wait. That
+        # poll sees the signal wake-up socket too when it is watched (it
+        # stays watched while one is open: readers.py), so only without an
+        # open one does a watched socket end the rounds.
         # A loop with a task machine sets the budget to 1: its task steps
         # wait in libloop's own ready queue, which this cannot see.
         # The handles are popped by C (islice over iter(popleft, None): no
@@ -246,11 +249,16 @@ class SchedulingMixin:
                     h = None   # (the last one too: see _host_run)
                 budget -= 1
             if (not ready or not budget or self._stopping or self._ts_posted
-                    or self._sig_on or self._debug
+                    or (self._sig_on and not self._io_open) or self._debug
                     or (self._io_open and self._backend_ready(0))
                     or self._fds_watched
                     or (armed and armed[0] <= _monotonic())):
                 return
+            if self._wq:
+                # The end of the iteration this round stood for: its
+                # gathered writes go now, as _host_run's end sends them.
+                self._flush_writes()
+                self._gather = True
             self._n_virtual += 1    # the next round stands for an iteration
 
     def _run_handle(self, h):

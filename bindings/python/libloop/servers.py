@@ -10,12 +10,12 @@ whose handshake fails never reaches Python."""
 import contextvars
 import itertools
 import os
-from asyncio import sslproto
 from asyncio.log import logger
 
 from . import _lib
 from . import _netlib as _net
 from ._lib import check
+from .ssl_protocol import new_ssl_protocol
 from .stream_transport import StreamTransport
 from .tls_config import TLSConfig, ll_tls_server_open
 from .tls_transport import TLSTransport
@@ -106,7 +106,7 @@ class ServersMixin:
                 return TLSTransport(self, tid, protocol, s.sslcontext, s.server, context=context)
             if s.sslcontext:
                 waiter = self.create_future()
-                protocol = sslproto.SSLProtocol(
+                protocol = new_ssl_protocol(
                     self, protocol, s.sslcontext, waiter, server_side=True,
                     ssl_handshake_timeout=s.handshake_timeout,
                     ssl_shutdown_timeout=s.shutdown_timeout)

@@ -19,6 +19,7 @@ from asyncio.log import logger
 from . import _lib, _versions
 from . import _netlib as _net
 from ._lib import check
+from .ssl_protocol import takes_bytes
 
 _HIGH, _LOW = 64 * 1024, 16 * 1024
 
@@ -83,7 +84,8 @@ class _CTransport(transports._FlowControlMixin, transports.Transport):
 
     def set_protocol(self, protocol):
         self._protocol = protocol
-        self._buffered_protocol = isinstance(protocol, protocols.BufferedProtocol)
+        self._buffered_protocol = (isinstance(protocol, protocols.BufferedProtocol)
+                                   and not takes_bytes(protocol))
         # The batch sink hands data to protocol.data_received itself (bytes,
         # no ctypes struct; as _data_bytes would, with _DATA_FAILED as the
         # error's message) when the transport has a _data_bytes and the

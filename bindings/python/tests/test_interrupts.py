@@ -6,6 +6,7 @@ them as asyncio does, and the same loop runs again with working timers."""
 import asyncio
 import os
 import signal
+import socket
 import threading
 import time
 import unittest
@@ -229,6 +230,46 @@ class InterruptTests(LoopCase):
                 sender.join()
             self.assert_usable()
         self.assertLess(time.monotonic() - t0, 3)
+
+    def test_sigint_wakes_idle_loop_with_open_connection(self):
+        # A client on an open connection goes busy (call_soon rounds) and
+        # idle (blocked in the poll) once per request: a SIGINT that lands
+        # while it is blocked must end run_forever at once, each time (the
+        # wake-up fd is watched whenever the loop may block).
+        loop = self.loop
+        a, b = socket.socketpair()
+        self.addCleanup(b.close)
+        tr, _ = loop.run_until_complete(
+            loop.create_connection(asyncio.Protocol, sock=a))
+        for _ in range(3):
+            idle = threading.Event()
+
+            def chain(n):
+                if n:
+                    loop.call_soon(chain, n - 1)
+                else:
+                    idle.set()      # nothing left: the loop blocks next
+
+            def sender():
+                idle.wait(2)
+                time.sleep(0.05)
+                os.kill(os.getpid(), signal.SIGINT)
+            t = threading.Thread(target=sender)
+            t.start()
+            fallback = loop.call_later(3, loop.stop)
+            loop.call_soon(chain, 200)
+            t0 = time.monotonic()
+            try:
+                with self.assertRaises(KeyboardInterrupt):
+                    loop.run_forever()
+            finally:
+                t.join()
+                fallback.cancel()
+            self.assertLess(time.monotonic() - t0, 1.5)
+            self.assertTrue(idle.is_set())
+        self.assert_usable()
+        tr.close()
+        loop.run_until_complete(asyncio.sleep(0.01))   # connection_lost
 
 
 twin(InterruptTests, globals(), task_machine=True)
