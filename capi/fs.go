@@ -22,6 +22,7 @@ static void ll__free_block(uintptr_t p) { free((void *)p); }
 import "C"
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/libloop/libloop/libloop"
@@ -57,7 +58,13 @@ func ll_loop_set_fs_workers(loop C.uint64_t, n C.int) C.int {
 	if rc != 0 {
 		return rc
 	}
-	return errCode(s.loop.SetFSWorkers(int(n)))
+	if err := s.loop.SetFSWorkers(int(n)); err != nil {
+		return errCode(err)
+	}
+	if s.pending != nil {
+		C.ll__fspool_set_max(s.pending, n) // the C pool's bound is the core's
+	}
+	return 0
 }
 
 //export ll_fs_open
@@ -113,30 +120,44 @@ func fsDone(cb C.ll_fs_callback, arg unsafe.Pointer) libloop.HostCall {
 	return libloop.HostCall{Fn: uintptr(unsafe.Pointer(cb)), Arg: uintptr(arg), Kind: libloop.HostIO}
 }
 
-//export ll_fs_read_cb
-func ll_fs_read_cb(loop C.uint64_t, fd C.int, buf unsafe.Pointer, n C.size_t, offset C.int64_t, cb C.ll_fs_callback, arg unsafe.Pointer) C.int {
+// ll__fs_io_go is ll_fs_read_cb's and ll_fs_write_cb's Go path (their C
+// path is cloop/fspool.c's, taken on the running loop's thread once the
+// loop's C pool is open): the checks, then the job on the C pool, opened
+// here with the core's bound; where it cannot open (no memory), the
+// core's own file pool.
+//
+//export ll__fs_io_go
+func ll__fs_io_go(loop C.uint64_t, fd C.int, buf unsafe.Pointer, n C.size_t, offset C.int64_t, cb C.ll_fs_callback, arg unsafe.Pointer, write C.int) C.int {
 	b, ok := ioSlice(buf, n)
-	if !ok || cb == nil {
+	if !ok || cb == nil || offset < -1 {
 		return C.int(libloop.EINVAL)
 	}
 	s, rc := getLoop(loop)
 	if rc != 0 {
 		return rc
+	}
+	if s.loop.IsClosed() {
+		return C.int(libloop.ECLOSED)
+	}
+	if p := s.pending; p != nil {
+		if p.fspool != nil && atomic.LoadUint64((*uint64)(unsafe.Pointer(&p.fspool.loop))) == uint64(loop) ||
+			C.ll__fspool_open(p, loop, C.int(s.loop.FSWorkers()), C.int(s.loop.WakeFD())) == 0 {
+			return C.ll__fspool_submit(p.fspool, fd, buf, n, offset, cb, arg, write)
+		}
+	}
+	if write != 0 {
+		return errCode(s.loop.FSWriteHost(int(fd), b, int64(offset), fsDone(cb, arg)))
 	}
 	return errCode(s.loop.FSReadHost(int(fd), b, int64(offset), fsDone(cb, arg)))
 }
 
-//export ll_fs_write_cb
-func ll_fs_write_cb(loop C.uint64_t, fd C.int, buf *C.ll__cvoid, n C.size_t, offset C.int64_t, cb C.ll_fs_callback, arg unsafe.Pointer) C.int {
-	b, ok := ioSlice(unsafe.Pointer(buf), n)
-	if !ok || cb == nil {
-		return C.int(libloop.EINVAL)
+// Outstanding makes loopState the core's HostJobs: the C pool's jobs
+// whose outcome is not posted yet keep the loop alive.
+func (s *loopState) Outstanding() bool {
+	if s.pending == nil || s.pending.fspool == nil {
+		return false
 	}
-	s, rc := getLoop(loop)
-	if rc != 0 {
-		return rc
-	}
-	return errCode(s.loop.FSWriteHost(int(fd), b, int64(offset), fsDone(cb, arg)))
+	return atomic.LoadInt64((*int64)(unsafe.Pointer(&s.pending.fspool.outstanding))) > 0
 }
 
 //export ll_fs_stat

@@ -164,7 +164,8 @@ func (s *loopState) unhookSignals() {
 	}
 }
 
-// closeQueues makes the C queues refuse calls before the core's Close: its
+// closeQueues makes the C queues refuse calls, and stops the C file pool,
+// before the core's Close: its
 // sweep runs host code (the exception handler, for exceptions nobody
 // retrieved), whose ll_call_soon / ll_call_later / ll_call_at /
 // ll_call_soon_threadsafe must then take the Go path, which says
@@ -179,6 +180,11 @@ func (s *loopState) closeQueues() {
 	if s.pending.postq != nil {
 		C.ll__postq_close(s.pending.postq)
 	}
+	// As the core's Close does for its file pool: queued jobs are
+	// withdrawn, started ones waited for (their outcomes are dropped by
+	// the queue closed just now), so no worker uses a buffer, or writes
+	// the loop's wake-up fd, once the core's Close has closed it.
+	C.ll__fspool_close(s.pending)
 }
 
 // closeLoop closes a loop for ll_loop_close and ll_release.

@@ -69,6 +69,22 @@ func (l *Loop) SetFSWorkers(n int) error {
 	return nil
 }
 
+// FSWorkers is the file pool's bound (SetFSWorkers; DefaultFSWorkers
+// until set). A host that runs file calls on threads of its own (capi's
+// callback form) takes its bound from here.
+func (l *Loop) FSWorkers() int {
+	e := l.files()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.max
+}
+
+// WakeFD is an fd whose 8-byte write of the integer 1 wakes the loop's
+// poll (its eventfd), or -1 where the loop has none (kqueue): for a host
+// whose own threads post to its PostSource and that stops them before
+// Close, which closes the fd. Other threads wake the loop with Wake.
+func (l *Loop) WakeFD() int { return l.sel.wakeFD() }
+
 // RunInFS runs fn, a file operation, on the loop's file pool and returns a
 // future resolved with its outcome on the loop thread. Unlike
 // RunInExecutor, cancelling the future before a worker starts fn withdraws

@@ -88,6 +88,17 @@ type PostSource interface {
 	Take() HostBatch
 }
 
+// HostJobs is a PostSource whose host runs jobs on threads of its own
+// and posts their outcomes to it (capi's file pool for ll_fs_read_cb):
+// Outstanding reports jobs whose outcome has not run yet, which keep the
+// loop alive as the core's own pools' jobs do. A job stops being
+// outstanding when the loop runs its outcome, not when a worker posts
+// it: otherwise the loop could run the outcome, still see the job out,
+// and block with nobody left to wake it.
+type HostJobs interface {
+	Outstanding() bool
+}
+
 // takeHostPosts queues what the host's post source holds.
 func (l *Loop) takeHostPosts() {
 	if src := l.postSource; src != nil && src.Pending() {

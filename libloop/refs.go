@@ -290,6 +290,9 @@ func (l *Loop) Alive() bool {
 			return true
 		}
 	}
+	if hj, ok := l.postSource.(HostJobs); ok && hj.Outstanding() {
+		return true
+	}
 	if l.ready.len() > 0 || l.hostPending || l.view().Posted.Load() > 0 {
 		return true
 	}

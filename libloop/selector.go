@@ -55,6 +55,9 @@ type selector interface {
 	// fd is the selector's own fd (epoll, kqueue): readable while a watched
 	// fd is ready or a wake is pending (Loop.BackendFD).
 	fd() int
+	// wakeFD is an fd whose 8-byte write of 1 wakes the poll (the
+	// eventfd), or -1 where wake has none (kqueue's EVFILT_USER).
+	wakeFD() int
 	close() error
 }
 

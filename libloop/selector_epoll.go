@@ -142,6 +142,8 @@ func (s *epollSelector) decode(n int, evs []ioEvent) ([]ioEvent, bool) {
 
 func (s *epollSelector) fd() int { return s.epfd }
 
+func (s *epollSelector) wakeFD() int { return s.wakefd }
+
 func (s *epollSelector) wake() error {
 	// A raw write: an eventfd write blocks only when the counter would
 	// overflow, and the fd is non-blocking (EAGAIN then); a pool worker

@@ -128,6 +128,8 @@ func (s *kqueueSelector) watchVnode(fd int) error {
 
 func (s *kqueueSelector) fd() int { return s.kq }
 
+func (s *kqueueSelector) wakeFD() int { return -1 }
+
 func (s *kqueueSelector) wake() error {
 	var ev unix.Kevent_t
 	unix.SetKevent(&ev, wakeIdent, unix.EVFILT_USER, 0)

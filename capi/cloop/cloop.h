@@ -12,7 +12,8 @@
  *   C owns, per loop, its record (ll__pending, record.c): the call_soon
  *   queue and the handle-less timers made from C (soon.c, timers.c), the
  *   handle timers' records (timerslab.c), the thread-safe post queue
- *   (postq.c), the transport map and each transport's protocol slot
+ *   (postq.c), the callback form's file pool (fspool.c, on the core's
+ *   terms), the transport map and each transport's protocol slot
  *   (tmap.c, ll__proto); and, per thread, which loop it runs and which
  *   loop's batch it is running (thread.c).
  *
@@ -239,6 +240,10 @@ typedef struct ll__pending {
     ll__read_gate gate;
     uint32_t *fdmap; /* fd -> the transport id's low 24 bits, 0: none */
     int64_t fdmap_cap;
+    /* The callback form's file pool (fspool.c), made at the loop's first
+     * ll_fs_read_cb / ll_fs_write_cb and kept with the record (NULL: none
+     * yet, or no memory: the core's pool serves those calls). */
+    struct ll__fspool *fspool;
     /* 1 once ll_loop_host_ready was called from a callback of the running
      * batch (hostready.c), until Go takes it at enter (Loop.HostReady):
      * like a call_soon queued here, it ends a chain and the read gate. */
@@ -352,6 +357,80 @@ static inline ll__pending *ll__idle_queue(uint64_t loop) {
 }
 /* A registered loop's record, running or idle, or NULL. */
 LL__HIDDEN ll__pending *ll__loop_record(uint64_t loop);
+
+/* ---- The callback form's file pool (fspool.c) ----
+ * ll_fs_read_cb and ll_fs_write_cb run their pread/pwrite on C threads
+ * (no Go scheduler per job: a Go worker parks and wakes through the
+ * runtime, ~2.5x libuv's context switches a 1 MiB read) and post each
+ * outcome to the loop's post queue (postq.c), which the loop takes whole
+ * per wake-up. The terms are the core's: Go opens the pool with the
+ * core's bound (Loop.FSWorkers) and passes on every SetFSWorkers, and
+ * closes it where the core closes its own file pool. The mechanism is the
+ * core pool's: jobs start in FIFO order on at most max threads, started
+ * on demand and kept idle; outcomes run in the order they were posted. */
+typedef struct ll__fsjob {
+    struct ll__fsjob *next; /* the queue, or the free list */
+    struct ll__fspool *pool;
+    void *buf;
+    size_t len;
+    int64_t off; /* -1: read(2)/write(2) at the file position */
+    ll_fs_callback cb;
+    void *arg;
+    int32_t fd;
+    int32_t write;
+    int64_t result; /* byte count or -errno, set by the worker */
+} ll__fsjob;
+
+/* Jobs are carved from blocks that stay with the pool (a completion the
+ * post queue drops at close is never freed by hand). */
+#define LL__FSJOB_BLOCK 64
+typedef struct ll__fsblock {
+    struct ll__fsblock *next;
+    ll__fsjob jobs[LL__FSJOB_BLOCK];
+} ll__fsblock;
+
+typedef struct ll__fspool {
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* idle workers wait here (not on Linux: seq) */
+    uint32_t seq;        /* Linux: the futex word idle workers sleep on, bumped per wake */
+    pthread_cond_t gone; /* close waits here for the workers to leave */
+    ll__fsjob *head, *tail; /* queued jobs, FIFO (mu) */
+    uint64_t loop;          /* the loop served; 0 while closed (mu) */
+    struct ll__postq *q;
+    int32_t wakefd;             /* the loop's eventfd, or -1 (ll__postq_wakefd) */
+    int32_t max, workers, idle; /* mu */
+    int32_t waking;             /* idle workers signalled, not yet awake (mu) */
+    /* Jobs queued, running, or posted and not yet called back: they keep
+     * the loop alive (capi's Outstanding). Dropped by the loop as it runs
+     * the outcome (a post refused at close: by the worker; close clears
+     * it), so a loop that ran every outcome never waits for one. */
+    int64_t outstanding;
+    /* The loop thread's: free jobs and the blocks they come from. */
+    ll__fsjob *free;
+    ll__fsblock *blocks;
+} ll__fspool;
+
+/* The loop's wake-up fd for this thread's posts (postq.c), or -1 (the default: the
+ * wake goes through Go, which knows whether the fd is still open). Set
+ * only by a thread that the loop's close waits for before it closes the
+ * fd (the file pool's workers, fspool.c): a post's wake then writes it
+ * from C, with no crossing into Go from a thread Go does not know. */
+extern LL_TLS LL__HIDDEN int ll__postq_wakefd;
+/* Open p's pool for loop with at most max threads (the core's bound) and
+ * wakefd (the core's WakeFD, open until the loop closes, which closes the
+ * pool first):
+ * 0, or -1 if there is no memory or no post queue (the core's pool serves
+ * the calls then). Loop's thread, or the loop idle. */
+int ll__fspool_open(ll__pending *p, uint64_t loop, int max, int wakefd);
+/* The core's new bound; threads above it leave once idle. */
+void ll__fspool_set_max(ll__pending *p, int max);
+/* Withdraw the queued jobs (their callbacks never run), wait for the
+ * started ones (their outcomes are dropped: the post queue is closed
+ * first), and take every job back. The loop not running. */
+void ll__fspool_close(ll__pending *p);
+/* Queue a job on an open pool: 0, or an LL_ error. Loop's thread. */
+int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
+                      int is_write);
 
 /* ---- The loop clock (clock.c) ----
  * Inline: ll_call_later reads the clock once per timer, and a call out
@@ -514,6 +593,7 @@ int ll__call_soon_go(uint64_t caller, uint64_t id, uintptr_t cb, uintptr_t arg, 
 int ll__call_later_go(uint64_t caller, uint64_t id, double delay, ll_callback cb, void *arg, uint64_t *out);
 int ll__call_at_go(uint64_t caller, uint64_t id, double when, ll_callback cb, void *arg, uint64_t *out);
 int ll__call_soon_threadsafe_go(uint64_t id, ll_callback cb, void *arg);
+int ll__fs_io_go(uint64_t loop, int fd, void *buf, size_t n, int64_t offset, ll_fs_callback cb, void *arg, int write);
 int ll__loop_host_ready_go(uint64_t id);
 int ll__handle_cancel_go(uint64_t caller, uint64_t id);
 int ll__task_yield_go(uint64_t task);

@@ -20,6 +20,8 @@ _Static_assert(sizeof(ll__postslot) == sizeof(ll__soon), "a slot is run as an ll
 /* What fills a slot a poster reserved in a queue that serves another loop
  * by now (the record was reused under it): the slot must be filled, the
  * call must not run. */
+LL_TLS int ll__postq_wakefd = -1;
+
 static void post_void(ll_loop loop, void *arg) {
     (void)loop;
     (void)arg;
@@ -177,8 +179,18 @@ HOT int fill(ll__postq *q, ll__postchunk *c, uint64_t off, uint64_t loop, uintpt
  * plain read first: while the loop is awake the flag's line stays shared
  * and costs the poster no write. */
 HOT void wake_if_asleep(ll__postq *q, uint64_t serves) {
-    if (__atomic_load_n(&q->wake, __ATOMIC_SEQ_CST) == 0 && __atomic_exchange_n(&q->wake, 1, __ATOMIC_SEQ_CST) == 0)
+    if (__atomic_load_n(&q->wake, __ATOMIC_SEQ_CST) == 0 && __atomic_exchange_n(&q->wake, 1, __ATOMIC_SEQ_CST) == 0) {
+#ifdef __linux__
+        if (ll__postq_wakefd >= 0) {
+            uint64_t one = 1;
+            /* A full counter (EAGAIN) has a wake-up pending anyway. */
+            ssize_t rc = write(ll__postq_wakefd, &one, sizeof one);
+            (void)rc;
+            return;
+        }
+#endif
         ll_loop_wakeup(serves); /* a loop closed meanwhile drops the post, as any */
+    }
 }
 
 /* The owner's post: nobody else moves the tail meanwhile (close drops the

@@ -68,6 +68,7 @@ void ll__pending_retire(ll__pending *p) {
     ll__tmap_free(p); /* freeNet dropped it already unless the loop had no net state */
     if (p->postq != NULL)
         ll__postq_close(p->postq);
+    ll__fspool_close(p); /* closed already by a loop's close; not if it was never closed */
     p->step_task = 0;
     p->step_decided = 0;
     p->host_ready = 0;

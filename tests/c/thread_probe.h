@@ -12,15 +12,15 @@
 #include <string.h>
 #include <sys/syscall.h>
 
-/* Whether a thread of this process is blocked in read(fd) (Linux's
+/* How many threads of this process are blocked in read(fd) (Linux's
  * /proc/self/task/N/syscall: the call's number, then its arguments). */
-static inline int thread_in_read(int fd) {
+static inline int threads_in_read(int fd) {
     DIR *d = opendir("/proc/self/task");
     int found = 0;
     struct dirent *e;
     char path[300], line[256], want[64];
     snprintf(want, sizeof want, "%d 0x%x ", (int)SYS_read, fd);
-    while (d != NULL && !found && (e = readdir(d)) != NULL) {
+    while (d != NULL && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
         snprintf(path, sizeof path, "/proc/self/task/%s/syscall", e->d_name);
@@ -28,12 +28,15 @@ static inline int thread_in_read(int fd) {
         if (fp == NULL)
             continue;
         if (fgets(line, sizeof line, fp) != NULL && strncmp(line, want, strlen(want)) == 0)
-            found = 1;
+            found++;
         fclose(fp);
     }
     if (d != NULL)
         closedir(d);
     return found;
 }
+
+/* Whether a thread of this process is blocked in read(fd). */
+static inline int thread_in_read(int fd) { return threads_in_read(fd) > 0; }
 
 #endif

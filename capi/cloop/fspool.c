@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/* The callback form's file pool (cloop.h, "The callback form's file
+ * pool"): ll_fs_read_cb and ll_fs_write_cb, a C thread per running job.
+ * A worker makes the system call and posts the outcome to the loop's post
+ * queue; nothing here enters Go. The bound, the FIFO order and when the
+ * pool opens and closes are the core's (capi/fs.go tells them). */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+#include "cloop.h"
+
+/* Where idle workers sleep. On Linux a futex word bumped by every wake
+ * (as the core's workerPark): glibc's condition variable made the loop
+ * thread itself wait in pthread_cond_signal (its group switch waits for
+ * the old group's waiters) ~14% of a 4 KiB read's time at 16 in flight.
+ * Elsewhere the condition variable. park_wait is called and returns
+ * with mu held; park_prepare (mu held) makes a worker on its way to sleep
+ * not sleep, park_wake wakes n sleepers after mu is released. */
+#ifdef __linux__
+static void park_wait(ll__fspool *pool) {
+    uint32_t seen = __atomic_load_n(&pool->seq, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&pool->mu);
+    syscall(SYS_futex, &pool->seq, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+    pthread_mutex_lock(&pool->mu);
+}
+static void park_prepare(ll__fspool *pool) { __atomic_fetch_add(&pool->seq, 1, __ATOMIC_SEQ_CST); }
+static void park_wake(ll__fspool *pool, int n) { syscall(SYS_futex, &pool->seq, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0); }
+#else
+static void park_wait(ll__fspool *pool) { pthread_cond_wait(&pool->work, &pool->mu); }
+static void park_prepare(ll__fspool *pool) { (void)pool; }
+static void park_wake(ll__fspool *pool, int n) {
+    if (n == 1)
+        pthread_cond_signal(&pool->work);
+    else
+        pthread_cond_broadcast(&pool->work);
+}
+#endif
+
+/* A job's system call, repeated on EINTR (a signal landed on the worker;
+ * pipes and FUSE may see it). */
+static int64_t fs_run(const ll__fsjob *j) {
+    for (;;) {
+        ssize_t n;
+        if (j->write)
+            n = j->off < 0 ? write(j->fd, j->buf, j->len) : pwrite(j->fd, j->buf, j->len, (off_t)j->off);
+        else
+            n = j->off < 0 ? read(j->fd, j->buf, j->len) : pread(j->fd, j->buf, j->len, (off_t)j->off);
+        if (n >= 0)
+            return n;
+        if (errno != EINTR)
+            return -(int64_t)errno;
+    }
+}
+
+/* The posted outcome, run on the loop thread: the job goes back to the
+ * free list before the callback, which may submit the next one. */
+static void fs_done(ll_loop loop, void *arg) {
+    ll__fsjob *j = arg;
+    ll_fs_callback cb = j->cb;
+    void *cbarg = j->arg;
+    int result = (int)j->result;
+    j->next = j->pool->free;
+    j->pool->free = j;
+    __atomic_fetch_sub(&j->pool->outstanding, 1, __ATOMIC_SEQ_CST);
+    cb(loop, result, cbarg);
+}
+
+static void *fs_worker(void *arg) {
+    ll__fspool *pool = arg;
+    pthread_mutex_lock(&pool->mu);
+    ll__postq_wakefd = pool->wakefd; /* set at open, before this thread started */
+    for (;;) {
+        /* Above a lowered bound, or closed with nothing queued: leave. The
+         * check and the count's drop share one hold of mu, so only the
+         * surplus leaves. */
+        if (pool->workers > pool->max || (pool->head == NULL && pool->loop == 0))
+            break;
+        if (pool->head == NULL) {
+            pool->idle++;
+            park_wait(pool);
+            pool->idle--;
+            if (pool->waking > 0)
+                pool->waking--; /* this wake-up (or a spurious one) has come */
+            continue;
+        }
+        ll__fsjob *j = pool->head;
+        pool->head = j->next;
+        if (pool->head == NULL)
+            pool->tail = NULL;
+        uint64_t loop = pool->loop;
+        ll__postq *q = pool->q;
+        pthread_mutex_unlock(&pool->mu);
+        j->result = fs_run(j);
+        /* A closed queue refuses the post: the job is taken back at close.
+         * A posted job stays outstanding until fs_done runs it: dropped
+         * here, after the post, the loop could take and run the post
+         * first, see the job still out, and block with nobody to wake it. */
+        if (ll__postq_push(q, loop, (uintptr_t)fs_done, (uintptr_t)j) != 0)
+            __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_lock(&pool->mu);
+    }
+    pool->workers--;
+    /* Leaving with jobs queued (a lowered bound), this may be the worker
+     * signalled for them: pass the wake-up on. */
+    if (pool->head != NULL && pool->idle > pool->waking) {
+        pool->waking++;
+        park_prepare(pool);
+        park_wake(pool, 1);
+    }
+    if (pool->workers == 0)
+        pthread_cond_broadcast(&pool->gone);
+    pthread_mutex_unlock(&pool->mu);
+    return NULL;
+}
+
+int ll__fspool_open(ll__pending *p, uint64_t loop, int max, int wakefd) {
+    if (p->postq == NULL)
+        return -1;
+    ll__fspool *pool = p->fspool;
+    if (pool == NULL) {
+        pool = calloc(1, sizeof *pool);
+        if (pool == NULL)
+            return -1;
+        pthread_mutex_init(&pool->mu, NULL);
+        pthread_cond_init(&pool->work, NULL);
+        pthread_cond_init(&pool->gone, NULL);
+        p->fspool = pool;
+    }
+    pthread_mutex_lock(&pool->mu);
+    pool->q = p->postq;
+    pool->max = max;
+    pool->wakefd = wakefd;
+    pool->waking = 0; /* no worker: the last close saw them all leave */
+    __atomic_store_n(&pool->loop, loop, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&pool->mu);
+    return 0;
+}
+
+void ll__fspool_set_max(ll__pending *p, int max) {
+    ll__fspool *pool = p->fspool;
+    if (pool == NULL)
+        return;
+    pthread_mutex_lock(&pool->mu);
+    pool->max = max;
+    pool->waking = pool->idle;
+    park_prepare(pool);
+    park_wake(pool, INT_MAX); /* those above the bound leave */
+    pthread_mutex_unlock(&pool->mu);
+}
+
+void ll__fspool_close(ll__pending *p) {
+    ll__fspool *pool = p->fspool;
+    if (pool == NULL)
+        return;
+    pthread_mutex_lock(&pool->mu);
+    __atomic_store_n(&pool->loop, 0, __ATOMIC_RELEASE);
+    pool->head = pool->tail = NULL; /* withdrawn: taken back below */
+    pool->waking = pool->idle;
+    park_prepare(pool);
+    park_wake(pool, INT_MAX);
+    while (pool->workers > 0)
+        pthread_cond_wait(&pool->gone, &pool->mu);
+    pthread_mutex_unlock(&pool->mu);
+    /* No worker is left and the post queue dropped what it held: every
+     * job is free again, and none is outstanding. */
+    __atomic_store_n(&pool->outstanding, 0, __ATOMIC_SEQ_CST);
+    pool->free = NULL;
+    for (ll__fsblock *b = pool->blocks; b != NULL; b = b->next)
+        for (int i = 0; i < LL__FSJOB_BLOCK; i++) {
+            b->jobs[i].next = pool->free;
+            pool->free = &b->jobs[i];
+        }
+}
+
+/* A free job, from a new block if none is left (loop thread). */
+static ll__fsjob *fs_job(ll__fspool *pool) {
+    if (pool->free == NULL) {
+        ll__fsblock *b = calloc(1, sizeof *b);
+        if (b == NULL)
+            return NULL;
+        b->next = pool->blocks;
+        pool->blocks = b;
+        for (int i = 0; i < LL__FSJOB_BLOCK; i++) {
+            b->jobs[i].next = pool->free;
+            pool->free = &b->jobs[i];
+        }
+    }
+    ll__fsjob *j = pool->free;
+    pool->free = j->next;
+    return j;
+}
+
+int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
+                      int is_write) {
+    ll__fsjob *j = fs_job(pool);
+    if (j == NULL)
+        return LL_ENOMEM;
+    *j = (ll__fsjob){.buf = buf, .len = len, .off = off, .cb = cb, .arg = arg, .fd = fd, .write = is_write, .pool = pool};
+    __atomic_fetch_add(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&pool->mu);
+    if (pool->tail != NULL)
+        pool->tail->next = j;
+    else
+        pool->head = j;
+    pool->tail = j;
+    int rc = 0, wake = 0;
+    if (pool->idle > pool->waking) {
+        /* As libuv's uv_cond_signal per request: a few slow jobs in
+         * flight start at once. Counted: an idle worker already
+         * signalled is no worker for this job, which then makes a
+         * thread if the bound allows (the core pool's rule). */
+        pool->waking++;
+        park_prepare(pool);
+        wake = 1;
+    } else if (pool->workers < pool->max) {
+        pthread_t t;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, fs_worker, pool) == 0)
+            pool->workers++;
+        else if (pool->workers == 0)
+            rc = LL_ENOMEM; /* no thread to run it: refused, not queued */
+        pthread_attr_destroy(&attr);
+    }
+    if (rc != 0) {
+        pool->head = pool->tail = NULL; /* j was the only job: no worker means none queued */
+        __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+        j->next = pool->free;
+        pool->free = j;
+    }
+    pthread_mutex_unlock(&pool->mu);
+    /* Signalled after the unlock: woken under it, the worker would find
+     * mu held and sleep again on it. It re-checks the queue under mu, and
+     * it is counted idle until it does, so no signal is lost. */
+    if (wake)
+        park_wake(pool, 1);
+    return rc;
+}
+
+/* The C path: on the thread running loop, with its pool open, the job is
+ * queued here; otherwise (the loop idle, a first call, bad input) Go's
+ * path checks, answers and opens the pool. */
+static int fs_io(ll_loop loop, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg, int is_write) {
+    if (loop != 0 && loop == ll__thread_loop && buf != NULL && cb != NULL && len <= LL_FS_MAX_IO && off >= -1) {
+        const ll__pending *p = loop == ll__batch.loop ? ll__batch.pending : ll__loop_record(loop);
+        ll__fspool *pool = p != NULL ? p->fspool : NULL;
+        if (pool != NULL && __atomic_load_n(&pool->loop, __ATOMIC_ACQUIRE) == loop)
+            return ll__fspool_submit(pool, fd, buf, len, off, cb, arg, is_write);
+    }
+    return ll__fs_io_go(loop, fd, buf, len, off, cb, arg, is_write);
+}
+
+int ll_fs_read_cb(ll_loop loop, int fd, void *buf, size_t len, int64_t offset, ll_fs_callback cb, void *arg) {
+    LL__FORK_GUARD();
+    return fs_io(loop, fd, buf, len, offset, cb, arg, 0);
+}
+
+int ll_fs_write_cb(ll_loop loop, int fd, const void *buf, size_t len, int64_t offset, ll_fs_callback cb, void *arg) {
+    LL__FORK_GUARD();
+    return fs_io(loop, fd, (void *)buf, len, offset, cb, arg, 1);
+}
