@@ -19,13 +19,13 @@
 #include "net_util.h"
 #include "thread_probe.h"
 
-static char path[64];
+static char data_path[64];
 
 enum { BLOCK = 512, BLOCKS = 64 };
 
 /* A file of BLOCKS blocks, block i filled with the byte i. */
 static void make_file(void) {
-    int fd = mkstemp(path);
+    int fd = mkstemp(data_path);
     CHECK(fd >= 0);
     char b[BLOCK];
     for (int i = 0; i < BLOCKS; i++) {
@@ -73,7 +73,7 @@ static void test_order_with_one_worker(void) {
     memset(&o, 0, sizeof o);
     o.loop = new_loop();
     CHECK_EQ_INT(ll_loop_set_fs_workers(o.loop, 1), 0);
-    o.fd = open(path, O_RDONLY);
+    o.fd = open(data_path, O_RDONLY);
     CHECK(o.fd >= 0);
     for (int i = 0; i < BLOCKS; i++) {
         struct job *j = &o.jobs[i];
@@ -117,7 +117,7 @@ static void test_fd_closed_while_queued(void) {
     while (!thread_in_read(p[0]) && now_s() < dl)
         usleep(1000);
     CHECK(thread_in_read(p[0]));
-    int fd = open(path, O_RDONLY);
+    int fd = open(data_path, O_RDONLY);
     CHECK(fd >= 0);
     CHECK_EQ_INT(ll_fs_read_cb(loop, fd, buf, sizeof buf, 0, record, &late), 0);
     close(fd); /* before the only worker is free */
@@ -223,7 +223,7 @@ static void close_with_jobs(int close_first) {
     static struct many m;
     memset(&m, 0, sizeof m);
     m.loop = new_loop();
-    m.fd = open(path, O_RDONLY);
+    m.fd = open(data_path, O_RDONLY);
     CHECK(m.fd >= 0);
     for (int i = 0; i < MANY; i++)
         CHECK_EQ_INT(ll_fs_read_cb(m.loop, m.fd, m.bufs[i], BLOCK, (int64_t)(i % BLOCKS) * BLOCK, many_read, &m), 0);
@@ -241,7 +241,7 @@ static void close_with_jobs(int close_first) {
 
     /* A new loop reads through its own pool. */
     ll_loop loop = new_loop();
-    int fd = open(path, O_RDONLY);
+    int fd = open(data_path, O_RDONLY);
     unsigned char b[BLOCK];
     struct outcome o = {0};
     CHECK_EQ_INT(ll_fs_read_cb(loop, fd, b, BLOCK, 5 * BLOCK, record, &o), 0);
@@ -294,7 +294,7 @@ static void test_close_waits_for_writes(void) {
 }
 
 int main(void) {
-    snprintf(path, sizeof path, "/tmp/ll_fspool_XXXXXX");
+    snprintf(data_path, sizeof data_path, "/tmp/ll_fspool_XXXXXX");
     make_file();
     RUN_TEST(test_order_with_one_worker);
     RUN_TEST(test_fd_closed_while_queued);
@@ -302,6 +302,6 @@ int main(void) {
     RUN_TEST(test_close_with_jobs_in_flight);
     RUN_TEST(test_release_with_jobs_in_flight);
     RUN_TEST(test_close_waits_for_writes);
-    unlink(path);
+    unlink(data_path);
     return CHECK_REPORT();
 }

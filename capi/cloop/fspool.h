@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal: the callback form's file pool (fspool.c). Not installed;
+ * included by cloop.h only, after the loop's record (ll__pending), which
+ * these calls take. */
+#ifndef LIBLOOP_FSPOOL_H
+#define LIBLOOP_FSPOOL_H
+
+/* ll_fs_read_cb and ll_fs_write_cb run their pread/pwrite on C threads
+ * (no Go scheduler per job: a Go worker parks and wakes through the
+ * runtime, ~2.5x libuv's context switches a 1 MiB read) and post each
+ * outcome to the loop's post queue (postq.c), which the loop takes whole
+ * per wake-up. The terms are the core's: Go opens the pool with the
+ * core's bound (Loop.FSWorkers) and passes on every SetFSWorkers, and
+ * closes it where the core closes its own file pool. The mechanism is the
+ * core pool's: jobs start in FIFO order on at most max threads, started
+ * on demand and kept idle; outcomes run in the order they were posted. */
+typedef struct ll__fsjob {
+    struct ll__fsjob *next; /* the queue, or the free list */
+    struct ll__fspool *pool;
+    void *buf;
+    size_t len;
+    int64_t off; /* -1: read(2)/write(2) at the file position */
+    ll_fs_callback cb;
+    void *arg;
+    int32_t fd;
+    int32_t write;
+    int64_t result; /* byte count or -errno, set by the worker */
+} ll__fsjob;
+
+/* Jobs are carved from blocks that stay with the pool (a completion the
+ * post queue drops at close is never freed by hand). */
+#define LL__FSJOB_BLOCK 64
+typedef struct ll__fsblock {
+    struct ll__fsblock *next;
+    ll__fsjob jobs[LL__FSJOB_BLOCK];
+} ll__fsblock;
+
+typedef struct ll__fspool {
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* idle workers wait here (not on Linux: seq) */
+    uint32_t seq;        /* Linux: the futex word idle workers sleep on, bumped per wake */
+    pthread_cond_t gone; /* close waits here for the workers to leave */
+    ll__fsjob *head, *tail; /* queued jobs, FIFO (mu) */
+    uint64_t loop;          /* the loop served; 0 while closed (mu) */
+    struct ll__postq *q;
+    int32_t wakefd;             /* the loop's eventfd, or -1 (ll__postq_wakefd) */
+    int32_t max, workers, idle; /* mu */
+    int32_t waking;             /* idle workers signalled, not yet awake (mu) */
+    /* Jobs queued, running, or posted and not yet called back: they keep
+     * the loop alive (capi's Outstanding). Dropped by the loop as it runs
+     * the outcome (a post refused at close: by the worker; close clears
+     * it), so a loop that ran every outcome never waits for one. */
+    int64_t outstanding;
+    /* The loop thread's: free jobs and the blocks they come from. */
+    ll__fsjob *free;
+    ll__fsblock *blocks;
+} ll__fspool;
+
+/* The loop's wake-up fd for this thread's posts (postq.c), or -1 (the default: the
+ * wake goes through Go, which knows whether the fd is still open). Set
+ * only by a thread that the loop's close waits for before it closes the
+ * fd (the file pool's workers, fspool.c): a post's wake then writes it
+ * from C, with no crossing into Go from a thread Go does not know. */
+extern LL_TLS LL__HIDDEN int ll__postq_wakefd;
+/* Open p's pool for loop with at most max threads (the core's bound) and
+ * wakefd (the core's WakeFD, open until the loop closes, which closes the
+ * pool first):
+ * 0, or -1 if there is no memory or no post queue (the core's pool serves
+ * the calls then). Loop's thread, or the loop idle. */
+int ll__fspool_open(ll__pending *p, uint64_t loop, int max, int wakefd);
+/* The core's new bound; threads above it leave once idle. */
+void ll__fspool_set_max(ll__pending *p, int max);
+/* Withdraw the queued jobs (their callbacks never run), wait for the
+ * started ones (their outcomes are dropped: the post queue is closed
+ * first), and take every job back. The loop not running. */
+void ll__fspool_close(ll__pending *p);
+/* Queue a job on an open pool: 0, or an LL_ error. Loop's thread. */
+int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
+                      int is_write);
+
+#endif
