@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/net/nettest"
+
+	"github.com/libloop/libloop/internal/streamconn"
 )
 
 // connPair makes a connected pair of Conns through a Listener on a loop
@@ -169,15 +171,14 @@ func TestConnReadPausesTransport(t *testing.T) {
 	c2.SetWriteDeadline(time.Now().Add(1500 * time.Millisecond))
 	c2.Write(make([]byte, 256<<20)) // ends at its deadline
 	conn := c1.(*Conn)
-	conn.mu.Lock()
-	unread, paused := len(conn.rbuf)-conn.roff, conn.readPaused
-	conn.mu.Unlock()
-	if !paused || unread > connReadHigh+maxReadChunk {
-		t.Fatalf("unread %d, paused %v: want paused near %d", unread, paused, connReadHigh)
+	st := conn.s.ReadState()
+	unread, paused := st.Unread, st.Paused
+	if !paused || unread > streamconn.ReadHigh+maxReadChunk {
+		t.Fatalf("unread %d, paused %v: want paused near %d", unread, paused, streamconn.ReadHigh)
 	}
 	// Reading it all resumes the transport: more arrives than was buffered.
 	c1.SetReadDeadline(time.Now().Add(5 * time.Second))
-	got, err := io.CopyN(io.Discard, c1, int64(unread)+connReadHigh)
+	got, err := io.CopyN(io.Discard, c1, int64(unread)+streamconn.ReadHigh)
 	if err != nil {
 		t.Fatalf("read %d after resuming: %v", got, err)
 	}
@@ -276,9 +277,8 @@ func TestConnReadBufferStaysBounded(t *testing.T) {
 	for got := 0; got < total; {
 		// Read only while more than a read's worth waits, so the buffer
 		// is never drained until the peer is done.
-		conn.mu.Lock()
-		lagging := len(conn.rbuf)-conn.roff > 2*len(buf) || conn.eof || conn.lost
-		conn.mu.Unlock()
+		st := conn.s.ReadState()
+		lagging := st.Unread > 2*len(buf) || st.Ended
 		if !lagging {
 			time.Sleep(50 * time.Microsecond)
 			continue
@@ -288,11 +288,9 @@ func TestConnReadBufferStaysBounded(t *testing.T) {
 			t.Fatalf("after %d bytes: %v", got, err)
 		}
 		got += n
-		conn.mu.Lock()
-		maxCap = max(maxCap, cap(conn.rbuf))
-		conn.mu.Unlock()
+		maxCap = max(maxCap, conn.s.ReadState().Cap)
 	}
-	if maxCap > 4*connReadHigh {
+	if maxCap > 4*streamconn.ReadHigh {
 		t.Fatalf("read buffer grew to %d bytes", maxCap)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/libloop/libloop/internal/streamconn"
 )
 
 // PacketConn is a net.PacketConn over a datagram transport (OpenUDP), for
@@ -35,7 +37,8 @@ import (
 // next WriteTo. Deadlines, Close and the loop's Close unblock waiting
 // calls, as net.PacketConn requires.
 type PacketConn struct {
-	netWaits
+	w       streamconn.Waits // lock, deadlines, Close's flag, waiting
+	loop    *Loop
 	t       *Transport // loop thread only
 	network string
 	local   net.Addr
@@ -44,7 +47,7 @@ type PacketConn struct {
 	readMu  sync.Mutex // one ReadFrom at a time
 	writeMu sync.Mutex // one WriteTo at a time: datagrams keep their order
 
-	queue  []packet // received, unread (under mu)
+	queue  []packet // received, unread (under w.Mu)
 	qhead  int      // queue[qhead:] is unread
 	qbytes int      // bytes in queue[qhead:]
 	// readPaused: the transport's reading is paused for a full queue.
@@ -84,7 +87,7 @@ func (l *Loop) ListenPacket(network, address string) (*PacketConn, error) {
 	default:
 		return nil, opErr(net.UnknownNetworkError(network))
 	}
-	host, port, err := splitPort(network, address)
+	host, port, err := streamconn.SplitPort(network, address)
 	if err != nil {
 		return nil, opErr(err)
 	}
@@ -94,7 +97,8 @@ func (l *Loop) ListenPacket(network, address string) (*PacketConn, error) {
 			host = "::"
 		}
 	}
-	pc := &PacketConn{netWaits: newNetWaits(l), network: network}
+	pc := &PacketConn{loop: l, network: network}
+	pc.w.Init(streamLoop{l})
 	var openErr error
 	r := newRendezvous()
 	start := func() {
@@ -136,7 +140,7 @@ func (pc *PacketConn) protocol(ev *Event) bool {
 	switch ev.Kind {
 	case DatagramReceived:
 		p := packet{data: append([]byte(nil), ev.Data...), from: rawToUDPAddr(ev.Addr)}
-		pc.mu.Lock()
+		pc.w.Mu.Lock()
 		if pc.qhead > 0 && 2*pc.qhead >= len(pc.queue) {
 			// Move the unread half down, as Conn's read buffer does.
 			n := copy(pc.queue, pc.queue[pc.qhead:])
@@ -149,56 +153,56 @@ func (pc *PacketConn) protocol(ev *Event) bool {
 		if pause {
 			pc.readPaused = true
 		}
-		pc.broadcast()
-		pc.mu.Unlock()
+		pc.w.Broadcast()
+		pc.w.Mu.Unlock()
 		if pause {
 			ev.T.PauseReading()
 		}
 	case ErrorReceived:
-		pc.mu.Lock()
+		pc.w.Mu.Lock()
 		if pc.sendErr == nil {
 			pc.sendErr = codeError(ev.Code)
 		}
-		pc.broadcast()
-		pc.mu.Unlock()
+		pc.w.Broadcast()
+		pc.w.Mu.Unlock()
 	case ConnectionLost:
-		pc.mu.Lock()
+		pc.w.Mu.Lock()
 		pc.lost = true
 		if ev.Code != 0 {
 			pc.lostErr = codeError(ev.Code)
 		}
 		pc.writePaused = false
-		pc.broadcast()
-		pc.mu.Unlock()
+		pc.w.Broadcast()
+		pc.w.Mu.Unlock()
 	case PauseWriting, ResumeWriting:
-		pc.mu.Lock()
+		pc.w.Mu.Lock()
 		pc.writePaused = ev.Kind == PauseWriting
-		pc.broadcast()
-		pc.mu.Unlock()
+		pc.w.Broadcast()
+		pc.w.Mu.Unlock()
 	}
 	return false
 }
 
-// full reports whether the receive queue reached a bound; pc.mu is held.
+// full reports whether the receive queue reached a bound; pc.w.Mu is held.
 func (pc *PacketConn) full() bool {
 	return len(pc.queue)-pc.qhead >= packetQueueMax || pc.qbytes >= packetQueueBytes
 }
 
 // drained reports whether ReadFrom took the queue down to half of both
-// bounds, when a paused transport reads again; pc.mu is held.
+// bounds, when a paused transport reads again; pc.w.Mu is held.
 func (pc *PacketConn) drained() bool {
 	return len(pc.queue)-pc.qhead <= packetQueueMax/2 && pc.qbytes <= packetQueueBytes/2
 }
 
 // resume runs on the loop thread once ReadFrom has drained the queue.
 func (pc *PacketConn) resume() {
-	pc.mu.Lock()
+	pc.w.Mu.Lock()
 	pc.resumePosted = false
 	do := pc.readPaused && !pc.lost && pc.drained()
 	if do {
 		pc.readPaused = false
 	}
-	pc.mu.Unlock()
+	pc.w.Mu.Unlock()
 	if do {
 		pc.t.ResumeReading()
 	}
@@ -226,13 +230,13 @@ func (pc *PacketConn) opError(op string, addr net.Addr, err error) error {
 func (pc *PacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
 	pc.readMu.Lock()
 	defer pc.readMu.Unlock()
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
+	pc.w.Mu.Lock()
+	defer pc.w.Mu.Unlock()
 	for {
 		switch {
-		case pc.closed || pc.loop.IsClosed():
+		case pc.w.Closed || pc.loop.IsClosed():
 			return 0, nil, pc.opError("read", nil, net.ErrClosed)
-		case expired(pc.readDL):
+		case streamconn.Expired(pc.w.ReadDL):
 			return 0, nil, pc.opError("read", nil, os.ErrDeadlineExceeded)
 		case pc.qhead < len(pc.queue):
 			d := pc.queue[pc.qhead]
@@ -253,7 +257,7 @@ func (pc *PacketConn) ReadFrom(p []byte) (int, net.Addr, error) {
 			}
 			return 0, nil, pc.opError("read", nil, err)
 		}
-		pc.wait(pc.readDL)
+		pc.w.Wait(pc.w.ReadDL)
 	}
 }
 
@@ -278,13 +282,13 @@ func (pc *PacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 	}
 	pc.writeMu.Lock()
 	defer pc.writeMu.Unlock()
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
+	pc.w.Mu.Lock()
+	defer pc.w.Mu.Unlock()
 	for {
 		switch {
-		case pc.closed || pc.loop.IsClosed():
+		case pc.w.Closed || pc.loop.IsClosed():
 			return 0, pc.opError("write", addr, net.ErrClosed)
-		case expired(pc.writeDL):
+		case streamconn.Expired(pc.w.WriteDL):
 			return 0, pc.opError("write", addr, os.ErrDeadlineExceeded)
 		case pc.sendErr != nil:
 			err := pc.sendErr
@@ -293,7 +297,7 @@ func (pc *PacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 		case pc.lost:
 			return 0, pc.opError("write", addr, net.ErrClosed)
 		case pc.writePaused || pc.posted >= packetWriteHigh:
-			pc.wait(pc.writeDL)
+			pc.w.Wait(pc.w.WriteDL)
 			continue
 		}
 		d := append([]byte(nil), p...)
@@ -309,28 +313,28 @@ func (pc *PacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 func (pc *PacketConn) sendOnLoop(d, addr []byte) {
 	err := pc.t.SendTo(d, addr)
 	paused := pc.t.WritePaused()
-	pc.mu.Lock()
+	pc.w.Mu.Lock()
 	pc.posted -= len(d)
-	if err != nil && pc.sendErr == nil && !pc.lost && !pc.closed {
+	if err != nil && pc.sendErr == nil && !pc.lost && !pc.w.Closed {
 		pc.sendErr = err
 	}
 	pc.writePaused = paused && !pc.lost
-	pc.broadcast()
-	pc.mu.Unlock()
+	pc.w.Broadcast()
+	pc.w.Mu.Unlock()
 }
 
 // Close closes the socket: calls waiting on pc return net.ErrClosed, and
 // datagrams already posted are sent first (asyncio's close). Closing twice
 // returns an error.
 func (pc *PacketConn) Close() error {
-	pc.mu.Lock()
-	if pc.closed {
-		pc.mu.Unlock()
+	pc.w.Mu.Lock()
+	if pc.w.Closed {
+		pc.w.Mu.Unlock()
 		return pc.opError("close", nil, net.ErrClosed)
 	}
-	pc.closed = true
-	pc.broadcast()
-	pc.mu.Unlock()
+	pc.w.Closed = true
+	pc.w.Broadcast()
+	pc.w.Mu.Unlock()
 	pc.loop.CallSoonThreadsafe(func() { pc.t.Close() })
 	return nil
 }
@@ -349,7 +353,7 @@ func (pc *PacketConn) SetReadDeadline(t time.Time) error { return pc.setDeadline
 func (pc *PacketConn) SetWriteDeadline(t time.Time) error { return pc.setDeadline(t, false, true) }
 
 func (pc *PacketConn) setDeadline(t time.Time, read, write bool) error {
-	if !pc.netWaits.setDeadline(t, read, write) {
+	if !pc.w.SetDeadline(t, read, write) {
 		return pc.opError("set", nil, net.ErrClosed)
 	}
 	return nil

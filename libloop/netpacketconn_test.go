@@ -223,8 +223,8 @@ func TestPacketConnReceiveQueueBounded(t *testing.T) {
 	pc := listenPacket(t, l)
 	peer := udpPeer(t)
 	state := func() (queued int, paused bool) {
-		pc.mu.Lock()
-		defer pc.mu.Unlock()
+		pc.w.Mu.Lock()
+		defer pc.w.Mu.Unlock()
 		return len(pc.queue) - pc.qhead, pc.readPaused
 	}
 	sent := 0
@@ -283,9 +283,9 @@ func TestPacketConnReceiveQueueBytesBound(t *testing.T) {
 	sent := 0
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		pc.mu.Lock()
+		pc.w.Mu.Lock()
 		queued, qbytes, paused := len(pc.queue)-pc.qhead, pc.qbytes, pc.readPaused
-		pc.mu.Unlock()
+		pc.w.Mu.Unlock()
 		if paused {
 			if qbytes < packetQueueBytes || qbytes >= packetQueueBytes+len(big) || queued >= packetQueueMax {
 				t.Fatalf("paused with %d datagrams, %d bytes queued: want the bytes bound, %d", queued, qbytes, packetQueueBytes)

@@ -4,7 +4,8 @@ package libloop
 
 import (
 	"net"
-	"sync"
+
+	"github.com/libloop/libloop/internal/streamconn"
 )
 
 // Listener is a net.Listener over a Server: each accepted connection
@@ -12,15 +13,9 @@ import (
 // must be running the loop, and the Listener's methods are for other
 // goroutines.
 type Listener struct {
+	s       streamconn.Listener // accept queue, Close
 	loop    *Loop
-	srv     *Server // loop thread only
 	network string
-	addr    net.Addr
-
-	mu      sync.Mutex // guards the fields below
-	changed chan struct{}
-	closed  bool
-	queue   []*Conn // accepted, not yet taken
 }
 
 // ListenConn listens on address ("tcp", "tcp4", "tcp6": "host:port", port
@@ -28,11 +23,12 @@ type Listener struct {
 // returns a Listener. Call it from a goroutine other than the one running
 // the loop. Errors are *net.OpError with Op "listen".
 func (l *Loop) ListenConn(network, address string) (*Listener, error) {
-	host, port, err := netAddress("listen", network, address)
+	host, port, err := streamconn.SplitAddress("listen", network, address)
 	if err != nil {
 		return nil, err
 	}
-	ln := &Listener{loop: l, network: network, changed: make(chan struct{})}
+	ln := &Listener{loop: l, network: network}
+	ln.s.Init(streamLoop{l}, network)
 	var listenErr error
 	w := &waitOutcome{done: make(chan struct{})}
 	start := func() {
@@ -44,12 +40,13 @@ func (l *Loop) ListenConn(network, address string) (*Listener, error) {
 			s, err = l.ListenTCP(host, port, ln.factory)
 		}
 		if err == nil {
-			ln.srv = s
-			ln.addr = &net.UnixAddr{Name: address, Net: "unix"}
+			var addr net.Addr = &net.UnixAddr{Name: address, Net: "unix"}
 			if network != "unix" {
 				p, _ := s.Port()
-				ln.addr = &net.TCPAddr{IP: net.ParseIP(host), Port: p}
+				addr = &net.TCPAddr{IP: net.ParseIP(host), Port: p}
 			}
+			srv := s // s is cleared below once the caller has it
+			ln.s.Bind(addr, func() { srv.Release() })
 		}
 		w.complete(func() { listenErr, s = err, nil })
 		if s != nil { // the caller gave up meanwhile
@@ -92,77 +89,21 @@ type acceptProtocol struct {
 func (p acceptProtocol) ConnectionMade(t *Transport) {
 	p.c.attach(t)
 	t.SetProtocol(p.connProtocol)
-	ln := p.ln
-	ln.mu.Lock()
-	closed := ln.closed
-	if !closed {
-		ln.queue = append(ln.queue, p.c)
-		close(ln.changed)
-		ln.changed = make(chan struct{})
-	}
-	ln.mu.Unlock()
-	if closed {
+	if !p.ln.s.Queue(p.c) {
 		t.Abort()
 	}
 }
 
 // Accept waits for the next connection; net.ErrClosed once the listener
 // or the loop is closed.
-func (ln *Listener) Accept() (net.Conn, error) {
-	ln.mu.Lock()
-	defer ln.mu.Unlock()
-	for {
-		if ln.closed || ln.loopClosed() {
-			return nil, &net.OpError{Op: "accept", Net: ln.network, Addr: ln.addr, Err: net.ErrClosed}
-		}
-		if len(ln.queue) > 0 {
-			c := ln.queue[0]
-			ln.queue[0] = nil
-			ln.queue = ln.queue[1:]
-			return c, nil
-		}
-		ch := ln.changed
-		ln.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ln.loop.closed:
-		}
-		ln.mu.Lock()
-	}
-}
-
-func (ln *Listener) loopClosed() bool {
-	select {
-	case <-ln.loop.closed:
-		return true
-	default:
-		return false
-	}
-}
+func (ln *Listener) Accept() (net.Conn, error) { return ln.s.Accept() }
 
 // Close stops listening (the Server is released); connections accepted
 // but not yet taken by Accept are closed, those already taken are not.
 // Closing twice returns an error.
-func (ln *Listener) Close() error {
-	ln.mu.Lock()
-	if ln.closed {
-		ln.mu.Unlock()
-		return &net.OpError{Op: "close", Net: ln.network, Addr: ln.addr, Err: net.ErrClosed}
-	}
-	ln.closed = true
-	queued := ln.queue
-	ln.queue = nil
-	close(ln.changed)
-	ln.changed = make(chan struct{})
-	ln.mu.Unlock()
-	for _, c := range queued {
-		c.Close()
-	}
-	ln.loop.CallSoonThreadsafe(func() { ln.srv.Release() })
-	return nil
-}
+func (ln *Listener) Close() error { return ln.s.Close() }
 
 // Addr returns the listening address (the port chosen for port 0).
-func (ln *Listener) Addr() net.Addr { return ln.addr }
+func (ln *Listener) Addr() net.Addr { return ln.s.Addr() }
 
 var _ net.Listener = (*Listener)(nil)
