@@ -123,9 +123,12 @@ func TestTCPEcho64MiBChecksum(t *testing.T) {
 	}
 }
 
-func TestFlowControlPauseResumeOnce(t *testing.T) {
-	l := newTestLoop(t)
-	var peer *Transport
+// stalledPair connects a client to a server whose end never reads (its
+// reading paused from ConnectionMade on), so what the client writes piles
+// up in the client's buffer; onClient sees the client's events. It returns
+// once both ends exist; the server closes when the test ends.
+func stalledPair(t *testing.T, l *Loop, onClient func(ev *Event)) (c, peer *Transport) {
+	t.Helper()
 	srv, err := l.ListenTCP("127.0.0.1", 0, 0, 0, func(ev *Event) bool {
 		if ev.Kind == ConnectionMade {
 			peer = ev.T
@@ -136,20 +139,27 @@ func TestFlowControlPauseResumeOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
 	port, _ := srv.Port()
-	pauses, resumes := 0, 0
-	var c *Transport
 	l.DialTCP("127.0.0.1", port, func(ev *Event) bool {
+		onClient(ev)
+		return true
+	}, func(tr *Transport, err error) { c = tr })
+	runUntil(t, l, 5*time.Second, func() bool { return c != nil && peer != nil })
+	return c, peer
+}
+
+func TestFlowControlPauseResumeOnce(t *testing.T) {
+	l := newTestLoop(t)
+	pauses, resumes := 0, 0
+	c, peer := stalledPair(t, l, func(ev *Event) {
 		switch ev.Kind {
 		case PauseWriting:
 			pauses++
 		case ResumeWriting:
 			resumes++
 		}
-		return true
-	}, func(tr *Transport, err error) { c = tr })
-	runUntil(t, l, 5*time.Second, func() bool { return c != nil && peer != nil })
+	})
 	chunk := make([]byte, 64<<10)
 	for i := 0; i < 200 && pauses == 0; i++ {
 		c.Write(chunk)
@@ -176,28 +186,12 @@ func TestFlowControlPauseResumeOnce(t *testing.T) {
 // the default high mark; and the limits read back as set.
 func TestWriteBufferLimitsOwnAndDefault(t *testing.T) {
 	l := newTestLoop(t)
-	var peer *Transport
-	srv, err := l.ListenTCP("127.0.0.1", 0, 0, 0, func(ev *Event) bool {
-		if ev.Kind == ConnectionMade {
-			peer = ev.T
-			peer.PauseReading()
-		}
-		return true
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	port, _ := srv.Port()
 	pauses := 0
-	var c *Transport
-	l.DialTCP("127.0.0.1", port, func(ev *Event) bool {
+	c, peer := stalledPair(t, l, func(ev *Event) {
 		if ev.Kind == PauseWriting {
 			pauses++
 		}
-		return true
-	}, func(tr *Transport, err error) { c = tr })
-	runUntil(t, l, 5*time.Second, func() bool { return c != nil && peer != nil })
+	})
 	if h, lo := c.WriteBufferLimits(); h != DefaultHighWater || lo != DefaultLowWater {
 		t.Fatalf("new transport's limits %d, %d", h, lo)
 	}

@@ -7,8 +7,10 @@ import asyncio
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
+import unittest
 
 
 class ClosesOpened:
@@ -182,3 +184,14 @@ def self_signed_cert():
                        capture_output=True)
     _CERT = (cert, key) if r.returncode == 0 else ()
     return _CERT or None
+
+
+def tls_contexts():
+    """(server context, client context) for 'localhost' on
+    self_signed_cert's certificate; unittest.SkipTest without openssl."""
+    cert = self_signed_cert()
+    if cert is None:
+        raise unittest.SkipTest('no openssl command to make a test certificate')
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(*cert)
+    return server_ctx, ssl.create_default_context(cafile=cert[0])

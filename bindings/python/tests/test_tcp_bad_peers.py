@@ -10,7 +10,6 @@ import asyncio
 import os
 import socket
 import ssl
-import unittest
 import struct
 import subprocess
 import sys
@@ -19,7 +18,7 @@ import threading
 import time
 
 from .base import LoopCase, twin
-from .netbase import Echo, self_signed_cert
+from .netbase import Echo, tls_contexts
 
 LONG = bool(os.environ.get('LIBLOOP_LONG_TESTS'))
 
@@ -167,12 +166,7 @@ class NetFaultTests(LoopCase):
         # reset before the server's answer is read, or connect and close:
         # the TLS server goes on serving a real client, and every failed
         # handshake ends its connection (no transport is left open).
-        cert = self_signed_cert()
-        if cert is None:
-            raise unittest.SkipTest('no openssl command to make a test certificate')
-        server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        server_ctx.load_cert_chain(*cert)
-        client_ctx = ssl.create_default_context(cafile=cert[0])
+        server_ctx, client_ctx = tls_contexts()
         hello = ssl.MemoryBIO(), ssl.MemoryBIO()
         obj = client_ctx.wrap_bio(*hello, server_hostname='localhost')
         try:

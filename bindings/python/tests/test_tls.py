@@ -6,22 +6,16 @@ time with the openssl command."""
 
 import asyncio
 import ssl
-import unittest
 
 from .base import LoopCase, twin
-from .netbase import self_signed_cert
+from .netbase import tls_contexts
 
 
 class TLSTests(LoopCase):
 
     def setUp(self):
         super().setUp()
-        cert = self_signed_cert()
-        if cert is None:
-            raise unittest.SkipTest('no openssl command to make a test certificate')
-        self.server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.server_ctx.load_cert_chain(*cert)
-        self.client_ctx = ssl.create_default_context(cafile=cert[0])
+        self.server_ctx, self.client_ctx = tls_contexts()
 
     async def upper_server(self, **kw):
         async def handle(r, w):

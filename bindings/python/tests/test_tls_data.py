@@ -10,10 +10,9 @@ test chooses how the TLS bytes are cut."""
 import asyncio
 import socket
 import ssl
-import unittest
 
 from .base import LoopCase, twin
-from .netbase import Recorder, self_signed_cert
+from .netbase import Recorder, tls_contexts
 
 
 class RawTLSPeer:
@@ -91,12 +90,7 @@ class TLSDataTests(LoopCase):
 
     def setUp(self):
         super().setUp()
-        cert = self_signed_cert()
-        if cert is None:
-            raise unittest.SkipTest('no openssl command to make a test certificate')
-        self.server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        self.server_ctx.load_cert_chain(*cert)
-        self.client_ctx = ssl.create_default_context(cafile=cert[0])
+        self.server_ctx, self.client_ctx = tls_contexts()
         self.peers = []
 
     async def serve(self, factory=None):
