@@ -5,11 +5,10 @@ package tests
 import (
 	"context"
 	"net"
-	"os"
-	"path/filepath"
 	"testing"
 
 	ll "github.com/libloop/libloop/bindings/go"
+	"github.com/libloop/libloop/internal/conntest"
 	"golang.org/x/net/nettest"
 )
 
@@ -25,50 +24,25 @@ func bindingConnPair(network string) (c1, c2 net.Conn, stop func(), err error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ended := make(chan struct{})
-	go func() { l.RunForever(); close(ended) }()
-	stop = func() {
-		if c1 != nil {
-			c1.Close()
-		}
-		if c2 != nil {
-			c2.Close()
-		}
-		l.CallSoonThreadsafe(func() { l.Stop() })
-		<-ended
-		l.Release()
-	}
-	address := "127.0.0.1:0"
-	if network == "unix" {
-		dir, derr := os.MkdirTemp("", "llconn")
-		if derr != nil {
-			stop()
-			return nil, nil, nil, derr
-		}
-		defer os.RemoveAll(dir) // the bound socket stays usable once unlinked
-		address = filepath.Join(dir, "s")
-	}
-	ln, err := l.ListenConn(network, address)
-	if err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	defer ln.Close()
-	dialed := make(chan error, 1)
-	go func() {
-		var derr error
-		c1, derr = l.DialConn(context.Background(), network, ln.Addr().String())
-		dialed <- derr
-	}()
-	c2, err = ln.Accept()
-	if derr := <-dialed; err == nil {
-		err = derr
-	}
-	if err != nil {
-		stop()
-		return nil, nil, nil, err
-	}
-	return c1, c2, stop, nil
+	return conntest.Pair(conntest.Loop{
+		Run:     func() { l.RunForever() },
+		Stop:    func() { l.CallSoonThreadsafe(func() { l.Stop() }) },
+		Release: func() { l.Release() },
+		Listen: func(network, address string) (net.Listener, error) {
+			ln, err := l.ListenConn(network, address)
+			if err != nil {
+				return nil, err
+			}
+			return ln, nil
+		},
+		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
+			c, err := l.DialConn(ctx, network, address)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+	}, network)
 }
 
 func TestGoAPINetConnNettest(t *testing.T) {
