@@ -22,6 +22,7 @@ STRUCTS = {
     "ll_error_context": ("bindings/python/libloop/_lib.py", "ErrorContext"),
     "llpy_soon_layout": ("bindings/python/libloop/_hotpath.py", "_SoonLayout"),
     "llpy_stream_layout": ("bindings/python/libloop/_hotpath.py", "_StreamLayout"),
+    "llpy_host_layout": ("bindings/python/libloop/_hotpath.py", "_HostLayout"),
 }
 
 C_TYPES = {"int": "c_int", "unsigned int": "c_uint", "unsigned": "c_uint", "uint64_t": "c_uint64",

@@ -49,7 +49,7 @@
 /* The interface of this object to _hotpath.py: bumped whenever a function,
  * table or struct below changes, so that a stale object is refused (the
  * binding then takes its Python path) rather than called wrongly. */
-#define LLPY_INTERFACE 3
+#define LLPY_INTERFACE 4
 
 /** The CPython functions llpy_bind takes, by index in its first array. */
 enum llpy_py_fn {
@@ -233,6 +233,60 @@ LLPY_EXPORT const void *llpy_soon_method(void);
  * many were cancelled. NULL before llpy_soon_bind.
  */
 LLPY_EXPORT const void *llpy_run_method(void);
+
+/** The slots of the binding's loop class the round in C (host.c) reads
+ * and writes. */
+enum llpy_host_loop_slot {
+    LLPY_HOST_SIGNALLED,   /**< _signalled: libloop knows the ready queue has work */
+    LLPY_HOST_AWAKE,       /**< _awake: thread-safe posts need no wake-up */
+    LLPY_HOST_GATHER,      /**< _gather: small writes wait for the end of the batch */
+    LLPY_HOST_DEBUG,       /**< _debug: asyncio's debug mode */
+    LLPY_HOST_RUN_HANDLES, /**< _run_handles: llpy_run_method's builtin, or None */
+    LLPY_HOST_N_CALLBACKS, /**< _n_callbacks: handles run (stats) */
+    LLPY_HOST_READY,       /**< _ready: the ready deque */
+    LLPY_HOST_WQ,          /**< _wq: transports holding gathered writes */
+    LLPY_HOST_SIG_ON,      /**< _sig_on: the signal wake-up socket is watched */
+    LLPY_HOST_SIG_FD,      /**< _sig_fd: that socket's fd (an int), or -1 */
+    LLPY_HOST_LOOP_SLOTS
+};
+
+/** What the loop's round in C needs (llpy_host_bind; _hotpath._HostLayout,
+ * which tests/abi/structs.py holds to this). */
+typedef struct llpy_host_layout {
+    void *host_run_name;  /**< "_host_run": the Python round, for every case but the common one */
+    void *run_ready_name; /**< "_run_ready": the rounds after the first */
+    void *flush_name;     /**< "_flush_writes": sends the gathered writes */
+    void *sig_watch_name; /**< "_sig_watch": the signal socket's watch toggle */
+    void *stash;          /**< stash(loop, exc): loop._stash(exc) */
+    void *false_, *true_, *none, *one; /**< False, True, None, 1 */
+    void *size;           /**< PyObject_Size */
+    void *inplace_add;    /**< PyNumber_InPlaceAdd */
+    void *inplace_sub;    /**< PyNumber_InPlaceSubtract */
+    void *long_as_i64;    /**< PyLong_AsLongLong */
+    /** Byte offsets of the object pointers of those slots in a loop (found
+     * as for llpy_soon_layout). */
+    ptrdiff_t loop_slot[LLPY_HOST_LOOP_SLOTS];
+    ptrdiff_t loop_size;  /**< the loop class's __basicsize__ */
+} llpy_host_layout;
+
+/**
+ * Make llpy_host_round_method usable: copies layout (its objects borrowed:
+ * the binding keeps them for the process). After llpy_bind; once per
+ * process (again with an equal layout: 0). LL_EINVAL for NULL, a NULL
+ * entry or a bad offset (as llpy_soon_bind), or before llpy_bind.
+ */
+LLPY_EXPORT int llpy_host_bind(const llpy_host_layout *layout);
+
+/**
+ * The PyMethodDef of the loop's host-queue round, host_round(), in C
+ * (PyCFunction_NewEx(llpy_host_round_method(), loop, NULL); the fn that
+ * llpy_host_run calls): what the binding's Python _host_run does, in the
+ * same order, when the loop is not in debug mode and has its round of
+ * handles in C (_run_handles); any other loop's call is loop._host_run(),
+ * unchanged. Returns True when more handles are queued. NULL before
+ * llpy_host_bind.
+ */
+LLPY_EXPORT const void *llpy_host_round_method(void);
 
 /** The slots of the binding's StreamTransport llpy_stream_bind is told about. */
 enum llpy_stream_slot {

@@ -41,7 +41,7 @@ from . import _netlib as _net
 OBJECT_NAME = 'libloop-cpython.so'
 # llpy.h's LLPY_INTERFACE: the object's functions, tables and struct as this
 # file calls them. An object of another interface is not called.
-INTERFACE = 3
+INTERFACE = 4
 
 # llpy_bind's first table, in enum llpy_py_fn's order.
 _API = ('PyGILState_Ensure', 'PyGILState_Release', 'PyLong_FromUnsignedLongLong',
@@ -351,6 +351,66 @@ def loop_methods_for(loop, handle_type, fallback, report, signal='_signal'):
     if not _bind_soon(loop, handle_type, fallback, signal, report):
         return None
     return _new_function(_soon['method'], loop), _new_function(_soon['run'], loop)
+
+
+class _HostLayout(ctypes.Structure):
+    """struct llpy_host_layout (llpy.h; tests/abi/structs.py holds them together)."""
+    _fields_ = ([(name, c_void_p) for name in (
+        'host_run_name', 'run_ready_name', 'flush_name', 'sig_watch_name', 'stash',
+        'false_', 'true_', 'none', 'one', 'size', 'inplace_add', 'inplace_sub',
+        'long_as_i64')] +
+        [('loop_slot', ctypes.c_ssize_t * 10), ('loop_size', ctypes.c_ssize_t)])
+
+
+_HOST_LOOP_SLOTS = ('_signalled', '_awake', '_gather', '_debug', '_run_handles', '_n_callbacks',
+                    '_ready', '_wq', '_sig_on', '_sig_fd')   # enum llpy_host_loop_slot's order
+_HOST_API = ('PyObject_Size', 'PyNumber_InPlaceAdd', 'PyNumber_InPlaceSubtract',
+             'PyLong_AsLongLong')
+HOST_OFF_REASON = None   # why the loop's round is not in C (set by host_round_for)
+_host = {}   # 'method': llpy_host_round_method's address once bound; 'keep': the layout's objects
+
+
+def _stash_for_c(loop, exc):
+    """The round in C's `except BaseException as exc: loop._stash(exc)`."""
+    loop._stash(exc)
+
+
+def host_round_for(loop):
+    """The loop's host-queue round as a builtin (llpy_host_round_method, its
+    self the loop: _host_run's common case in C, the rest loop._host_run()),
+    or None without the C side (HOST_OFF_REASON says why). Needs the round
+    of handles in C (loop_methods_for) for its common case."""
+    global HOST_OFF_REASON
+    if 'method' not in _host:
+        _host['method'] = None
+        if not ENABLED:
+            HOST_OFF_REASON = OFF_REASON
+            return None
+        try:
+            bind = _declare(_object, "llpy_host_bind", c_int, [POINTER(_HostLayout)])
+            method = _declare(_object, "llpy_host_round_method", c_void_p, [])
+            fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value
+                   for name in _HOST_API]
+        except AttributeError as exc:
+            HOST_OFF_REASON = f'missing: {exc}'
+            return None
+        offs = _slot_offsets(loop, _HOST_LOOP_SLOTS)
+        if offs is None:
+            HOST_OFF_REASON = 'the loop slots were not found in the object'
+            return None
+        keep = tuple(sys.intern(n) for n in ('_host_run', '_run_ready', '_flush_writes',
+                                             '_sig_watch'))
+        keep += (_stash_for_c, False, True, None, 1)
+        layout = _HostLayout(*[id(o) for o in keep], *fns,
+                             (ctypes.c_ssize_t * 10)(*offs), type(loop).__basicsize__)
+        if bind(ctypes.byref(layout)) != 0:
+            HOST_OFF_REASON = 'llpy_host_bind refused the layout'
+            return None
+        _host['keep'] = keep
+        _host['method'] = method()
+    if _host['method'] is None:
+        return None
+    return _new_function(_host['method'], loop)
 
 
 def new_sink(fast, on_error, other):

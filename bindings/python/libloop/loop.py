@@ -101,7 +101,8 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
                  '_debug', '_ready', '_awake', '_ts_posted', '_clock_offset',
                  '_run', '_timers', '_armed', '_timer_cancelled_count',
                  '_n_callbacks', '_stopping', '_sig_on', '_sig_fd',
-                 '_readers', '_writers', '_fds_watched', '_io_open', '_gather', '_wq')
+                 '_readers', '_writers', '_fds_watched', '_io_open', '_gather', '_wq',
+                 '_run_handles')
 
     def __init__(self, *, task_machine=False):
         global _CLOCK_OFFSET
@@ -169,8 +170,14 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._init_c_errors()
         # One trampoline of each kind per loop, kept alive here: the host
         # queue's in C with the hot path (llpy_host_run, given the bound
-        # _host_run this loop keeps), else a ctypes one.
+        # _host_run this loop keeps), else a ctypes one. With the round of
+        # handles in C, _host_run's common case is C too (host.c's
+        # host_round, which calls _host_run for the others), unless a
+        # subclass has its own _host_run.
         self._host_call = self._host_run
+        if (self._run_handles is not None
+                and type(self)._host_run is scheduling_mod.SchedulingMixin._host_run):
+            self._host_call = _hotpath.host_round_for(self) or self._host_run
         self._c_host, host_arg = _hotpath.host_queue_fn(self._host_call)
         self._c_ts = _lib.CALLBACK(self._ts_fire)
         check(_lib.ll_loop_set_host_queue(self._id, self._c_host, host_arg),

@@ -9,8 +9,11 @@ import asyncio
 import contextvars
 import functools
 import gc
+import signal
 import subprocess
 import sys
+import threading
+import time
 import unittest
 import weakref
 
@@ -148,6 +151,95 @@ class CallSoonTests(LoopCase):
 twin(CallSoonTests, globals())
 
 
+class HostRoundTests(LoopCase):
+    """The orderings at the end of a round that the loop's round (in C on
+    libloop: host.c's host_round) must keep: what is queued while a round
+    runs, from a signal handler or from another thread, runs without
+    waiting for another event (the loop is otherwise idle in each test, so
+    a lost wake-up shows as a timeout)."""
+
+    def test_signal_handler_queues_a_callback_during_the_round(self):
+        # The handler runs inside the callback that raises the signal, at
+        # each place of a round of three (the last: just before the round's
+        # end); its callback must run in the next iteration.
+        loop = self.loop
+        for at in range(3):
+            fut = loop.create_future()
+            order = []
+
+            def handler(signum, frame, fut=fut, order=order):
+                order.append('handler')
+                loop.call_soon(lambda: fut.done() or fut.set_result(order))
+
+            def step(i, at=at, order=order):
+                order.append(i)
+                if i == at:
+                    signal.raise_signal(signal.SIGUSR1)
+            old = signal.signal(signal.SIGUSR1, handler)
+            try:
+                for i in range(3):
+                    loop.call_soon(step, i)
+                got = self.run_coro(asyncio.wait_for(fut, 5))
+            finally:
+                signal.signal(signal.SIGUSR1, old)
+            expected = [0, 1, 2]
+            expected.insert(at + 1, 'handler')
+            self.assertEqual(got, expected)
+
+    def test_thread_safe_posts_racing_the_end_of_a_round(self):
+        # A callback that releases the GIL for a while, and a post from
+        # another thread made while it runs, at its end or after it: the
+        # posted callback runs, whichever side of the round's end it lands.
+        loop = self.loop
+        ran = threading.Event()
+        missed = []
+
+        def poster():
+            for i in range(150):
+                ran.clear()
+                loop.call_soon_threadsafe(time.sleep, 0.0003)
+                time.sleep((i % 15) * 0.00004)
+                loop.call_soon_threadsafe(ran.set)
+                if not ran.wait(5):
+                    missed.append(i)
+                    return
+            loop.call_soon_threadsafe(done.set_result, None)
+
+        done = loop.create_future()
+        t = threading.Thread(target=poster)
+        t.start()
+        try:
+            self.run_coro(asyncio.wait_for(done, 60), timeout=70)
+        finally:
+            t.join()
+        self.assertEqual(missed, [])
+
+    def test_system_exit_in_a_callback_then_thread_safe_posts_wake_the_loop(self):
+        # SystemExit leaves run_forever; the loop's flags are back down
+        # after the round all the same: a post from another thread wakes
+        # the idle loop.
+        loop = self.loop
+        out = []
+
+        def leave():
+            raise SystemExit(3)
+        loop.call_soon(leave)
+        loop.call_soon(out.append, 'kept')
+        with self.assertRaises(SystemExit):
+            loop.run_forever()
+        fut = loop.create_future()
+        timer = threading.Timer(0.05, loop.call_soon_threadsafe, (fut.set_result, 'woken'))
+        timer.start()
+        try:
+            self.assertEqual(self.run_coro(asyncio.wait_for(fut, 5)), 'woken')
+        finally:
+            timer.join()
+        self.assertEqual(out, ['kept'])
+
+
+twin(HostRoundTests, globals())
+
+
 class TestCallSoonInC(LoopCase, LibloopLoop, unittest.TestCase):
     """libloop only."""
 
@@ -160,6 +252,47 @@ class TestCallSoonInC(LoopCase, LibloopLoop, unittest.TestCase):
         for fn in (self.loop.call_soon, self.loop._run_handles):
             self.assertEqual(type(fn).__name__, 'builtin_function_or_method')
             self.assertIs(fn.__self__, self.loop)
+
+    def test_the_round_is_the_builtin(self):
+        self.assertEqual(type(self.loop._host_call).__name__, 'builtin_function_or_method')
+        self.assertIs(self.loop._host_call.__self__, self.loop)
+
+    def test_the_round_counts_callbacks_run_and_not_cancelled(self):
+        before = self.loop.stats().callbacks
+        for i in range(20):
+            h = self.loop.call_soon(len, ())
+            if i % 4 == 0:
+                h.cancel()
+        self.loop.call_soon(self.loop.stop)
+        self.loop.run_forever()
+        self.assertEqual(self.loop.stats().callbacks - before, 16)   # 15 + stop
+
+    def test_debug_and_subclass_rounds_are_python(self):
+        # Debug mode: the builtin hands the call to _host_run (it times
+        # each handle); a subclass's own _host_run is the loop's round.
+        calls = []
+        self.loop.set_debug(True)
+        self.loop.slow_callback_duration = 0
+        self.loop.call_soon(calls.append, 'ran')
+        self.loop.call_soon(self.loop.stop)
+        with self.assertLogs('asyncio', 'WARNING') as logs:
+            self.loop.run_forever()
+        self.loop.set_debug(False)
+        self.assertEqual(calls, ['ran'])
+        self.assertTrue(any('Executing' in m for m in logs.output))
+
+        class Own(libloop.EventLoop):
+            def _host_run(self, *args):
+                calls.append('own')
+                return super()._host_run(*args)
+        loop = Own()
+        try:
+            self.assertNotEqual(type(loop._host_call).__name__, 'builtin_function_or_method')
+            loop.call_soon(loop.stop)
+            loop.run_forever()
+        finally:
+            loop.close()
+        self.assertIn('own', calls)
 
     def test_references_given_back(self):
         cb = lambda *a: None  # noqa: E731

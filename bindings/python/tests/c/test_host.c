@@ -36,6 +36,9 @@ static void f_unused(void) { CHECK(0); }
 static void *api_table[LLPY_PY_COUNT];
 
 static void test_nothing_called_before_bind(void) {
+    llpy_host_layout none;
+    memset(&none, 0, sizeof none);
+    CHECK_EQ_INT(llpy_host_bind(&none), LL_EINVAL);
     CHECK_EQ_INT(llpy_host_run(1, &round_fn), 0);
     CHECK_EQ_INT(gil_taken, 0);
 }
@@ -73,6 +76,43 @@ static void test_errors_are_unraisable_and_zero(void) {
     truth_fails = 0;
 }
 
+/* llpy_host_bind: refused before llpy_bind is done by the first test
+ * (nothing bound then); here a NULL layout, a NULL entry, bad offsets;
+ * then taken once, again equal, and not another. */
+static void test_host_bind_checks_its_layout(void) {
+    static char objs[13];
+    llpy_host_layout l;
+    memset(&l, 0, sizeof l);
+    void **fields[] = {&l.host_run_name, &l.run_ready_name, &l.flush_name, &l.sig_watch_name,
+                       &l.stash, &l.false_, &l.true_, &l.none, &l.one, &l.size,
+                       &l.inplace_add, &l.inplace_sub, &l.long_as_i64};
+    for (int i = 0; i < 13; i++)
+        *fields[i] = &objs[i];
+    l.loop_size = 256;
+    for (int i = 0; i < LLPY_HOST_LOOP_SLOTS; i++)
+        l.loop_slot[i] = 16 + 8 * i;
+    CHECK(llpy_host_round_method() == NULL);
+    CHECK_EQ_INT(llpy_host_bind(NULL), LL_EINVAL);
+    l.stash = NULL;
+    CHECK_EQ_INT(llpy_host_bind(&l), LL_EINVAL);
+    l.stash = &objs[4];
+    l.loop_slot[3] = l.loop_slot[2]; /* two slots at one offset */
+    CHECK_EQ_INT(llpy_host_bind(&l), LL_EINVAL);
+    l.loop_slot[3] = 8; /* inside the object header */
+    CHECK_EQ_INT(llpy_host_bind(&l), LL_EINVAL);
+    l.loop_slot[3] = 16 + 8 * 3 + 1; /* unaligned */
+    CHECK_EQ_INT(llpy_host_bind(&l), LL_EINVAL);
+    l.loop_slot[3] = 256; /* past the object */
+    CHECK_EQ_INT(llpy_host_bind(&l), LL_EINVAL);
+    CHECK(llpy_host_round_method() == NULL);
+    l.loop_slot[3] = 16 + 8 * 3;
+    CHECK_EQ_INT(llpy_host_bind(&l), 0);
+    CHECK(llpy_host_round_method() != NULL);
+    CHECK_EQ_INT(llpy_host_bind(&l), 0);
+    l.one = &objs[0];
+    CHECK_EQ_INT(llpy_host_bind(&l), LL_EINVAL);
+}
+
 static void test_no_round_calls_nothing(void) {
     int taken = gil_taken;
     CHECK_EQ_INT(llpy_host_run(1, NULL), 0);
@@ -84,5 +124,6 @@ int main(void) {
     RUN_TEST(test_round_truth_is_returned);
     RUN_TEST(test_errors_are_unraisable_and_zero);
     RUN_TEST(test_no_round_calls_nothing);
+    RUN_TEST(test_host_bind_checks_its_layout);
     return CHECK_REPORT();
 }
