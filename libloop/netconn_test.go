@@ -32,20 +32,8 @@ func connPair(network string) (c1, c2 net.Conn, stop func(), err error) {
 		Run:     func() { l.RunForever() },
 		Stop:    func() { l.CallSoonThreadsafe(func() { l.Stop() }) },
 		Release: func() { l.Close() },
-		Listen: func(network, address string) (net.Listener, error) {
-			ln, err := l.ListenConn(network, address)
-			if err != nil {
-				return nil, err
-			}
-			return ln, nil
-		},
-		Dial: func(ctx context.Context, network, address string) (net.Conn, error) {
-			c, err := l.DialConn(ctx, network, address)
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		Listen:  conntest.Listener(l.ListenConn),
+		Dial:    conntest.Dialer(l.DialConn),
 	}, network)
 }
 

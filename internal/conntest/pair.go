@@ -74,3 +74,27 @@ func Pair(l Loop, network string) (c1, c2 net.Conn, stop func(), err error) {
 	}
 	return c1, c2, stop, nil
 }
+
+// Listener adapts a loop's ListenConn, which returns the loop's own
+// listener type, to Loop.Listen (an error gives a nil interface, not a
+// typed nil).
+func Listener[L net.Listener](listen func(network, address string) (L, error)) func(network, address string) (net.Listener, error) {
+	return func(network, address string) (net.Listener, error) {
+		ln, err := listen(network, address)
+		if err != nil {
+			return nil, err
+		}
+		return ln, nil
+	}
+}
+
+// Dialer adapts a loop's DialConn to Loop.Dial, as Listener does ListenConn.
+func Dialer[C net.Conn](dial func(ctx context.Context, network, address string) (C, error)) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		c, err := dial(ctx, network, address)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+}
