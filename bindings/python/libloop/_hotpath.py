@@ -174,7 +174,7 @@ def _bind():
     if obj is None:
         return None
     try:
-        py = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _API]
+        py = _api_addresses(_API)
         ll = [_loader.address(name) for name in _LL_API]
         calls = (
             _declare(obj, "llpy_bind", c_int, [POINTER(c_void_p), c_size_t,
@@ -197,6 +197,12 @@ def _bind():
     _object = obj
     # one builtin of each for the process
     return (_new_function(method()), _new_function(buffer_method())) + calls[3:]
+
+
+def _api_addresses(names):
+    """The addresses of CPython C-API functions, in names' order (an
+    AttributeError names the first one this interpreter lacks)."""
+    return [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in names]
 
 
 def _new_function(method, self=None):
@@ -314,7 +320,7 @@ def _bind_soon(loop, handle_type, fallback, signal, report):
         soon_bind = _declare(_object, "llpy_soon_bind", c_int, [POINTER(_SoonLayout)])
         soon_method = _declare(_object, "llpy_soon_method", c_void_p, [])
         run_method = _declare(_object, "llpy_run_method", c_void_p, [])
-        fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value for name in _SOON_API]
+        fns = _api_addresses(_SOON_API)
     except AttributeError as exc:
         SOON_OFF_REASON = f'missing: {exc}'
         return False
@@ -389,8 +395,7 @@ def host_round_for(loop):
         try:
             bind = _declare(_object, "llpy_host_bind", c_int, [POINTER(_HostLayout)])
             method = _declare(_object, "llpy_host_round_method", c_void_p, [])
-            fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value
-                   for name in _HOST_API]
+            fns = _api_addresses(_HOST_API)
         except AttributeError as exc:
             HOST_OFF_REASON = f'missing: {exc}'
             return None
@@ -478,10 +483,8 @@ def _stream_bind(loop, transport_type, py_write, flush_one, flush_failed):
         write_method = _declare(_object, "llpy_stream_write_method", c_void_p, [])
         closing_method = _declare(_object, "llpy_stream_is_closing_method", c_void_p, [])
         flush_method = _declare(_object, "llpy_stream_flush_method", c_void_p, [])
-        fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value
-               for name in _STREAM_API]
-        list_fns = [ctypes.cast(getattr(ctypes.pythonapi, name), c_void_p).value
-                    for name in _STREAM_LIST_API]
+        fns = _api_addresses(_STREAM_API)
+        list_fns = _api_addresses(_STREAM_LIST_API)
         new_descr = ctypes.pythonapi.PyDescr_NewMethod
     except AttributeError as exc:
         STREAM_OFF_REASON = f'missing: {exc}'
