@@ -214,6 +214,43 @@ class HostRoundTests(LoopCase):
             t.join()
         self.assertEqual(missed, [])
 
+    def test_signal_handler_after_a_round_wakes_the_idle_loop(self):
+        # A plain signal.signal handler that calls call_soon (not the
+        # thread-safe form) once the loop has finished a round and sleeps:
+        # the loop wakes through its signal wake-up fd (installed here by
+        # add_signal_handler, on both loops), the handler runs, and its
+        # callback must run at once. A round that left the loop believing
+        # the host queue was already signalled would leave it queued until
+        # another event (here the 5 s timeout; with the round's flags left
+        # up for good, as a broken C round would leave them, nothing runs).
+        loop = self.loop
+        loop.add_signal_handler(signal.SIGUSR2, lambda: None)
+        main = threading.main_thread().ident
+        waits = []
+        try:
+            for i in range(10):
+                fut = loop.create_future()
+
+                def handler(signum, frame, fut=fut, i=i):
+                    loop.call_soon(lambda: fut.done() or fut.set_result(i))
+                old = signal.signal(signal.SIGUSR1, handler)
+                try:
+                    for _ in range(3):   # a round of work before the sleep
+                        loop.call_soon(len, ())
+                    kill = threading.Timer(0.02, signal.pthread_kill, (main, signal.SIGUSR1))
+                    t0 = time.monotonic()
+                    kill.start()
+                    try:
+                        self.assertEqual(self.run_coro(asyncio.wait_for(fut, 5)), i)
+                    finally:
+                        kill.join()
+                    waits.append(time.monotonic() - t0)
+                finally:
+                    signal.signal(signal.SIGUSR1, old)
+        finally:
+            loop.remove_signal_handler(signal.SIGUSR2)
+        self.assertLess(max(waits), 2.0, waits)
+
     def test_system_exit_in_a_callback_then_thread_safe_posts_wake_the_loop(self):
         # SystemExit leaves run_forever; the loop's flags are back down
         # after the round all the same: a post from another thread wakes
