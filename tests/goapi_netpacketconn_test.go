@@ -443,3 +443,46 @@ func TestGoAPINetPacketConnIPv6(t *testing.T) {
 		t.Fatalf("ReadFrom: %q from %v (%v)", buf[:k], from2, err)
 	}
 }
+
+// PacketConns opened, used and closed leave no callback entry behind
+// (the loop's own, the batch sink's and the route's come with its first
+// transport and stay), and no goroutine.
+func TestGoAPINetPacketConnNoLeak(t *testing.T) {
+	l, _ := runningLoop(t)
+	peer := udpGoPeer(t)
+	base := -1
+	goroutines := 0
+	buf := make([]byte, 8)
+	for i := range 21 {
+		if i == 1 {
+			base = liveCallbacksSettled(t, l, base)
+			goroutines = runtime.NumGoroutine()
+		}
+		pc, err := l.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc.WriteTo([]byte("x"), peer.LocalAddr())
+		peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, from, err := peer.ReadFrom(buf); err != nil {
+			t.Fatal(err)
+		} else {
+			peer.WriteTo([]byte("y"), from)
+		}
+		pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, _, err := pc.ReadFrom(buf); err != nil {
+			t.Fatal(err)
+		}
+		pc.Close()
+	}
+	if n := liveCallbacksSettled(t, l, base); n > base {
+		t.Errorf("%d callback entries left after 20 closed PacketConns", n-base)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > goroutines {
+		t.Errorf("%d goroutines after 20 closed PacketConns, %d after the first", n, goroutines)
+	}
+}
