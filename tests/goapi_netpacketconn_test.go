@@ -486,3 +486,61 @@ func TestGoAPINetPacketConnNoLeak(t *testing.T) {
 		t.Errorf("%d goroutines after 20 closed PacketConns, %d after the first", n, goroutines)
 	}
 }
+
+// linkLocal finds an interface with an IPv6 link-local address, or skips.
+func linkLocal(t *testing.T) (net.IP, string) {
+	t.Helper()
+	ifs, _ := net.Interfaces()
+	for _, ifi := range ifs {
+		if ifi.Flags&net.FlagUp == 0 {
+			continue
+		}
+		addrs, _ := ifi.Addrs()
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.To4() == nil && n.IP.IsLinkLocalUnicast() {
+				return n.IP, ifi.Name
+			}
+		}
+	}
+	t.Skip("no interface with an IPv6 link-local address")
+	return nil, ""
+}
+
+// A datagram from a link-local peer names the peer's interface as its
+// zone (the sender's scope id), as a net.UDPConn's ReadFrom does, and
+// WriteTo answers to it there.
+func TestGoAPINetPacketConnLinkLocalZone(t *testing.T) {
+	ip, ifname := linkLocal(t)
+	peer, err := net.ListenUDP("udp6", &net.UDPAddr{IP: ip, Zone: ifname})
+	if err != nil {
+		t.Skip("cannot bind the link-local address:", err)
+	}
+	defer peer.Close()
+	l, _ := runningLoop(t)
+	pc, err := l.ListenPacket("udp6", "[::]:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	to := &net.UDPAddr{IP: ip, Zone: ifname, Port: pc.LocalAddr().(*net.UDPAddr).Port}
+	if _, err := peer.WriteTo([]byte("hello"), to); err != nil {
+		t.Fatal(err)
+	}
+	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 8)
+	k, from, err := pc.ReadFrom(buf)
+	if err != nil || string(buf[:k]) != "hello" {
+		t.Fatalf("ReadFrom = %q, %v", buf[:k], err)
+	}
+	ua := from.(*net.UDPAddr)
+	if !ua.IP.Equal(ip) || ua.Zone != ifname || ua.Port != peer.LocalAddr().(*net.UDPAddr).Port {
+		t.Fatalf("the sender is %v, want %v", from, peer.LocalAddr())
+	}
+	if _, err := pc.WriteTo([]byte("back"), from); err != nil {
+		t.Fatal(err)
+	}
+	peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if k, _, err := peer.ReadFrom(buf); err != nil || string(buf[:k]) != "back" {
+		t.Fatalf("the peer read %q, %v", buf[:k], err)
+	}
+}
