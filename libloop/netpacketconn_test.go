@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/libloop/libloop/internal/packetconn"
 )
 
 // udpPeer is a plain net.UDPConn on 127.0.0.1: the real peer the
@@ -223,9 +225,8 @@ func TestPacketConnReceiveQueueBounded(t *testing.T) {
 	pc := listenPacket(t, l)
 	peer := udpPeer(t)
 	state := func() (queued int, paused bool) {
-		pc.w.Mu.Lock()
-		defer pc.w.Mu.Unlock()
-		return len(pc.queue) - pc.qhead, pc.readPaused
+		st := pc.s.QueueState()
+		return st.Queued, st.Paused
 	}
 	sent := 0
 	send := func(k int) {
@@ -250,12 +251,12 @@ func TestPacketConnReceiveQueueBounded(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if queued, _ := state(); queued != packetQueueMax {
-		t.Fatalf("paused with %d datagrams queued, want %d", queued, packetQueueMax)
+	if queued, _ := state(); queued != packetconn.QueueMax {
+		t.Fatalf("paused with %d datagrams queued, want %d", queued, packetconn.QueueMax)
 	}
 	send(100) // these wait in the kernel
 	time.Sleep(50 * time.Millisecond)
-	if queued, paused := state(); queued != packetQueueMax || !paused {
+	if queued, paused := state(); queued != packetconn.QueueMax || !paused {
 		t.Fatalf("%d datagrams queued, paused %v: the queue grew past its bound", queued, paused)
 	}
 	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -283,12 +284,11 @@ func TestPacketConnReceiveQueueBytesBound(t *testing.T) {
 	sent := 0
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		pc.w.Mu.Lock()
-		queued, qbytes, paused := len(pc.queue)-pc.qhead, pc.qbytes, pc.readPaused
-		pc.w.Mu.Unlock()
+		st := pc.s.QueueState()
+		queued, qbytes, paused := st.Queued, st.Bytes, st.Paused
 		if paused {
-			if qbytes < packetQueueBytes || qbytes >= packetQueueBytes+len(big) || queued >= packetQueueMax {
-				t.Fatalf("paused with %d datagrams, %d bytes queued: want the bytes bound, %d", queued, qbytes, packetQueueBytes)
+			if qbytes < packetconn.QueueBytes || qbytes >= packetconn.QueueBytes+len(big) || queued >= packetconn.QueueMax {
+				t.Fatalf("paused with %d datagrams, %d bytes queued: want the bytes bound, %d", queued, qbytes, packetconn.QueueBytes)
 			}
 			break
 		}
@@ -405,8 +405,8 @@ func TestPacketConnErrors(t *testing.T) {
 		}
 	}
 	peer := udpPeer(t)
-	if _, err := pc.WriteTo(make([]byte, maxUDPDatagram+1), peer.LocalAddr()); !errors.Is(err, syscall.EMSGSIZE) {
-		t.Errorf("WriteTo of %d bytes: %v, want EMSGSIZE", maxUDPDatagram+1, err)
+	if _, err := pc.WriteTo(make([]byte, packetconn.MaxDatagram+1), peer.LocalAddr()); !errors.Is(err, syscall.EMSGSIZE) {
+		t.Errorf("WriteTo of %d bytes: %v, want EMSGSIZE", packetconn.MaxDatagram+1, err)
 	}
 	// An IPv4 socket cannot send to an IPv6 peer: the kernel's error
 	// comes back from the next WriteTo.

@@ -84,19 +84,3 @@ func cloexecPipe(p []int) error {
 	unix.CloseOnExec(p[1])
 	return nil
 }
-
-// newRawInet4 and newRawInet6 make raw struct sockaddrs of the inet families, as
-// SendTo takes them (BSD's carry a length byte, Linux's do not).
-func newRawInet4() unix.RawSockaddrInet4 {
-	var sa unix.RawSockaddrInet4
-	sa.Len = unix.SizeofSockaddrInet4
-	sa.Family = unix.AF_INET
-	return sa
-}
-
-func newRawInet6() unix.RawSockaddrInet6 {
-	var sa unix.RawSockaddrInet6
-	sa.Len = unix.SizeofSockaddrInet6
-	sa.Family = unix.AF_INET6
-	return sa
-}

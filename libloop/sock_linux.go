@@ -66,17 +66,3 @@ func sendTo(fd int, p, addr []byte) error {
 
 // cloexecPipe makes a pipe whose ends are close-on-exec.
 func cloexecPipe(p []int) error { return unix.Pipe2(p, unix.O_CLOEXEC) }
-
-// newRawInet4 and newRawInet6 make raw struct sockaddrs of the inet families, as
-// SendTo takes them (BSD's carry a length byte, Linux's do not).
-func newRawInet4() unix.RawSockaddrInet4 {
-	var sa unix.RawSockaddrInet4
-	sa.Family = unix.AF_INET
-	return sa
-}
-
-func newRawInet6() unix.RawSockaddrInet6 {
-	var sa unix.RawSockaddrInet6
-	sa.Family = unix.AF_INET6
-	return sa
-}

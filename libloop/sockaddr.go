@@ -5,11 +5,13 @@ package libloop
 import (
 	"context"
 	"encoding/binary"
+	"net"
 	"net/netip"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
-	"net"
+
+	"github.com/libloop/libloop/internal/streamconn"
 )
 
 // ENONAME (a name that does not resolve) is declared with the other codes.
@@ -27,16 +29,9 @@ func addrSockaddr(ip netip.Addr, port int) (unix.Sockaddr, int) {
 func validPort(port int) bool { return port >= 0 && port <= 65535 }
 
 // parseNumeric returns host's addresses when it needs no lookup: an IP
-// literal, or "localhost" (IPv4 first, as most resolvers answer).
-func parseNumeric(host string) ([]netip.Addr, bool) {
-	if host == "localhost" {
-		return []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()}, true
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		return []netip.Addr{ip.WithZone("")}, true
-	}
-	return nil, false
-}
+// literal, or "localhost" (streamconn.NumericHost, shared with the purego
+// binding's LookupHost).
+func parseNumeric(host string) ([]netip.Addr, bool) { return streamconn.NumericHost(host) }
 
 // lookupHost resolves host; it blocks, so the loop calls it off its thread
 // (connect) or only for names a caller chose to resolve in place.

@@ -4,7 +4,10 @@ package libloop
 
 import (
 	"context"
+	"errors"
+	"math"
 	"sync"
+	"time"
 )
 
 // RunUntilCompleteContext is RunUntilComplete bounded by ctx: once ctx is
@@ -140,4 +143,43 @@ func (d *DialFuture) Wait(ctx context.Context) (*Transport, error) {
 		return nil, err
 	}
 	return d.t, nil
+}
+
+// WaitForContext is WaitFor bounded by ctx instead of a timeout, as the
+// core's: the returned future takes f's outcome unless ctx is done first;
+// then f is cancelled and the future fails with ETIMEDOUT (ctx's deadline
+// passed: the library's own WaitFor timer, set to the deadline) or ends
+// cancelled (ctx was cancelled: a posted cancel). errors.Is matches the
+// first with context.DeadlineExceeded and the second with
+// context.Canceled. Call it on the loop thread; Release the returned
+// future when done.
+func (l *Loop) WaitForContext(ctx context.Context, f *Future) (*Future, error) {
+	if ctx == nil || f == nil {
+		return nil, EINVAL
+	}
+	timeout := math.Inf(1)
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl).Seconds()
+	}
+	out, err := l.WaitForSeconds(f, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if ctx.Done() == nil {
+		return out, nil
+	}
+	stop := context.AfterFunc(ctx, func() {
+		l.CallSoonThreadsafe(func() {
+			// A deadline is the WaitFor timer's to report.
+			if errors.Is(ctx.Err(), context.Canceled) && !out.Done() {
+				out.Cancel(ctx.Err().Error())
+			}
+		})
+	})
+	if _, err := out.AddDoneCallback(func(*Future) { stop() }); err != nil {
+		stop()
+		out.Release()
+		return nil, err
+	}
+	return out, nil
 }

@@ -10,8 +10,8 @@
 // jobs: testing libloop.so from Go (the suite in tests/ drives the C ABI
 // through it, including bad ids and NULL pointers), and programs that must
 // share one loop with C code that uses the C ABI; for these it offers the
-// core's Go-shaped calls too (durations, contexts, typed futures,
-// net.Conn: see below).
+// core's Go-shaped calls too (durations, contexts, typed futures and
+// executor work, name lookups, net.Conn and net.PacketConn: see below).
 //
 // The library is found through the LIBLOOP_LIBRARY environment variable,
 // else <repo>/build/libloop.so next to this source tree, else the system's
@@ -63,8 +63,9 @@
 // Threads: as in C, a Loop and its Handles are used from the thread running
 // the loop, except CallSoonThreadsafe and Wakeup, which any goroutine may
 // call, and the calls made for other goroutines while a goroutine runs the
-// loop: Future.Wait, TypedFuture.Wait, Await, DialFuture.Wait, and a Conn's
-// or Listener's methods (Loop.DialConn, Loop.ListenConn). These post to the
+// loop: Future.Wait, TypedFuture.Wait, Await, DialFuture.Wait, and a Conn's,
+// Listener's or PacketConn's methods (Loop.DialConn, Loop.ListenConn,
+// Loop.ListenPacket). These post to the
 // loop and block on a channel; called from one of the loop's own callbacks
 // they would block the loop.
 //
@@ -82,17 +83,25 @@
 //     as a Duration).
 //   - context.Context: Loop.RunUntilCompleteContext on the loop's
 //     goroutine; Wait(ctx) from others (a done context cancels the
-//     future); Loop.DialConn(ctx). ECANCELLED matches context.Canceled and
-//     ETIMEDOUT context.DeadlineExceeded under errors.Is.
+//     future); Loop.WaitForContext (WaitFor bounded by a context);
+//     Loop.DialConn(ctx), Go(ctx, ...) and Loop.LookupHost(ctx, ...).
+//     ECANCELLED matches context.Canceled and ETIMEDOUT
+//     context.DeadlineExceeded under errors.Is.
 //   - typed results: TypedFuture[T] and TypedTask[T] carry a Go value of
 //     type T or a Go error. The value never crosses into the library: the
 //     C future's result word is a key into a Go table, given with the
 //     binding's free func, so the entry goes when the library frees the
 //     value (the future released and the loop done with it), or when
-//     RunTyped hands the value over; see LiveTypedValues.
-//   - net.Conn and net.Listener: Conn over a stream Transport (DialConn,
-//     ListenConn's Accept, or NewConn in a transport's ConnectionMade),
-//     with flow control both ways and deadlines.
+//     RunTyped hands the value over; see LiveTypedValues. Go runs a func
+//     on the library's executor into a TypedFuture; Loop.LookupHost
+//     resolves a name on its resolver pool into a
+//     TypedFuture[[]netip.Addr].
+//   - net.Conn, net.Listener and net.PacketConn: Conn over a stream
+//     Transport (DialConn, ListenConn's Accept, or NewConn in a
+//     transport's ConnectionMade), with flow control both ways and
+//     deadlines; PacketConn over a UDP transport (ListenPacket), with a
+//     bounded receive queue. Their state machines are the core's
+//     (internal/streamconn, internal/packetconn).
 //
 // Go programs that load libloop.so carry two Go runtimes in one process (the
 // host's and the library's). This works on Linux for the calls made here, but

@@ -183,52 +183,14 @@ func (l *Loop) DialConn(ctx context.Context, network, address string) (*Conn, er
 		return nil, err
 	}
 	c := newConn(l, network)
-	var d *DialFuture
-	var dialErr error
-	w := &waitOutcome{done: make(chan struct{})}
-	start := func() {
-		var d1 *DialFuture
-		var err error
+	_, err = l.openFor(ctx, func() (*DialFuture, error) {
 		if network == "unix" {
-			d1, err = l.DialUnix(address, connProtocol{c})
-		} else {
-			d1, err = l.DialTCP(host, port, connProtocol{c})
+			return l.DialUnix(address, connProtocol{c})
 		}
-		w.complete(func() { d, dialErr, d1 = d1, err, nil })
-		if d1 != nil { // the caller gave up meanwhile
-			d1.Cancel("dial abandoned")
-			d1.Release()
-		}
-	}
-	fail := func(err error) (*Conn, error) { return nil, &net.OpError{Op: "dial", Net: network, Err: err} }
-	if err := l.CallSoonThreadsafe(start); err != nil {
-		return fail(err)
-	}
-	select {
-	case <-w.done:
-	case <-ctx.Done():
-		if !w.abandon() {
-			return fail(ctx.Err())
-		}
-	case <-l.closed:
-		if !w.abandon() {
-			return fail(ECLOSED)
-		}
-	}
-	if dialErr != nil {
-		return fail(dialErr)
-	}
-	_, err = d.Wait(ctx)
-	l.CallSoonThreadsafe(func() {
-		d.Release() // the transport lives on
-		if err != nil && d.t != nil && !d.t.Lost() {
-			// ctx ended just as the connect completed (the future was
-			// done, so the cancel did nothing): nobody will use it.
-			d.t.Abort()
-		}
+		return l.DialTCP(host, port, connProtocol{c})
 	})
 	if err != nil {
-		return fail(err)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
 	return c, nil
 }

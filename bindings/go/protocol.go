@@ -252,7 +252,11 @@ func (l *Loop) dispatch(ev Event, made func(id uint64) *Transport) int32 {
 			case ResumeWriting:
 				p.ResumeWriting(t)
 			case DatagramReceived:
-				p.DatagramReceived(t, ev.Data(), ev.Addr())
+				if r, ok := p.(rawDatagramReceiver); ok {
+					r.rawDatagramReceived(t, ev.Data(), ev.RawAddr())
+				} else {
+					p.DatagramReceived(t, ev.Data(), ev.Addr())
+				}
 			case ErrorReceived:
 				p.ErrorReceived(t, codeErr(ev.Code()))
 			}

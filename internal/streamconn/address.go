@@ -4,6 +4,7 @@ package streamconn
 
 import (
 	"net"
+	"net/netip"
 	"strconv"
 )
 
@@ -36,4 +37,18 @@ func SplitAddress(op, network, address string) (host string, port int, err error
 		return "", 0, &net.OpError{Op: op, Net: network, Err: net.UnknownNetworkError(network)}
 	}
 	return host, port, nil
+}
+
+// NumericHost returns host's addresses when it needs no lookup: an IP
+// literal (its zone dropped), or "localhost" (IPv4 first, as most
+// resolvers answer). The core's and the binding's LookupHost and the
+// core's connects take these without asking a resolver.
+func NumericHost(host string) ([]netip.Addr, bool) {
+	if host == "localhost" {
+		return []netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback()}, true
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{ip.WithZone("")}, true
+	}
+	return nil, false
 }
