@@ -35,9 +35,16 @@ func BenchmarkEventDelivery(b *testing.B) {
 			p := &ProtocolFuncs{Data: func(_ *Transport, d []byte) { got += len(d) }}
 			var peers [pairs]int
 			for i := range peers {
-				fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+				// (no SOCK_NONBLOCK flag: macOS has none; set afterwards)
+				fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 				if err != nil {
 					b.Fatal(err)
+				}
+				for _, fd := range fds {
+					unix.CloseOnExec(fd)
+					if err := unix.SetNonblock(fd, true); err != nil {
+						b.Fatal(err)
+					}
 				}
 				if _, err := l.OpenTransport(fds[0], KindStream, p); err != nil {
 					b.Fatal(err)
