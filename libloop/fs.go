@@ -111,7 +111,7 @@ func (l *Loop) submitFS(fn WorkFunc, msg string) (*Future, error) {
 	// reads the record's start state.
 	r := e.track(fut)
 	r.withdrawable, r.msg = true, msg
-	if err := e.enqueue(l, execJob{fn: fn, fut: fut, flight: r}); err != nil {
+	if err := l.queueFile(execJob{fn: fn, fut: fut, flight: r}); err != nil {
 		e.untrack(r)
 		fut.Release()
 		return nil, err
@@ -135,6 +135,7 @@ func (e *executor) closeFiles() {
 	e.pending.Add(-int64(len(e.jobs) - e.head))
 	e.jobs, e.head = e.jobs[:0], 0
 	e.mu.Unlock()
+	e.dropHostJobs()
 	e.stop()
 	e.dropInflight()
 	e.running.Wait()

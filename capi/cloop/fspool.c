@@ -95,6 +95,17 @@ static void *fs_worker(void *arg) {
         uint64_t loop = pool->loop;
         ll__postq *q = pool->q;
         pthread_mutex_unlock(&pool->mu);
+        if (j->gojob != 0) {
+            /* The core's call: it runs and posts it; the job comes back
+             * through returned (the loop thread owns free). */
+            ll__fs_run_go(loop, j->gojob);
+            ll__fsjob *top = __atomic_load_n(&pool->returned, __ATOMIC_RELAXED);
+            do
+                j->next = top;
+            while (!__atomic_compare_exchange_n(&pool->returned, &top, j, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+            pthread_mutex_lock(&pool->mu);
+            continue;
+        }
         j->result = fs_run(j);
         /* A closed queue refuses the post: the job is taken back at close.
          * A posted job stays outstanding until fs_done runs it: dropped
@@ -169,7 +180,7 @@ void ll__fspool_close(ll__pending *p) {
     /* No worker is left and the post queue dropped what it held: every
      * job is free again, and none is outstanding. */
     __atomic_store_n(&pool->outstanding, 0, __ATOMIC_SEQ_CST);
-    pool->free = NULL;
+    pool->free = pool->returned = NULL;
     for (ll__fsblock *b = pool->blocks; b != NULL; b = b->next)
         for (int i = 0; i < LL__FSJOB_BLOCK; i++) {
             b->jobs[i].next = pool->free;
@@ -179,6 +190,8 @@ void ll__fspool_close(ll__pending *p) {
 
 /* A free job, from a new block if none is left (loop thread). */
 static ll__fsjob *fs_job(ll__fspool *pool) {
+    if (pool->free == NULL)
+        pool->free = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
     if (pool->free == NULL) {
         ll__fsblock *b = calloc(1, sizeof *b);
         if (b == NULL)
@@ -195,13 +208,9 @@ static ll__fsjob *fs_job(ll__fspool *pool) {
     return j;
 }
 
-int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
-                      int is_write) {
-    ll__fsjob *j = fs_job(pool);
-    if (j == NULL)
-        return LL_ENOMEM;
-    *j = (ll__fsjob){.buf = buf, .len = len, .off = off, .cb = cb, .arg = arg, .fd = fd, .write = is_write, .pool = pool};
-    __atomic_fetch_add(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+/* Queue j (taken from free) and see that a thread will run it: 0, or
+ * LL_ENOMEM with j back on free when there is no thread to run it. */
+static int fs_queue(ll__fspool *pool, ll__fsjob *j) {
     pthread_mutex_lock(&pool->mu);
     if (pool->tail != NULL)
         pool->tail->next = j;
@@ -230,7 +239,6 @@ int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t o
     }
     if (rc != 0) {
         pool->head = pool->tail = NULL; /* j was the only job: no worker means none queued */
-        __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
         j->next = pool->free;
         pool->free = j;
     }
@@ -241,6 +249,29 @@ int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t o
     if (wake)
         park_wake(pool, 1);
     return rc;
+}
+
+int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
+                      int is_write) {
+    ll__fsjob *j = fs_job(pool);
+    if (j == NULL)
+        return LL_ENOMEM;
+    *j = (ll__fsjob){.buf = buf, .len = len, .off = off, .cb = cb, .arg = arg, .fd = fd, .write = is_write, .pool = pool};
+    __atomic_fetch_add(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+    int rc = fs_queue(pool, j);
+    if (rc != 0)
+        __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+    return rc;
+}
+
+/* The core counts its own jobs as pending (they keep the loop alive there),
+ * so they are not outstanding here. */
+int ll__fspool_submit_go(ll__fspool *pool, uint64_t id) {
+    ll__fsjob *j = fs_job(pool);
+    if (j == NULL)
+        return LL_ENOMEM;
+    *j = (ll__fsjob){.gojob = id, .pool = pool};
+    return fs_queue(pool, j);
 }
 
 /* The C path: on the thread running loop, with its pool open, the job is

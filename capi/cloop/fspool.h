@@ -17,6 +17,10 @@
 typedef struct ll__fsjob {
     struct ll__fsjob *next; /* the queue, or the free list */
     struct ll__fspool *pool;
+    /* Not 0: one of the core's file calls (its future form, open, stat
+     * ...), run by the core on the worker (ll__fs_run_go) instead of the
+     * fields below; the core posts its outcome. */
+    uint64_t gojob;
     void *buf;
     size_t len;
     int64_t off; /* -1: read(2)/write(2) at the file position */
@@ -54,6 +58,10 @@ typedef struct ll__fspool {
     /* The loop thread's: free jobs and the blocks they come from. */
     ll__fsjob *free;
     ll__fsblock *blocks;
+    /* Core jobs the workers are done with (no outcome of ours to run on
+     * the loop thread to free them): pushed by the workers, taken whole
+     * by the loop thread when free runs out. */
+    ll__fsjob *returned;
 } ll__fspool;
 
 /* The loop's wake-up fd for this thread's posts (postq.c), or -1 (the default: the
@@ -74,6 +82,9 @@ void ll__fspool_set_max(ll__pending *p, int max);
  * started ones (their outcomes are dropped: the post queue is closed
  * first), and take every job back. The loop not running. */
 void ll__fspool_close(ll__pending *p);
+/* Queue the core's file job id (libloop's FSThreads) on an open pool,
+ * behind the queued reads and writes: 0, or an LL_ error. Loop's thread. */
+int ll__fspool_submit_go(ll__fspool *pool, uint64_t id);
 /* Queue a job on an open pool: 0, or an LL_ error. Loop's thread. */
 int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
                       int is_write);
