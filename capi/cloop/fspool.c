@@ -8,9 +8,17 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
-#ifdef __linux__
+/* The portable branch, for systems with neither futexes nor an eventfd
+ * (the BSDs, macOS): idle workers wait on a condition variable and a
+ * post's wake-up goes through Go. LL__FSPOOL_PORTABLE builds it on Linux
+ * too, so that it is compiled and tested there (`make test-fs-portable`,
+ * part of `make test-c`). */
+#if defined(__linux__) && !defined(LL__FSPOOL_PORTABLE)
+#define FS_LINUX 1
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#else
+#define FS_LINUX 0
 #endif
 #include "cloop.h"
 
@@ -21,7 +29,7 @@
  * Elsewhere the condition variable. park_wait is called and returns
  * with mu held; park_prepare (mu held) makes a worker on its way to sleep
  * not sleep, park_wake wakes n sleepers after mu is released. */
-#ifdef __linux__
+#if FS_LINUX
 static void park_wait(ll__fspool *pool) {
     uint32_t seen = __atomic_load_n(&pool->seq, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&pool->mu);
@@ -145,7 +153,9 @@ int ll__fspool_open(ll__pending *p, uint64_t loop, int max, int wakefd) {
     pthread_mutex_lock(&pool->mu);
     pool->q = p->postq;
     pool->max = max;
-    pool->wakefd = wakefd;
+    /* The portable branch wakes through Go, as where the loop has no
+     * eventfd (kqueue: the core's WakeFD is -1). */
+    pool->wakefd = FS_LINUX ? wakefd : -1;
     pool->waking = 0; /* no worker: the last close saw them all leave */
     __atomic_store_n(&pool->loop, loop, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&pool->mu);

@@ -41,7 +41,7 @@ typedef struct ll__fsblock {
 
 typedef struct ll__fspool {
     pthread_mutex_t mu;
-    pthread_cond_t work; /* idle workers wait here (not on Linux: seq) */
+    pthread_cond_t work; /* idle workers wait here (the portable branch; Linux's: seq) */
     uint32_t seq;        /* Linux: the futex word idle workers sleep on, bumped per wake */
     pthread_cond_t gone; /* close waits here for the workers to leave */
     ll__fsjob *head, *tail; /* queued jobs, FIFO (mu) */
