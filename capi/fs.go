@@ -97,8 +97,11 @@ func ll_fs_read(loop C.uint64_t, fd C.int, buf unsafe.Pointer, n C.size_t, offse
 	if !ok {
 		return C.int(libloop.EINVAL)
 	}
-	return fsCall(loop, out, func(l *libloop.Loop) (*libloop.Future, error) {
-		return l.FSRead(int(fd), b, int64(offset))
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
+		if f, ok, err := s.fsFutureIO(fd, buf, n, offset, 0); ok {
+			return f, err
+		}
+		return s.loop.FSRead(int(fd), b, int64(offset))
 	})
 }
 
@@ -108,8 +111,11 @@ func ll_fs_write(loop C.uint64_t, fd C.int, buf *C.ll__cvoid, n C.size_t, offset
 	if !ok {
 		return C.int(libloop.EINVAL)
 	}
-	return fsCall(loop, out, func(l *libloop.Loop) (*libloop.Future, error) {
-		return l.FSWrite(int(fd), b, int64(offset))
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
+		if f, ok, err := s.fsFutureIO(fd, unsafe.Pointer(buf), n, offset, 1); ok {
+			return f, err
+		}
+		return s.loop.FSWrite(int(fd), b, int64(offset))
 	})
 }
 

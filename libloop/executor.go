@@ -66,6 +66,10 @@ type execFlight struct {
 	withdrawable bool
 	start        atomic.Int32
 	msg          string // the failure's message
+	// hostToken: not 0 for a call the host makes itself (StartHostFS),
+	// whose start state is the host's: host.WithdrawFS(hostToken).
+	hostToken uint64
+	host      FSThreads
 }
 
 // A withdrawable job's start states.
@@ -80,7 +84,11 @@ const (
 // started file call completes, since it may still be using the caller's
 // buffer (libuv's uv_cancel answers EBUSY then).
 func (r *execFlight) cancel(f *Future, msg string) bool {
-	if r.withdrawable && !r.start.CompareAndSwap(flightQueued, flightWithdrawn) {
+	if r.hostToken != 0 {
+		if !r.host.WithdrawFS(r.hostToken) {
+			return false
+		}
+	} else if r.withdrawable && !r.start.CompareAndSwap(flightQueued, flightWithdrawn) {
 		return false
 	}
 	return f.cancelSelf(msg)
@@ -412,6 +420,7 @@ func (e *executor) untrack(r *execFlight) {
 	r.fut.role = nil
 	r.fut, r.owner, r.value, r.code, r.slot = nil, nil, 0, 0, 0
 	r.withdrawable, r.msg = false, ""
+	r.hostToken, r.host = 0, nil
 	r.start.Store(flightQueued)
 	e.spare = append(e.spare, r)
 }

@@ -18,6 +18,62 @@ type FSThreads interface {
 	// the jobs it still holds, and wait for those running, before the
 	// loop's Close returns (a started call may still use a buffer).
 	QueueFS(id uint64) bool
+	// WithdrawFS withdraws the host's own call token (StartHostFS) if no
+	// thread has started it: true if it will not run. Loop's thread.
+	WithdrawFS(token uint64) bool
+}
+
+// StartHostFS makes the future of a file call the host makes itself on
+// its threads with no Go there (capi's reads and writes: the system call
+// and the post in C); token names it to WithdrawFS, should the future be
+// cancelled before a thread starts it. The call counts as pending (it
+// keeps the loop alive) until FinishHostFS or DropHostFS. Loop's thread.
+func (l *Loop) StartHostFS(token uint64, msg string) (*Future, error) {
+	if l.closed.Load() {
+		return nil, ECLOSED
+	}
+	if l.fsThreads == nil || token == 0 {
+		return nil, EINVAL
+	}
+	e := l.files()
+	fut, err := l.NewFuture()
+	if err != nil {
+		return nil, err
+	}
+	r := e.track(fut)
+	r.withdrawable, r.msg, r.hostToken, r.host = true, msg, token, l.fsThreads
+	e.pending.Add(1)
+	fut.hold() // by the call until FinishHostFS
+	return fut, nil
+}
+
+// FinishHostFS delivers the outcome of a StartHostFS call, on the loop
+// thread once the host took it back from its threads: value, or the
+// non-zero code the future fails with (ignored if the future was
+// cancelled meanwhile).
+func (l *Loop) FinishHostFS(f *Future, value uintptr, code int) {
+	r, ok := f.role.(*execFlight)
+	if !ok || r.hostToken == 0 {
+		return
+	}
+	e := r.owner
+	r.value, r.code = value, code
+	execDelivered(f)
+	e.pending.Add(-1)
+}
+
+// DropHostFS undoes StartHostFS for a call the host could not queue: the
+// future is released with no outcome.
+func (l *Loop) DropHostFS(f *Future) {
+	r, ok := f.role.(*execFlight)
+	if !ok || r.hostToken == 0 {
+		return
+	}
+	e := r.owner
+	e.untrack(r)
+	e.pending.Add(-1)
+	f.unhold()
+	f.Release()
 }
 
 // queueFile queues a file job on the host's threads when the host lends

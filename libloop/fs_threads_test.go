@@ -25,6 +25,21 @@ type threadsHost struct {
 	held    []uint64
 	queued  atomic.Int32
 	running sync.WaitGroup
+	// the host's own calls (StartHostFS): started ones and withdrawn ones
+	started   map[uint64]bool
+	withdrawn []uint64
+}
+
+// WithdrawFS: the host's own calls (StartHostFS) are withdrawn while
+// not started.
+func (h *threadsHost) WithdrawFS(token uint64) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.started[token] {
+		return false
+	}
+	h.withdrawn = append(h.withdrawn, token)
+	return true
 }
 
 func (h *threadsHost) QueueFS(id uint64) bool {
@@ -163,5 +178,63 @@ func TestFSThreadsWithdrawAndClose(t *testing.T) {
 	}
 	if n := l.fsPool.pending.Load(); n != 0 {
 		t.Fatalf("%d calls still pending after Close", n)
+	}
+}
+
+// A call the host makes itself (StartHostFS): its future keeps the loop
+// alive until FinishHostFS delivers the value or the failure; cancelled
+// before the host starts it, it is withdrawn through the host and later
+// outcomes are ignored; a started one cannot be cancelled; one the host
+// could not queue (DropHostFS) leaves nothing pending; at Close the
+// pending ones are dropped.
+func TestFSThreadsHostCalls(t *testing.T) {
+	l, h := threadsLoop(t)
+	h.started = map[uint64]bool{2: true}
+	ok, err := l.StartHostFS(1, "read failed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, _ := l.StartHostFS(2, "read failed")
+	withdrawn, _ := l.StartHostFS(3, "read failed")
+	failed, _ := l.StartHostFS(4, "write failed")
+	if !l.Alive() {
+		t.Fatal("host calls in flight do not keep the loop alive")
+	}
+	if started.Cancel("") {
+		t.Fatal("a started host call was cancelled")
+	}
+	if !withdrawn.Cancel("") || len(h.withdrawn) != 1 || h.withdrawn[0] != 3 {
+		t.Fatalf("withdrawing a queued host call: the host saw %v", h.withdrawn)
+	}
+	l.FinishHostFS(ok, 5, 0)
+	l.FinishHostFS(started, 6, 0)
+	l.FinishHostFS(withdrawn, 0, int(ECANCELLED))
+	l.FinishHostFS(failed, 0, -int(unix.EBADF))
+	if v, err := ok.Result(); v != 5 || err != nil {
+		t.Fatalf("value %d %v", v, err)
+	}
+	if v, err := started.Result(); v != 6 || err != nil {
+		t.Fatalf("started: %d %v", v, err)
+	}
+	if withdrawn.State() != Cancelled {
+		t.Fatal("the withdrawn call's future is not cancelled")
+	}
+	if _, err := failed.Result(); Code(err) != -int(unix.EBADF) {
+		t.Fatalf("failure: %v", err)
+	}
+	dropped, _ := l.StartHostFS(5, "read failed")
+	l.DropHostFS(dropped)
+	if alive, err := l.Run(RunModeDefault); alive || err != nil {
+		t.Fatalf("alive %v, err %v with every host call delivered", alive, err)
+	}
+	if _, err := l.StartHostFS(6, "read failed"); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if n := l.fsPool.pending.Load(); n != 0 {
+		t.Fatalf("%d calls pending after Close", n)
+	}
+	if _, err := l.StartHostFS(7, "read failed"); err != ECLOSED {
+		t.Fatalf("after Close: %v", err)
 	}
 }

@@ -78,6 +78,21 @@ static void fs_done(ll_loop loop, void *arg) {
     cb(loop, result, cbarg);
 }
 
+/* A future job's posted outcome, on the loop thread: kept, in order, for
+ * capi to resolve the future once the batch has run (no crossing into
+ * Go per outcome). */
+static void fs_finished(ll_loop loop, void *arg) {
+    (void)loop;
+    ll__fsjob *j = arg;
+    ll__fspool *pool = j->pool;
+    j->next = NULL;
+    if (pool->finished_tail != NULL)
+        pool->finished_tail->next = j;
+    else
+        pool->finished = j;
+    pool->finished_tail = j;
+}
+
 static void *fs_worker(void *arg) {
     ll__fspool *pool = arg;
     pthread_mutex_lock(&pool->mu);
@@ -103,10 +118,10 @@ static void *fs_worker(void *arg) {
         uint64_t loop = pool->loop;
         ll__postq *q = pool->q;
         pthread_mutex_unlock(&pool->mu);
-        if (j->gojob != 0) {
+        if (j->kind == LL__FSJOB_GO) {
             /* The core's call: it runs and posts it; the job comes back
              * through returned (the loop thread owns free). */
-            ll__fs_run_go(loop, j->gojob);
+            ll__fs_run_go(loop, j->core);
             ll__fsjob *top = __atomic_load_n(&pool->returned, __ATOMIC_RELAXED);
             do
                 j->next = top;
@@ -114,13 +129,26 @@ static void *fs_worker(void *arg) {
             pthread_mutex_lock(&pool->mu);
             continue;
         }
-        j->result = fs_run(j);
-        /* A closed queue refuses the post: the job is taken back at close.
-         * A posted job stays outstanding until fs_done runs it: dropped
-         * here, after the post, the loop could take and run the post
-         * first, see the job still out, and block with nobody to wake it. */
-        if (ll__postq_push(q, loop, (uintptr_t)fs_done, (uintptr_t)j) != 0)
-            __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+        if (j->kind == LL__FSJOB_CB) {
+            j->result = fs_run(j);
+            /* A closed queue refuses the post: the job is taken back at
+             * close. A posted job stays outstanding until fs_done runs
+             * it: dropped here, after the post, the loop could take and
+             * run the post first, see the job still out, and block with
+             * nobody to wake it. */
+            if (ll__postq_push(q, loop, (uintptr_t)fs_done, (uintptr_t)j) != 0)
+                __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+        } else {
+            /* A future's: withdrawn by a cancel, it does not run, but its
+             * outcome still comes back (the job is freed there). */
+            int32_t queued = LL__FSJOB_QUEUED;
+            if (__atomic_compare_exchange_n(&j->state, &queued, LL__FSJOB_STARTED, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                j->result = fs_run(j);
+            else
+                j->result = -ECANCELED;
+            (void)ll__postq_push(q, loop, (uintptr_t)fs_finished, (uintptr_t)j); /* refused: closed */
+        }
         pthread_mutex_lock(&pool->mu);
     }
     pool->workers--;
@@ -190,7 +218,7 @@ void ll__fspool_close(ll__pending *p) {
     /* No worker is left and the post queue dropped what it held: every
      * job is free again, and none is outstanding. */
     __atomic_store_n(&pool->outstanding, 0, __ATOMIC_SEQ_CST);
-    pool->free = pool->returned = NULL;
+    pool->free = pool->returned = pool->finished = pool->finished_tail = NULL;
     for (ll__fsblock *b = pool->blocks; b != NULL; b = b->next)
         for (int i = 0; i < LL__FSJOB_BLOCK; i++) {
             b->jobs[i].next = pool->free;
@@ -266,7 +294,15 @@ int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t o
     ll__fsjob *j = fs_job(pool);
     if (j == NULL)
         return LL_ENOMEM;
-    *j = (ll__fsjob){.buf = buf, .len = len, .off = off, .cb = cb, .arg = arg, .fd = fd, .write = is_write, .pool = pool};
+    *j = (ll__fsjob){.kind = LL__FSJOB_CB,
+                     .buf = buf,
+                     .len = len,
+                     .off = off,
+                     .cb = cb,
+                     .arg = arg,
+                     .fd = fd,
+                     .write = is_write,
+                     .pool = pool};
     __atomic_fetch_add(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
     int rc = fs_queue(pool, j);
     if (rc != 0)
@@ -280,8 +316,24 @@ int ll__fspool_submit_go(ll__fspool *pool, uint64_t id) {
     ll__fsjob *j = fs_job(pool);
     if (j == NULL)
         return LL_ENOMEM;
-    *j = (ll__fsjob){.gojob = id, .pool = pool};
+    *j = (ll__fsjob){.kind = LL__FSJOB_GO, .core = id, .pool = pool};
     return fs_queue(pool, j);
+}
+
+ll__fsjob *ll__fspool_submit_future(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, int is_write,
+                                    uint64_t token) {
+    ll__fsjob *j = fs_job(pool);
+    if (j == NULL)
+        return NULL;
+    *j = (ll__fsjob){.kind = LL__FSJOB_FUTURE,
+                     .core = token,
+                     .buf = buf,
+                     .len = len,
+                     .off = off,
+                     .fd = fd,
+                     .write = is_write,
+                     .pool = pool};
+    return fs_queue(pool, j) == 0 ? j : NULL;
 }
 
 /* The C path: on the thread running loop, with its pool open, the job is
