@@ -97,8 +97,11 @@ func ll_fs_read(loop C.uint64_t, fd C.int, buf unsafe.Pointer, n C.size_t, offse
 	if !ok {
 		return C.int(libloop.EINVAL)
 	}
-	return fsCall(loop, out, func(l *libloop.Loop) (*libloop.Future, error) {
-		return l.FSRead(int(fd), b, int64(offset))
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
+		if f, ok, err := s.fsFutureIO(fd, buf, n, offset, 0); ok {
+			return f, err
+		}
+		return s.loop.FSRead(int(fd), b, int64(offset))
 	})
 }
 
@@ -108,8 +111,11 @@ func ll_fs_write(loop C.uint64_t, fd C.int, buf *C.ll__cvoid, n C.size_t, offset
 	if !ok {
 		return C.int(libloop.EINVAL)
 	}
-	return fsCall(loop, out, func(l *libloop.Loop) (*libloop.Future, error) {
-		return l.FSWrite(int(fd), b, int64(offset))
+	return makeFuture(loop, out, func(s *loopState) (*libloop.Future, error) {
+		if f, ok, err := s.fsFutureIO(fd, unsafe.Pointer(buf), n, offset, 1); ok {
+			return f, err
+		}
+		return s.loop.FSWrite(int(fd), b, int64(offset))
 	})
 }
 
@@ -139,16 +145,48 @@ func ll__fs_io_go(loop C.uint64_t, fd C.int, buf unsafe.Pointer, n C.size_t, off
 	if s.loop.IsClosed() {
 		return C.int(libloop.ECLOSED)
 	}
-	if p := s.pending; p != nil {
-		if p.fspool != nil && atomic.LoadUint64((*uint64)(unsafe.Pointer(&p.fspool.loop))) == uint64(loop) ||
-			C.ll__fspool_open(p, loop, C.int(s.loop.FSWorkers()), C.int(s.loop.WakeFD())) == 0 {
-			return C.ll__fspool_submit(p.fspool, fd, buf, n, offset, cb, arg, write)
-		}
+	if p := s.openFSPool(); p != nil {
+		return C.ll__fspool_submit(p, fd, buf, n, offset, cb, arg, write)
 	}
 	if write != 0 {
 		return errCode(s.loop.FSWriteHost(int(fd), b, int64(offset), fsDone(cb, arg)))
 	}
 	return errCode(s.loop.FSReadHost(int(fd), b, int64(offset), fsDone(cb, arg)))
+}
+
+// openFSPool is the loop's C file pool, opened at its first use with the
+// core's bound, or nil where it cannot open (no memory, no post queue).
+// Loop's thread.
+func (s *loopState) openFSPool() *C.ll__fspool {
+	p := s.pending
+	if p == nil {
+		return nil
+	}
+	if p.fspool != nil && atomic.LoadUint64((*uint64)(unsafe.Pointer(&p.fspool.loop))) == uint64(s.id) {
+		return p.fspool
+	}
+	if C.ll__fspool_open(p, C.uint64_t(s.id), C.int(s.loop.FSWorkers()), C.int(s.loop.WakeFD())) != 0 {
+		return nil
+	}
+	return p.fspool
+}
+
+// QueueFS makes loopState the core's FSThreads: the core's file calls
+// (the future form, open, stat ...) queue on the C pool behind the
+// callback form's, so the loop's one bound holds for both forms.
+func (s *loopState) QueueFS(id uint64) bool {
+	p := s.openFSPool()
+	return p != nil && C.ll__fspool_submit_go(p, C.uint64_t(id)) == 0
+}
+
+// ll__fs_run_go runs the core's file job on a C pool worker
+// (FSThreads). The loop's close waits for the workers before its id goes.
+//
+//export ll__fs_run_go
+func ll__fs_run_go(loop, job C.uint64_t) {
+	if obj, ok := ids.get(uint64(loop), kindLoop); ok {
+		obj.(*loopState).loop.RunFSJob(uint64(job))
+	}
 }
 
 // Outstanding makes loopState the core's HostJobs: the C pool's jobs

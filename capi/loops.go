@@ -28,6 +28,9 @@ type loopState struct {
 	// loop, before it sleeps, waits a few microseconds for the next one
 	// (ll__postq_linger) instead of making the poster wake it.
 	postsFlowing bool
+	// fsCalls: the future-form reads and writes on the C file pool
+	// (fsfutures.go).
+	fsCalls fsCalls
 	// messages holds C copies of exception messages handed out by
 	// ll_future_exception, freed when their future is disposed.
 	messages map[uint64]*C.char

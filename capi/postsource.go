@@ -96,6 +96,7 @@ func (b *postBatch) Run() {
 		C.ll__postq_run(s.pending.postq, C.uint64_t(s.id), C.uintptr_t(b.chunk), b.off, n,
 			C.uintptr_t(uintptr(unsafe.Pointer(s.pending))), 1)
 	})
+	s.finishFSFutures() // the future-form file outcomes the batch took
 }
 
 // Len is how many calls the batch holds (0 once run or dropped).

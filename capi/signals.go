@@ -185,6 +185,7 @@ func (s *loopState) closeQueues() {
 	// the queue closed just now), so no worker uses a buffer, or writes
 	// the loop's wake-up fd, once the core's Close has closed it.
 	C.ll__fspool_close(s.pending)
+	s.dropFSCalls()
 }
 
 // closeLoop closes a loop for ll_loop_close and ll_release.

@@ -44,6 +44,11 @@ type executor struct {
 	// under its lock (postOutcome), so a job is always counted here or
 	// waiting in the post queue, never both once the loop has taken it.
 	pending atomic.Int64
+	// hostJobs holds the file jobs queued on a host's threads (FSThreads),
+	// by id - 1, until a host thread takes one (RunFSJob); hostFree, the
+	// slots to reuse (mu).
+	hostJobs []execJob
+	hostFree []int
 }
 
 // execFlight is an executor future's role while its job is in flight: its
@@ -61,6 +66,10 @@ type execFlight struct {
 	withdrawable bool
 	start        atomic.Int32
 	msg          string // the failure's message
+	// hostToken: not 0 for a call the host makes itself (StartHostFS),
+	// whose start state is the host's: host.WithdrawFS(hostToken).
+	hostToken uint64
+	host      FSThreads
 }
 
 // A withdrawable job's start states.
@@ -75,7 +84,11 @@ const (
 // started file call completes, since it may still be using the caller's
 // buffer (libuv's uv_cancel answers EBUSY then).
 func (r *execFlight) cancel(f *Future, msg string) bool {
-	if r.withdrawable && !r.start.CompareAndSwap(flightQueued, flightWithdrawn) {
+	if r.hostToken != 0 {
+		if !r.host.WithdrawFS(r.hostToken) {
+			return false
+		}
+	} else if r.withdrawable && !r.start.CompareAndSwap(flightQueued, flightWithdrawn) {
 		return false
 	}
 	return f.cancelSelf(msg)
@@ -92,6 +105,10 @@ type execJob struct {
 	flight   *execFlight // a withdrawable job's record, checked before it runs
 	io       fileIO      // a host's read or write, described by value (fs_host.go)
 }
+
+// empty: no job (a free slot of the host table); every job has one of fn,
+// call and io.
+func (j *execJob) empty() bool { return j.fn == nil && j.call == nil && j.io.op == fileNone }
 
 // DefaultExecutorWorkers is asyncio's default: min(32, ncpu+4).
 func DefaultExecutorWorkers() int { return min(32, runtime.NumCPU()+4) }
@@ -255,23 +272,29 @@ func (e *executor) work(l *Loop) {
 		if wake {
 			e.park.signal()
 		}
-		var v uintptr
-		var code int
-		if j.flight != nil && !j.flight.start.CompareAndSwap(flightQueued, flightStarted) {
-			code = int(ECANCELLED) // withdrawn: its future is already done
-		} else {
-			v, code = runJob(&j)
-		}
-		// If the loop is closed the outcome is dropped: nobody can read it.
-		switch {
-		case j.fut != nil:
-			l.postOutcome(postedCall{done: j.fut, value: v, code: code}, &e.pending)
-		case j.io.op != fileNone:
-			l.postOutcome(postedCall{call: j.io.outcome(j.after, v, code)}, &e.pending)
-		default:
-			l.postOutcome(postedCall{call: j.after}, &e.pending)
-		}
+		e.runTaken(l, &j)
 		e.mu.Lock()
+	}
+}
+
+// runTaken runs a job a worker took from the queue (or a host thread, from
+// the host table) and posts its outcome. A withdrawn one does not run.
+func (e *executor) runTaken(l *Loop, j *execJob) {
+	var v uintptr
+	var code int
+	if j.flight != nil && !j.flight.start.CompareAndSwap(flightQueued, flightStarted) {
+		code = int(ECANCELLED) // withdrawn: its future is already done
+	} else {
+		v, code = runJob(j)
+	}
+	// If the loop is closed the outcome is dropped: nobody can read it.
+	switch {
+	case j.fut != nil:
+		l.postOutcome(postedCall{done: j.fut, value: v, code: code}, &e.pending)
+	case j.io.op != fileNone:
+		l.postOutcome(postedCall{call: j.io.outcome(j.after, v, code)}, &e.pending)
+	default:
+		l.postOutcome(postedCall{call: j.after}, &e.pending)
 	}
 }
 
@@ -397,6 +420,7 @@ func (e *executor) untrack(r *execFlight) {
 	r.fut.role = nil
 	r.fut, r.owner, r.value, r.code, r.slot = nil, nil, 0, 0, 0
 	r.withdrawable, r.msg = false, ""
+	r.hostToken, r.host = 0, nil
 	r.start.Store(flightQueued)
 	e.spare = append(e.spare, r)
 }

@@ -111,7 +111,7 @@ func (l *Loop) submitFS(fn WorkFunc, msg string) (*Future, error) {
 	// reads the record's start state.
 	r := e.track(fut)
 	r.withdrawable, r.msg = true, msg
-	if err := e.enqueue(l, execJob{fn: fn, fut: fut, flight: r}); err != nil {
+	if err := l.queueFile(execJob{fn: fn, fut: fut, flight: r}); err != nil {
 		e.untrack(r)
 		fut.Release()
 		return nil, err
@@ -123,9 +123,14 @@ func (l *Loop) submitFS(fn WorkFunc, msg string) (*Future, error) {
 // closeFiles is Close's part for the file pool: queued calls are withdrawn
 // and started ones waited for, so no caller's buffer is used afterwards.
 func (e *executor) closeFiles() {
+	hostCalls := 0
 	for _, r := range e.inflight {
 		r.start.CompareAndSwap(flightQueued, flightWithdrawn)
+		if r.hostToken != 0 {
+			hostCalls++ // the host closed its threads first: no outcome comes
+		}
 	}
+	e.pending.Add(-int64(hostCalls))
 	// Queued calls are dropped, not run: a host's read or write has no
 	// flight record to withdraw it, and its callback could not run now.
 	e.mu.Lock()
@@ -135,6 +140,7 @@ func (e *executor) closeFiles() {
 	e.pending.Add(-int64(len(e.jobs) - e.head))
 	e.jobs, e.head = e.jobs[:0], 0
 	e.mu.Unlock()
+	e.dropHostJobs()
 	e.stop()
 	e.dropInflight()
 	e.running.Wait()

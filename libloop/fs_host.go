@@ -84,7 +84,7 @@ func (l *Loop) submitFileIO(io fileIO, done HostCall) error {
 	if l.closed.Load() {
 		return ECLOSED
 	}
-	return l.files().enqueue(l, execJob{io: io, after: done})
+	return l.queueFile(execJob{io: io, after: done})
 }
 
 // fdArg narrows an fd for a fileIO; one outside int32's range (no fd is)

@@ -141,6 +141,7 @@ func (l *Loop) SetHost(h Host) {
 	l.io.direct, _ = h.(DirectWriter)
 	l.io.dgrams, _ = h.(DatagramReader)
 	l.postSource, _ = h.(PostSource)
+	l.fsThreads, _ = h.(FSThreads)
 	if th, ok := h.(TimerHost); ok {
 		l.timerSource = th.Timers()
 	}

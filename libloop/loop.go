@@ -74,6 +74,7 @@ type Loop struct {
 	executor     *executor
 	resolver     *executor // name lookups' own pool (resolver.go)
 	fsPool       *executor // file calls' own pool (fs.go)
+	fsThreads    FSThreads // the host's threads that run them instead, or nil (fs_threads.go)
 
 	hooks       hookState  // prepare, check and idle hooks (hook.go)
 	fsw         fsWatchSet // file-system watchers (fswatch.go)

@@ -522,6 +522,7 @@ int ll__call_later_go(uint64_t caller, uint64_t id, double delay, ll_callback cb
 int ll__call_at_go(uint64_t caller, uint64_t id, double when, ll_callback cb, void *arg, uint64_t *out);
 int ll__call_soon_threadsafe_go(uint64_t id, ll_callback cb, void *arg);
 int ll__fs_io_go(uint64_t loop, int fd, void *buf, size_t n, int64_t offset, ll_fs_callback cb, void *arg, int write);
+void ll__fs_run_go(uint64_t loop, uint64_t job);
 int ll__loop_host_ready_go(uint64_t id);
 int ll__handle_cancel_go(uint64_t caller, uint64_t id);
 int ll__task_yield_go(uint64_t task);

@@ -8,9 +8,17 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
-#ifdef __linux__
+/* The portable branch, for systems with neither futexes nor an eventfd
+ * (the BSDs, macOS): idle workers wait on a condition variable and a
+ * post's wake-up goes through Go. LL__FSPOOL_PORTABLE builds it on Linux
+ * too, so that it is compiled and tested there (`make test-fs-portable`,
+ * part of `make test-c`). */
+#if defined(__linux__) && !defined(LL__FSPOOL_PORTABLE)
+#define FS_LINUX 1
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#else
+#define FS_LINUX 0
 #endif
 #include "cloop.h"
 
@@ -21,7 +29,7 @@
  * Elsewhere the condition variable. park_wait is called and returns
  * with mu held; park_prepare (mu held) makes a worker on its way to sleep
  * not sleep, park_wake wakes n sleepers after mu is released. */
-#ifdef __linux__
+#if FS_LINUX
 static void park_wait(ll__fspool *pool) {
     uint32_t seen = __atomic_load_n(&pool->seq, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&pool->mu);
@@ -70,6 +78,21 @@ static void fs_done(ll_loop loop, void *arg) {
     cb(loop, result, cbarg);
 }
 
+/* A future job's posted outcome, on the loop thread: kept, in order, for
+ * capi to resolve the future once the batch has run (no crossing into
+ * Go per outcome). */
+static void fs_finished(ll_loop loop, void *arg) {
+    (void)loop;
+    ll__fsjob *j = arg;
+    ll__fspool *pool = j->pool;
+    j->next = NULL;
+    if (pool->finished_tail != NULL)
+        pool->finished_tail->next = j;
+    else
+        pool->finished = j;
+    pool->finished_tail = j;
+}
+
 static void *fs_worker(void *arg) {
     ll__fspool *pool = arg;
     pthread_mutex_lock(&pool->mu);
@@ -95,13 +118,37 @@ static void *fs_worker(void *arg) {
         uint64_t loop = pool->loop;
         ll__postq *q = pool->q;
         pthread_mutex_unlock(&pool->mu);
-        j->result = fs_run(j);
-        /* A closed queue refuses the post: the job is taken back at close.
-         * A posted job stays outstanding until fs_done runs it: dropped
-         * here, after the post, the loop could take and run the post
-         * first, see the job still out, and block with nobody to wake it. */
-        if (ll__postq_push(q, loop, (uintptr_t)fs_done, (uintptr_t)j) != 0)
-            __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+        if (j->kind == LL__FSJOB_GO) {
+            /* The core's call: it runs and posts it; the job comes back
+             * through returned (the loop thread owns free). */
+            ll__fs_run_go(loop, j->core);
+            ll__fsjob *top = __atomic_load_n(&pool->returned, __ATOMIC_RELAXED);
+            do
+                j->next = top;
+            while (!__atomic_compare_exchange_n(&pool->returned, &top, j, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+            pthread_mutex_lock(&pool->mu);
+            continue;
+        }
+        if (j->kind == LL__FSJOB_CB) {
+            j->result = fs_run(j);
+            /* A closed queue refuses the post: the job is taken back at
+             * close. A posted job stays outstanding until fs_done runs
+             * it: dropped here, after the post, the loop could take and
+             * run the post first, see the job still out, and block with
+             * nobody to wake it. */
+            if (ll__postq_push(q, loop, (uintptr_t)fs_done, (uintptr_t)j) != 0)
+                __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+        } else {
+            /* A future's: withdrawn by a cancel, it does not run, but its
+             * outcome still comes back (the job is freed there). */
+            int32_t queued = LL__FSJOB_QUEUED;
+            if (__atomic_compare_exchange_n(&j->state, &queued, LL__FSJOB_STARTED, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                j->result = fs_run(j);
+            else
+                j->result = -ECANCELED;
+            (void)ll__postq_push(q, loop, (uintptr_t)fs_finished, (uintptr_t)j); /* refused: closed */
+        }
         pthread_mutex_lock(&pool->mu);
     }
     pool->workers--;
@@ -134,7 +181,9 @@ int ll__fspool_open(ll__pending *p, uint64_t loop, int max, int wakefd) {
     pthread_mutex_lock(&pool->mu);
     pool->q = p->postq;
     pool->max = max;
-    pool->wakefd = wakefd;
+    /* The portable branch wakes through Go, as where the loop has no
+     * eventfd (kqueue: the core's WakeFD is -1). */
+    pool->wakefd = FS_LINUX ? wakefd : -1;
     pool->waking = 0; /* no worker: the last close saw them all leave */
     __atomic_store_n(&pool->loop, loop, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&pool->mu);
@@ -169,7 +218,7 @@ void ll__fspool_close(ll__pending *p) {
     /* No worker is left and the post queue dropped what it held: every
      * job is free again, and none is outstanding. */
     __atomic_store_n(&pool->outstanding, 0, __ATOMIC_SEQ_CST);
-    pool->free = NULL;
+    pool->free = pool->returned = pool->finished = pool->finished_tail = NULL;
     for (ll__fsblock *b = pool->blocks; b != NULL; b = b->next)
         for (int i = 0; i < LL__FSJOB_BLOCK; i++) {
             b->jobs[i].next = pool->free;
@@ -179,6 +228,8 @@ void ll__fspool_close(ll__pending *p) {
 
 /* A free job, from a new block if none is left (loop thread). */
 static ll__fsjob *fs_job(ll__fspool *pool) {
+    if (pool->free == NULL)
+        pool->free = __atomic_exchange_n(&pool->returned, NULL, __ATOMIC_ACQUIRE);
     if (pool->free == NULL) {
         ll__fsblock *b = calloc(1, sizeof *b);
         if (b == NULL)
@@ -195,13 +246,9 @@ static ll__fsjob *fs_job(ll__fspool *pool) {
     return j;
 }
 
-int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
-                      int is_write) {
-    ll__fsjob *j = fs_job(pool);
-    if (j == NULL)
-        return LL_ENOMEM;
-    *j = (ll__fsjob){.buf = buf, .len = len, .off = off, .cb = cb, .arg = arg, .fd = fd, .write = is_write, .pool = pool};
-    __atomic_fetch_add(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+/* Queue j (taken from free) and see that a thread will run it: 0, or
+ * LL_ENOMEM with j back on free when there is no thread to run it. */
+static int fs_queue(ll__fspool *pool, ll__fsjob *j) {
     pthread_mutex_lock(&pool->mu);
     if (pool->tail != NULL)
         pool->tail->next = j;
@@ -230,7 +277,6 @@ int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t o
     }
     if (rc != 0) {
         pool->head = pool->tail = NULL; /* j was the only job: no worker means none queued */
-        __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
         j->next = pool->free;
         pool->free = j;
     }
@@ -241,6 +287,53 @@ int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t o
     if (wake)
         park_wake(pool, 1);
     return rc;
+}
+
+int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
+                      int is_write) {
+    ll__fsjob *j = fs_job(pool);
+    if (j == NULL)
+        return LL_ENOMEM;
+    *j = (ll__fsjob){.kind = LL__FSJOB_CB,
+                     .buf = buf,
+                     .len = len,
+                     .off = off,
+                     .cb = cb,
+                     .arg = arg,
+                     .fd = fd,
+                     .write = is_write,
+                     .pool = pool};
+    __atomic_fetch_add(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+    int rc = fs_queue(pool, j);
+    if (rc != 0)
+        __atomic_fetch_sub(&pool->outstanding, 1, __ATOMIC_SEQ_CST);
+    return rc;
+}
+
+/* The core counts its own jobs as pending (they keep the loop alive there),
+ * so they are not outstanding here. */
+int ll__fspool_submit_go(ll__fspool *pool, uint64_t id) {
+    ll__fsjob *j = fs_job(pool);
+    if (j == NULL)
+        return LL_ENOMEM;
+    *j = (ll__fsjob){.kind = LL__FSJOB_GO, .core = id, .pool = pool};
+    return fs_queue(pool, j);
+}
+
+ll__fsjob *ll__fspool_submit_future(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, int is_write,
+                                    uint64_t token) {
+    ll__fsjob *j = fs_job(pool);
+    if (j == NULL)
+        return NULL;
+    *j = (ll__fsjob){.kind = LL__FSJOB_FUTURE,
+                     .core = token,
+                     .buf = buf,
+                     .len = len,
+                     .off = off,
+                     .fd = fd,
+                     .write = is_write,
+                     .pool = pool};
+    return fs_queue(pool, j) == 0 ? j : NULL;
 }
 
 /* The C path: on the thread running loop, with its pool open, the job is

@@ -17,6 +17,15 @@
 typedef struct ll__fsjob {
     struct ll__fsjob *next; /* the queue, or the free list */
     struct ll__fspool *pool;
+    /* What the job is (LL__FSJOB_*): a read or write called back (cb),
+     * one whose future is the core's (core: capi's token for it), or
+     * one of the core's own calls (core: its id), which the core runs
+     * on the worker (ll__fs_run_go) and posts itself. */
+    int32_t kind;
+    /* A future's job: LL__FSJOB_QUEUED until a worker starts it or capi
+     * withdraws it (a cancel), whichever comes first (compare-and-swap). */
+    int32_t state;
+    uint64_t core;
     void *buf;
     size_t len;
     int64_t off; /* -1: read(2)/write(2) at the file position */
@@ -26,6 +35,9 @@ typedef struct ll__fsjob {
     int32_t write;
     int64_t result; /* byte count or -errno, set by the worker */
 } ll__fsjob;
+
+enum { LL__FSJOB_CB, LL__FSJOB_FUTURE, LL__FSJOB_GO };
+enum { LL__FSJOB_QUEUED, LL__FSJOB_STARTED, LL__FSJOB_WITHDRAWN };
 
 /* Jobs are carved from blocks that stay with the pool (a completion the
  * post queue drops at close is never freed by hand). */
@@ -37,7 +49,7 @@ typedef struct ll__fsblock {
 
 typedef struct ll__fspool {
     pthread_mutex_t mu;
-    pthread_cond_t work; /* idle workers wait here (not on Linux: seq) */
+    pthread_cond_t work; /* idle workers wait here (the portable branch; Linux's: seq) */
     uint32_t seq;        /* Linux: the futex word idle workers sleep on, bumped per wake */
     pthread_cond_t gone; /* close waits here for the workers to leave */
     ll__fsjob *head, *tail; /* queued jobs, FIFO (mu) */
@@ -54,6 +66,14 @@ typedef struct ll__fspool {
     /* The loop thread's: free jobs and the blocks they come from. */
     ll__fsjob *free;
     ll__fsblock *blocks;
+    /* Core jobs the workers are done with (no outcome of ours to run on
+     * the loop thread to free them): pushed by the workers, taken whole
+     * by the loop thread when free runs out. */
+    ll__fsjob *returned;
+    /* The loop thread's: future jobs whose outcome the loop took, in
+     * order, for capi to resolve their futures once the post batch has run
+     * (finishFSFutures) and to put back on free. */
+    ll__fsjob *finished, *finished_tail;
 } ll__fspool;
 
 /* The loop's wake-up fd for this thread's posts (postq.c), or -1 (the default: the
@@ -74,6 +94,13 @@ void ll__fspool_set_max(ll__pending *p, int max);
  * started ones (their outcomes are dropped: the post queue is closed
  * first), and take every job back. The loop not running. */
 void ll__fspool_close(ll__pending *p);
+/* Queue the core's file job id (libloop's FSThreads) on an open pool,
+ * behind the queued reads and writes: 0, or an LL_ error. Loop's thread. */
+int ll__fspool_submit_go(ll__fspool *pool, uint64_t id);
+/* Queue a read or write whose future is the core's (capi's token names
+ * it): the job, or NULL (no memory, no thread). Loop's thread. */
+ll__fsjob *ll__fspool_submit_future(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, int is_write,
+                                    uint64_t token);
 /* Queue a job on an open pool: 0, or an LL_ error. Loop's thread. */
 int ll__fspool_submit(ll__fspool *pool, int fd, void *buf, size_t len, int64_t off, ll_fs_callback cb, void *arg,
                       int is_write);

@@ -63,7 +63,9 @@ extern "C" {
 
 /**
  * Set how many file calls may run at once (1..1024; default
- * LL_FS_DEFAULT_WORKERS); more wait in FIFO order.
+ * LL_FS_DEFAULT_WORKERS), all forms together: ll_fs_read_cb's and
+ * ll_fs_write_cb's and the future-returning calls share one pool and one
+ * FIFO, so the loop never runs more than n file calls' threads.
  * @return 0, LL_EINVAL (n out of range), LL_EBADHANDLE, LL_ECLOSED,
  *         LL_EWRONGTHREAD.
  */

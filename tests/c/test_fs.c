@@ -361,6 +361,8 @@ static void test_bad_input(void) {
     CHECK_EQ_INT(ll_loop_set_fs_workers(loop, 0), LL_EINVAL);
     CHECK_EQ_INT(ll_loop_set_fs_workers(loop, 1025), LL_EINVAL);
     CHECK_EQ_INT(ll_fs_unlink(0, dir, &f), LL_EBADHANDLE);
+    CHECK_EQ_INT(ll_fs_read(0, 0, buf, 8, 0, &f), LL_EBADHANDLE);
+    CHECK_EQ_INT(ll_fs_write(12345, 1, buf, 8, 0, &f), LL_EBADHANDLE);
     CHECK_EQ_INT(f, 0); /* no refused call gave a future */
     STILL_RUNS(loop);
 
@@ -373,6 +375,9 @@ static void test_bad_input(void) {
 
     CHECK_EQ_INT(ll_loop_close(loop), 0);
     CHECK_EQ_INT(ll_fs_unlink(loop, dir, &f), LL_ECLOSED);
+    CHECK_EQ_INT(ll_fs_read(loop, 0, buf, 8, 0, &f), LL_ECLOSED);
+    CHECK_EQ_INT(ll_fs_write(loop, 1, buf, 8, -1, &f), LL_ECLOSED);
+    CHECK_EQ_INT(f, 0);
     CHECK_EQ_INT(ll_loop_set_fs_workers(loop, 2), LL_ECLOSED);
     ll_release(loop);
 }

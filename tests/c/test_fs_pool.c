@@ -6,7 +6,10 @@
  * on an fd closed before it runs calls back -EBADF; closing or releasing
  * a loop with many calls queued and running calls back none of them
  * afterwards, loses no started one's write, and a new loop's pool works
- * after it. */
+ * after it. The one bound holds for both forms together: with reads of
+ * both forms and a stat blocked at once, no more than the bound run, and
+ * every one completes; a loop closed or released with both forms in
+ * flight calls back neither afterwards. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "net_util.h"
@@ -293,6 +297,163 @@ static void test_close_waits_for_writes(void) {
     ll_release(loop);
 }
 
+struct mixed {
+    int cbs, cb_bytes, futs_done, fut_bytes, bad, after_close, closed;
+};
+
+static void mixed_read(ll_loop loop, int result, void *arg) {
+    (void)loop;
+    struct mixed *m = arg;
+    m->cbs++;
+    if (m->closed)
+        m->after_close++;
+    if (result == 1)
+        m->cb_bytes++;
+    else
+        m->bad++;
+}
+
+static void mixed_done(ll_future fut, void *arg) {
+    struct mixed *m = arg;
+    m->futs_done++;
+    if (m->closed)
+        m->after_close++;
+    uintptr_t n = 0;
+    if (ll_future_result(fut, &n) == 0 && n == 1)
+        m->fut_bytes++;
+    else
+        m->bad++;
+}
+
+/* One bound for both forms: ll_fs_read_cb and ll_fs_read (the future form)
+ * on one empty pipe, alternately, 3x the bound: at most the bound's
+ * threads block in read at once (two pools would block twice as many),
+ * and each byte written completes one read of either form, none lost. A
+ * stat queued behind them waits its turn and completes too. */
+static void test_one_bound_for_both_forms(void) {
+    enum { N = 3, M = 3 * N };
+    ll_loop loop = new_loop();
+    CHECK_EQ_INT(ll_loop_set_fs_workers(loop, N), 0);
+    int p[2];
+    CHECK_EQ_INT(pipe(p), 0);
+    static char bufs[M][1];
+    static struct mixed m;
+    memset(&m, 0, sizeof m);
+    ll_future futs[M];
+    int nfut = 0;
+    for (int i = 0; i < M; i++) {
+        if (i % 2 == 0) {
+            CHECK_EQ_INT(ll_fs_read_cb(loop, p[0], bufs[i], 1, -1, mixed_read, &m), 0);
+        } else {
+            CHECK_EQ_INT(ll_fs_read(loop, p[0], bufs[i], 1, -1, &futs[nfut]), 0);
+            CHECK_EQ_INT(ll_future_add_done_callback(futs[nfut], mixed_done, &m), 0);
+            nfut++;
+        }
+    }
+    struct stat st;
+    ll_future stat_fut;
+    CHECK_EQ_INT(ll_fs_stat(loop, data_path, &st, &stat_fut), 0);
+    double dl = now_s() + 5;
+    while (threads_in_read(p[0]) < N && now_s() < dl)
+        usleep(1000);
+    int most = threads_in_read(p[0]);
+    CHECK_EQ_INT(most, N);
+    for (int i = 0; i < 20; i++) { /* time for a wrongly started one to block */
+        usleep(2000);
+        int in = threads_in_read(p[0]);
+        most = in > most ? in : most;
+    }
+    /* One byte a time: a read of either form completes, the next starts. */
+    for (int i = 0; i < M; i++) {
+        CHECK_EQ_INT(write(p[1], "x", 1), 1);
+        int before = m.cbs + m.futs_done;
+        RUN_UNTIL(loop, m.cbs + m.futs_done == before + 1, 5.0);
+        int in = threads_in_read(p[0]);
+        most = in > most ? in : most;
+    }
+    CHECK_EQ_INT(most, N);
+    RUN_UNTIL(loop, ll_future_done(stat_fut) == 1, 5.0);
+    CHECK_EQ_INT(ll_future_result(stat_fut, NULL), 0);
+    CHECK_EQ_INT((int)st.st_size, BLOCK * BLOCKS);
+    CHECK_EQ_INT(m.cbs, (M + 1) / 2);
+    CHECK_EQ_INT(m.futs_done, M / 2);
+    CHECK_EQ_INT(m.cb_bytes + m.fut_bytes, M);
+    CHECK_EQ_INT(m.bad, 0);
+    CHECK_EQ_INT(threads_in_read(p[0]), 0);
+    for (int i = 0; i < nfut; i++)
+        ll_release(futs[i]);
+    ll_release(stat_fut);
+    close(p[0]);
+    close(p[1]);
+    ll_release(loop);
+}
+
+/* Both forms blocked on a pipe and more queued when the loop closes
+ * (close = 1) or is released: neither a callback nor a done callback
+ * runs afterwards, and the futures read as cancelled or pending, not as
+ * a crash. The close wakes the blocked reads by writing the pipe from
+ * another thread once the loop waits for them. */
+struct unblock {
+    int fd, n;
+};
+static void *unblock_later(void *arg) {
+    struct unblock *u = arg;
+    usleep(50 * 1000);
+    for (int i = 0; i < u->n; i++)
+        if (write(u->fd, "y", 1) != 1)
+            break;
+    return NULL;
+}
+
+static void close_mixed(int close_first) {
+    enum { N = 2, M = 4 * N };
+    ll_loop loop = new_loop();
+    CHECK_EQ_INT(ll_loop_set_fs_workers(loop, N), 0);
+    int p[2];
+    CHECK_EQ_INT(pipe(p), 0);
+    static char bufs[M][1];
+    static struct mixed m;
+    memset(&m, 0, sizeof m);
+    ll_future futs[M];
+    int nfut = 0;
+    for (int i = 0; i < M; i++) {
+        if (i % 2 == 0) {
+            CHECK_EQ_INT(ll_fs_read_cb(loop, p[0], bufs[i], 1, -1, mixed_read, &m), 0);
+        } else {
+            CHECK_EQ_INT(ll_fs_read(loop, p[0], bufs[i], 1, -1, &futs[nfut]), 0);
+            CHECK_EQ_INT(ll_future_add_done_callback(futs[nfut], mixed_done, &m), 0);
+            nfut++;
+        }
+    }
+    double dl = now_s() + 5;
+    while (threads_in_read(p[0]) < N && now_s() < dl)
+        usleep(1000);
+    CHECK_EQ_INT(threads_in_read(p[0]), N);
+    /* The started reads end only when written to: the close waits for them. */
+    struct unblock u = {p[1], N};
+    pthread_t t;
+    CHECK_EQ_INT(pthread_create(&t, NULL, unblock_later, &u), 0);
+    m.closed = 1;
+    if (close_first)
+        CHECK_EQ_INT(ll_loop_close(loop), 0);
+    for (int i = 0; i < nfut; i++)
+        ll_release(futs[i]);
+    ll_release(loop);
+    pthread_join(t, NULL);
+    usleep(20 * 1000);
+    CHECK_EQ_INT(m.after_close, 0);
+    CHECK_EQ_INT(m.cbs + m.futs_done, 0);
+    CHECK_EQ_INT(threads_in_read(p[0]), 0); /* the withdrawn reads never ran */
+    char rest[M];
+    CHECK_EQ_INT(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+    CHECK_EQ_INT((int)read(p[0], rest, sizeof rest), -1); /* the started reads took both bytes */
+    close(p[0]);
+    close(p[1]);
+}
+
+static void test_close_with_both_forms_in_flight(void) { close_mixed(1); }
+static void test_release_with_both_forms_in_flight(void) { close_mixed(0); }
+
 int main(void) {
     snprintf(data_path, sizeof data_path, "/tmp/ll_fspool_XXXXXX");
     make_file();
@@ -302,6 +463,9 @@ int main(void) {
     RUN_TEST(test_close_with_jobs_in_flight);
     RUN_TEST(test_release_with_jobs_in_flight);
     RUN_TEST(test_close_waits_for_writes);
+    RUN_TEST(test_one_bound_for_both_forms);
+    RUN_TEST(test_close_with_both_forms_in_flight);
+    RUN_TEST(test_release_with_both_forms_in_flight);
     unlink(data_path);
     return CHECK_REPORT();
 }
