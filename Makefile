@@ -166,6 +166,7 @@ $(PORTABLE_LIB): $(GO_SRC) capi/exports.map $(LIB_STAMP)
 	@mkdir -p $(PORTABLE)
 	CGO_CFLAGS="$${CGO_CFLAGS:--O2 -g} -DLL__FSPOOL_PORTABLE" $(GO) build -trimpath -buildmode=c-shared -ldflags "$(STRIP_LDFLAGS) $(SO_LDFLAGS)" -o $@ ./capi
 	@rm -f $(PORTABLE)/libloop.h
+	@grep -q 'libloop file pool: portable branch' $@ || { echo "$@: built without the portable branch (LL__FSPOOL_PORTABLE did not reach fspool.c)"; rm -f $@; exit 1; }
 	@ln -sf libloop.so $(PORTABLE)/$(SONAME)
 
 $(PORTABLE)/ctests/%: tests/c/%.c $(wildcard tests/c/*.h) include/libloop.h $(wildcard include/libloop/*.h) $(PORTABLE_LIB)

@@ -22,6 +22,16 @@
 #endif
 #include "cloop.h"
 
+/* Which branch this build has, readable in the library's bytes: the
+ * portable build's recipe in the Makefile checks for it, so a define that
+ * did not reach the compiler fails the build instead of testing the Linux
+ * branch twice. */
+#if FS_LINUX
+__attribute__((used)) static const char fs_branch[] = "libloop file pool: futex branch";
+#else
+__attribute__((used)) static const char fs_branch[] = "libloop file pool: portable branch";
+#endif
+
 /* Where idle workers sleep. On Linux a futex word bumped by every wake
  * (as the core's workerPark): glibc's condition variable made the loop
  * thread itself wait in pthread_cond_signal (its group switch waits for
