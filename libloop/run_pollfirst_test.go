@@ -41,9 +41,11 @@ func pollThenBlock(t *testing.T, l *Loop) {
 	}
 
 	// The first timer ends the wait, not earlier and not never.
+	// (start is read before the timer is made: read after, a descheduled
+	// CallLater under -race and load made the wait look up to 16 ms short)
 	fired := false
-	l.CallLater(0.03, func() { fired = true })
 	start := time.Now()
+	l.CallLater(0.03, func() { fired = true })
 	for !fired {
 		if err := l.RunOnce(false); err != nil {
 			t.Fatal(err)
