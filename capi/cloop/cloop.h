@@ -174,6 +174,8 @@ typedef struct ll__read_gate {
     int64_t max_events; /* */
     uintptr_t view;     /* const ll__chain_view *, Go memory */
     int64_t deadline;   /* loop ns: a timer may be due once now > deadline */
+    int64_t block_until; /* loop ns: a poll may block until then (0: never block) */
+    int32_t try_first;   /* 1: poll with timeout 0 before a poll that blocks */
     int64_t max_iterations;
     uintptr_t rbuf; /* the loop's read buffer (C memory) */
     int64_t rbuf_len;
@@ -182,6 +184,7 @@ typedef struct ll__read_gate {
     int64_t polled;       /* out: -1, or events left in events for Go */
     uint64_t failed_id;   /* out: a read met failed_errno (0: none) */
     int64_t failed_errno; /* out */
+    int64_t idle_ns;      /* out: time spent in polls that could block (Stats.Idle) */
 } ll__read_gate;
 
 struct ll__proto;
@@ -405,12 +408,29 @@ static inline long ll__sys3(long nr, long a, long b, long c) {
 #endif
 }
 #ifndef SYS_epoll_wait
-#define SYS_epoll_wait SYS_epoll_pwait /* only its timeout-0 form is used */
+#define SYS_epoll_wait SYS_epoll_pwait /* its mask argument is left NULL */
 #endif
 
 /* epoll_wait(epfd, events, max, 0): the event count, or -errno. */
 static inline long ll__poll_now(int epfd, void *events, int max) {
     return ll__sys3(SYS_epoll_wait, epfd, (long)events, max);
+}
+
+/* epoll_wait(epfd, events, max, ms): the event count, or -errno (the
+ * read gate's poll that may block). */
+static inline long ll__poll_wait(int epfd, void *events, int max, int ms) {
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = ms;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"((long)SYS_epoll_wait), "D"((long)epfd), "S"((long)events), "d"((long)max), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret;
+#else
+    long ret = syscall(SYS_epoll_pwait, epfd, events, max, ms, NULL, 0);
+    return ret < 0 ? -errno : ret;
+#endif
 }
 
 /* read(fd, buf, len): the byte count, or -errno. */
