@@ -10,7 +10,9 @@
  * not read; writes that would block lose nothing; a check hook runs in
  * every iteration; ll_loop_next_timeout answers as outside the gate;
  * ll_loop_run(LL_RUN_DEFAULT) returns after the iteration that unreferenced
- * everything. */
+ * everything; with the peer in another thread, where the gate's polls
+ * block, echoes (also of more than the read buffer), timers, posts, the
+ * idle time and an end of stream after half a message come out right. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
