@@ -116,6 +116,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             # it twice a request). A subclass's own time() is kept.
             self.time = _monotonic
         self._clock_resolution = time.get_clock_info('monotonic').resolution
+        self._bind_builtins()
         self._closed = False
         self._thread_id = None
         self._ready = collections.deque()
@@ -182,6 +183,23 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._c_ts = _lib.CALLBACK(self._ts_fire)
         check(_lib.ll_loop_set_host_queue(self._id, self._c_host, host_arg),
               "ll_loop_set_host_queue")
+
+    def _bind_builtins(self):
+        # get_debug() and create_future() as C callables bound here (no
+        # Python frame): asyncio's C Future and Task call loop.get_debug()
+        # as each is made, and an asyncpg pool query makes ~5 futures,
+        # from Cython and from asyncio's Python: ~12 frames a query, each a
+        # fresh interpreter entry when called from C. A subclass's own
+        # methods are kept. close() drops them (they hold the loop).
+        if type(self).get_debug is ErrorsMixin.get_debug:
+            self.get_debug = functools.partial(getattr, self, '_debug')
+        if type(self).create_future is EventLoop.create_future:
+            self.create_future = functools.partial(futures.Future, loop=self)
+
+    def _unbind_builtins(self):
+        d = self.__dict__
+        for name in ('call_soon', 'get_debug', 'create_future'):
+            d.pop(name, None)
 
     def __repr__(self):
         return (f'<{self.__class__.__name__} running={self.is_running()} '
@@ -328,7 +346,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             # loops in a child close their parent's fds instead).
             self._closed = True
             self._soon_slow = True
-            self.__dict__.pop('call_soon', None)
+            self._unbind_builtins()
             self._run_handles = None
             self._ready.clear()
             return
@@ -336,7 +354,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             logger.debug("Close %r", self)
         self._closed = True
         self._soon_slow = True
-        self.__dict__.pop('call_soon', None)  # the C builtins hold the loop
+        self._unbind_builtins()  # the C builtins hold the loop
         self._run_handles = None
         self._ready.clear()
         self._clear_timers()
