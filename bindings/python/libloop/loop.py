@@ -32,7 +32,7 @@ from .network import NetworkMixin
 from .pipes import PipesMixin
 from .readers import ReadersMixin
 from . import scheduling as scheduling_mod
-from .scheduling import SchedulingMixin
+from .scheduling import SchedulingMixin, _trim_own_frames
 from .handles import Handle, report_callback_error
 from .servers import ServersMixin
 from .signals import SignalsMixin
@@ -142,6 +142,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._task_class = _MachineTask if task_machine else tasks.Task  # create_task's
         self._tm = None          # TaskMachine, made by the first libloop.Task
         self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
+        self._bind_create_task()
         # call_soon and the round of handles in C (cpython/soon.c, handles.c), bound on
         # the loop; the Python call_soon stays for what the C one does not
         # take (debug, closed, ...), a subclass's own call_soon is kept.
@@ -196,9 +197,24 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         if type(self).create_future is EventLoop.create_future:
             self.create_future = functools.partial(futures.Future, loop=self)
 
+    def _bind_create_task(self):
+        # create_task(coro, **kw) is asyncio.Task(coro, loop=self, **kw)
+        # when the loop is open, out of debug mode, with no task factory
+        # and asyncio's Task: then it is bound as that call, a C callable
+        # with no Python frame (an asyncpg pool query makes a task with
+        # asyncio.shield). Otherwise the method, which handles the rest:
+        # in debug mode it also trims its own frame from the task's source
+        # traceback. Kept true by set_debug, set_task_factory and close.
+        if (not self._closed and not self._debug and self._task_factory is None
+                and self._task_class is tasks.Task
+                and type(self).create_task is EventLoop.create_task):
+            self.create_task = functools.partial(tasks.Task, loop=self)
+        else:
+            self.__dict__.pop('create_task', None)
+
     def _unbind_builtins(self):
         d = self.__dict__
-        for name in ('call_soon', 'get_debug', 'create_future'):
+        for name in ('call_soon', 'get_debug', 'create_future', 'create_task'):
             d.pop(name, None)
 
     def __repr__(self):
@@ -400,7 +416,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             cls = tasks.Task if kwargs.get('eager_start') else self._task_class
             task = cls(coro, loop=self, **kwargs)
             if self._debug and task._source_traceback:
-                del task._source_traceback[-1]
+                _trim_own_frames(task._source_traceback)
             return task
     else:
         def create_task(self, coro, *, name=None, context=None):
@@ -411,7 +427,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             if self._task_factory is None:
                 task = self._task_class(coro, loop=self, name=name, context=context)
                 if self._debug and task._source_traceback:
-                    del task._source_traceback[-1]
+                    _trim_own_frames(task._source_traceback)
             else:
                 if context is None:
                     task = self._task_factory(self, coro)
@@ -429,6 +445,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         if factory is not None and not callable(factory):
             raise TypeError('task factory must be a callable or None')
         self._task_factory = factory
+        self._bind_create_task()
 
     def get_task_factory(self):
         """The task factory, or None."""

@@ -392,6 +392,62 @@ class SchedulingTests(LoopCase):
         loop.run_forever()
         self.assertEqual(out, [])
 
+    def test_create_task_source_traceback_follows_debug_mode(self):
+        # In debug mode a task records where it was made, ending at the
+        # caller of create_task; out of it, nothing. Each switch counts.
+        loop = self.loop
+
+        async def coro():
+            return 1
+
+        def made_here(task):
+            line = sys._getframe(1).f_lineno - 1
+            self.assertEqual(tuple(task._source_traceback[-1])[:3],
+                             (__file__, line, 'test_create_task_source_traceback_follows_debug_mode'))
+
+        loop.set_debug(True)
+        t1 = loop.create_task(coro())
+        made_here(t1)
+        loop.set_debug(False)
+        t2 = loop.create_task(coro())
+        self.assertIsNone(t2._source_traceback)
+        loop.set_debug(True)
+        t3 = loop.create_task(coro())
+        made_here(t3)
+        loop.set_debug(False)
+        self.assertEqual(loop.run_until_complete(asyncio.gather(t1, t2, t3)), [1, 1, 1])
+
+    def test_create_task_name_context_and_factory(self):
+        loop = self.loop
+        var = contextvars.ContextVar('var', default='outer')
+        ctx = contextvars.copy_context()
+        ctx.run(var.set, 'inner')
+
+        async def read():
+            return var.get()
+
+        task = loop.create_task(read(), name='reader', context=ctx)
+        self.assertIsInstance(task, asyncio.Task)
+        self.assertEqual(task.get_name(), 'reader')
+        self.assertEqual(loop.run_until_complete(task), 'inner')
+        made = []
+
+        def factory(loop, coro, **kwargs):
+            made.append(coro)
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        loop.set_task_factory(factory)
+        self.assertEqual(loop.run_until_complete(loop.create_task(read())), 'outer')
+        self.assertEqual(len(made), 1)
+        loop.set_task_factory(None)
+        self.assertEqual(loop.run_until_complete(loop.create_task(read())), 'outer')
+        self.assertEqual(len(made), 1)
+        loop.close()
+        coro = read()
+        with self.assertRaisesRegex(RuntimeError, 'closed'):
+            loop.create_task(coro)
+        coro.close()
+
     def test_timer_cancelled_from_its_own_callback_round(self):
         # A timer cancelled by an earlier timer of the same due batch does
         # not run; the others run in deadline order.
@@ -461,13 +517,36 @@ class BoundBuiltinsTests(unittest.TestCase):
         finally:
             loop.close()
 
+    def test_subclass_create_task_is_kept(self):
+        import libloop
+        made = []
+
+        class Custom(libloop.EventLoop):
+            def create_task(self, coro, **kwargs):
+                made.append(coro)
+                return super().create_task(coro, **kwargs)
+
+        async def one():
+            return 1
+
+        loop = Custom()
+        try:
+            loop.set_debug(True)
+            loop.set_debug(False)
+            self.assertNotIn('create_task', vars(loop))
+            self.assertEqual(loop.run_until_complete(one()), 1)
+            self.assertEqual(len(made), 1)
+        finally:
+            loop.close()
+
     def test_close_drops_the_bound_callables(self):
         import libloop
         loop = libloop.EventLoop()
         self.assertIn('get_debug', vars(loop))
         self.assertIn('create_future', vars(loop))
+        self.assertIn('create_task', vars(loop))
         loop.close()
-        for name in ('call_soon', 'get_debug', 'create_future'):
+        for name in ('call_soon', 'get_debug', 'create_future', 'create_task'):
             self.assertNotIn(name, vars(loop))
         self.assertFalse(loop.get_debug())
         self.assertIs(loop.create_future().get_loop(), loop)
