@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # bench/python/real_instructions.sh — user-space instructions per operation
-# of real_libs.py's one-connection clients (pg1: asyncpg fetchval, redis1:
-# redis-py GET), by shared object, under callgrind: each client runs twice,
+# of real_libs.py's clients (pg1: asyncpg fetchval, redis1: redis-py GET, by
+# default; pgpool and redispool, the pools of 10 with 200 tasks, on request),
+# by shared object, under callgrind: each client runs twice,
 # with N1 and N2 operations, and the difference over N2 - N1 is the
 # per-operation cost (start-up, imports and connecting cancel out). Unlike
 # CPU time this does not move with the machine's load, so a change to the
@@ -12,7 +13,8 @@
 #   bash bench/python/real_instructions.sh [LOOP...]     (default: uvloop libloop)
 #
 # Environment: BENCH_PY (default /usr/bin/python3), BENCH_WORKLOADS (default
-# "pg1 redis1"), BENCH_N1 / BENCH_N2 (default 1000 / 3000), LIBLOOP_LIBRARY,
+# "pg1 redis1"; also pgpool, redispool), BENCH_N1 / BENCH_N2 (default
+# 1000 / 3000), BENCH_KEEP (a directory that keeps the callgrind files), LIBLOOP_LIBRARY,
 # LIBLOOP_PYTHON (the binding measured, as for real_libs.sh).
 #
 # The libloop.so row moves between runs by a few thousand instructions per
@@ -34,17 +36,23 @@ LOOPS=("$@")
 PY="${BENCH_PY:-/usr/bin/python3}"
 N1="${BENCH_N1:-1000}"
 N2="${BENCH_N2:-3000}"
-OUT="$(mktemp -d "${TMPDIR:-/tmp}/realinstr.XXXXXX")"
-trap 'rm -rf "$OUT"' EXIT
+# BENCH_KEEP=DIR keeps the callgrind files there (for callgrind_annotate).
+if [ -n "${BENCH_KEEP:-}" ]; then
+    mkdir -p "$BENCH_KEEP"
+    OUT="$BENCH_KEEP"
+else
+    OUT="$(mktemp -d "${TMPDIR:-/tmp}/realinstr.XXXXXX")"
+    trap 'rm -rf "$OUT"' EXIT
+fi
 export PYTHONPATH="${LIBLOOP_PYTHON:-$ROOT/bindings/python}${PYTHONPATH:+:$PYTHONPATH}"
 export LIBLOOP_LIBRARY="${LIBLOOP_LIBRARY:-$ROOT/build/libloop.so}"
 export GODEBUG=asyncpreemptoff=1 # (Go's preemption signals and valgrind)
 
 for w in ${BENCH_WORKLOADS:-pg1 redis1}; do
     case "$w" in
-    pg1) port="$REAL_PG_PORT" ;;
-    redis1) port="$REAL_REDIS_PORT" ;;
-    *) echo "real_instructions.sh: unknown workload $w (pg1 redis1)" >&2; exit 2 ;;
+    pg1 | pgpool) port="$REAL_PG_PORT" ;;
+    redis1 | redispool) port="$REAL_REDIS_PORT" ;;
+    *) echo "real_instructions.sh: unknown workload $w (pg1 pgpool redis1 redispool)" >&2; exit 2 ;;
     esac
     for l in "${LOOPS[@]}"; do
         for n in "$N1" "$N2"; do

@@ -33,7 +33,8 @@
 #   bash bench/python/real_libs.sh servers COMMAND [ARG...]
 # starts the two servers, runs COMMAND with REAL_PG_PORT and REAL_REDIS_PORT
 # set (e.g. one client under cProfile: real_libs.py pg1 libloop
-# '$REAL_PG_PORT' in a bash -c), and stops them.
+# '$REAL_PG_PORT' in a bash -c), and stops them; with BENCH_PINS=pinned the
+# servers run on BENCH_PIN_CPU, as in the pinned runs.
 #
 #   bash bench/python/real_libs.sh smoke
 # is the smoke test (`make test-real-servers`, part of `make test`): each
@@ -342,6 +343,12 @@ start_redis || die "redis-server did not start"
 # ---- servers: a command of the caller's against them (profiling, by hand) --------------
 if [ "$MODE" = servers ]; then
     say "PostgreSQL on $HOST:$PG_PORT (user postgres, database postgres), Redis on $HOST:$REDIS_PORT"
+    # BENCH_PINS=pinned: the servers on BENCH_PIN_CPU, as the pinned runs
+    # have them (the command pins its own client: taskset -c CPU).
+    if [ "$PINS" = pinned ]; then
+        server_cpus "$PIN_CPU"
+        say "servers pinned to CPU $PIN_CPU"
+    fi
     rc=0
     REAL_PG_PORT="$PG_PORT" REAL_REDIS_PORT="$REDIS_PORT" "$@" || rc=$?
     exit "$rc"

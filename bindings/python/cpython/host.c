@@ -155,7 +155,8 @@ static PyObj *py_host_round(PyObj *loop, PyObj *const *args, ptrdiff_t nargs) {
      * which sets the flags itself (a debug round times each handle). */
     if (debug || run_handles == NULL || run_handles == host_layout.none || ready == NULL ||
         HSLOT(loop, LLPY_HOST_N_CALLBACKS) == NULL || HSLOT(loop, LLPY_HOST_WQ) == NULL ||
-        HSLOT(loop, LLPY_HOST_SIG_ON) == NULL || HSLOT(loop, LLPY_HOST_SIG_FD) == NULL) {
+        HSLOT(loop, LLPY_HOST_SIG_ON) == NULL || HSLOT(loop, LLPY_HOST_SIG_FD) == NULL ||
+        HSLOT(loop, LLPY_HOST_IO_OPEN) == NULL) {
         PyObj *self[1] = {loop};
         PyObj *r = llpy_py.call_method(host_layout.host_run_name, self, 1, NULL);
         return r;
@@ -204,8 +205,17 @@ static PyObj *py_host_round(PyObj *loop, PyObj *const *args, ptrdiff_t nargs) {
     PyObj *more = queued > 0 ? host_layout.true_ : host_layout.false_;
     if (queued > 0)
         host_set(loop, LLPY_HOST_SIGNALLED, host_layout.true_);
-    /* if more is self._sig_on and self._sig_fd >= 0: self._sig_watch(not more) */
-    if (more == HSLOT(loop, LLPY_HOST_SIG_ON)) {
+    /* if (more is self._sig_on and self._sig_fd >= 0
+     *         and not (more and self._io_open)): self._sig_watch(not more)
+     * (with a transport or listener open, _sig_watch(False) keeps the watch:
+     * a busy client's rounds that end with more queued skip the call) */
+    int io_open = 0;
+    if (more == HSLOT(loop, LLPY_HOST_SIG_ON) && queued > 0) {
+        io_open = host_true(loop, LLPY_HOST_IO_OPEN);
+        if (io_open < 0)
+            return NULL;
+    }
+    if (more == HSLOT(loop, LLPY_HOST_SIG_ON) && !io_open) {
         long long fd = host_fn.long_as_i64(HSLOT(loop, LLPY_HOST_SIG_FD));
         if (fd == -1 && llpy_py.err_occurred() != NULL)
             return NULL;

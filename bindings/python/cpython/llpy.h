@@ -247,6 +247,7 @@ enum llpy_host_loop_slot {
     LLPY_HOST_WQ,          /**< _wq: transports holding gathered writes */
     LLPY_HOST_SIG_ON,      /**< _sig_on: the signal wake-up socket is watched */
     LLPY_HOST_SIG_FD,      /**< _sig_fd: that socket's fd (an int), or -1 */
+    LLPY_HOST_IO_OPEN,     /**< _io_open: a transport or listener is open */
     LLPY_HOST_LOOP_SLOTS
 };
 

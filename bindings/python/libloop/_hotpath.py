@@ -365,11 +365,11 @@ class _HostLayout(ctypes.Structure):
         'host_run_name', 'run_ready_name', 'flush_name', 'sig_watch_name', 'stash',
         'false_', 'true_', 'none', 'one', 'size', 'inplace_add', 'inplace_sub',
         'long_as_i64')] +
-        [('loop_slot', ctypes.c_ssize_t * 10), ('loop_size', ctypes.c_ssize_t)])
+        [('loop_slot', ctypes.c_ssize_t * 11), ('loop_size', ctypes.c_ssize_t)])
 
 
 _HOST_LOOP_SLOTS = ('_signalled', '_awake', '_gather', '_debug', '_run_handles', '_n_callbacks',
-                    '_ready', '_wq', '_sig_on', '_sig_fd')   # enum llpy_host_loop_slot's order
+                    '_ready', '_wq', '_sig_on', '_sig_fd', '_io_open')   # enum llpy_host_loop_slot's order
 _HOST_API = ('PyObject_Size', 'PyNumber_InPlaceAdd', 'PyNumber_InPlaceSubtract',
              'PyLong_AsLongLong')
 HOST_OFF_REASON = None   # why the loop's round is not in C (set by host_round_for)
@@ -407,7 +407,7 @@ def host_round_for(loop):
                                              '_sig_watch'))
         keep += (_stash_for_c, False, True, None, 1)
         layout = _HostLayout(*[id(o) for o in keep], *fns,
-                             (ctypes.c_ssize_t * 10)(*offs), type(loop).__basicsize__)
+                             (ctypes.c_ssize_t * 11)(*offs), type(loop).__basicsize__)
         if bind(ctypes.byref(layout)) != 0:
             HOST_OFF_REASON = 'llpy_host_bind refused the layout'
             return None

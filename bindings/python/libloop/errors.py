@@ -70,6 +70,7 @@ class ErrorsMixin:
         """Turn debug mode on or off (slow callbacks, source tracebacks)."""
         self._debug = enabled
         self._soon_slow = enabled or self._closed
+        self._bind_create_task()
         if self.is_running():
             self.call_soon_threadsafe(self._set_coroutine_origin_tracking,
                                       enabled)

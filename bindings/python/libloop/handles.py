@@ -30,7 +30,7 @@ class Handle(events.Handle):
 
 
 class TimerHandle(events.TimerHandle):
-    """asyncio.TimerHandle with a lean __init__; cancel() is asyncio's."""
+    """asyncio.TimerHandle with a lean __init__ and a one-frame cancel()."""
 
     __slots__ = ()
 
@@ -44,6 +44,24 @@ class TimerHandle(events.TimerHandle):
         self._source_traceback = None
         self._when = when
         self._scheduled = False
+
+    def cancel(self):
+        """asyncio's TimerHandle.cancel and Handle.cancel in one frame (a
+        pool's idle timer is set and cancelled per query: three Python
+        frames there). Same steps in the same order: the loop counts the
+        cancelled timer while the handle is still live, then the handle
+        drops its callback (keeping its repr in debug mode). Only the
+        loop's own _call_at makes this class, so the loop is libloop's and
+        its _timer_handle_cancelled is the count kept inline here."""
+        if not self._cancelled:
+            loop = self._loop
+            if self._scheduled:
+                loop._timer_cancelled_count += 1
+            self._cancelled = True
+            if loop._debug:
+                self._repr = repr(self)
+            self._callback = None
+            self._args = None
 
 
 def report_callback_error(loop, handle, exc):

@@ -32,7 +32,7 @@ from .network import NetworkMixin
 from .pipes import PipesMixin
 from .readers import ReadersMixin
 from . import scheduling as scheduling_mod
-from .scheduling import SchedulingMixin
+from .scheduling import SchedulingMixin, _trim_own_frames
 from .handles import Handle, report_callback_error
 from .servers import ServersMixin
 from .signals import SignalsMixin
@@ -116,6 +116,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             # it twice a request). A subclass's own time() is kept.
             self.time = _monotonic
         self._clock_resolution = time.get_clock_info('monotonic').resolution
+        self._bind_builtins()
         self._closed = False
         self._thread_id = None
         self._ready = collections.deque()
@@ -141,6 +142,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._task_class = _MachineTask if task_machine else tasks.Task  # create_task's
         self._tm = None          # TaskMachine, made by the first libloop.Task
         self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
+        self._bind_create_task()
         # call_soon and the round of handles in C (cpython/soon.c, handles.c), bound on
         # the loop; the Python call_soon stays for what the C one does not
         # take (debug, closed, ...), a subclass's own call_soon is kept.
@@ -182,6 +184,38 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._c_ts = _lib.CALLBACK(self._ts_fire)
         check(_lib.ll_loop_set_host_queue(self._id, self._c_host, host_arg),
               "ll_loop_set_host_queue")
+
+    def _bind_builtins(self):
+        # get_debug() and create_future() as C callables bound here (no
+        # Python frame): asyncio's C Future and Task call loop.get_debug()
+        # as each is made, and an asyncpg pool query makes ~5 futures,
+        # from Cython and from asyncio's Python: ~12 frames a query, each a
+        # fresh interpreter entry when called from C. A subclass's own
+        # methods are kept. close() drops them (they hold the loop).
+        if type(self).get_debug is ErrorsMixin.get_debug:
+            self.get_debug = functools.partial(getattr, self, '_debug')
+        if type(self).create_future is EventLoop.create_future:
+            self.create_future = functools.partial(futures.Future, loop=self)
+
+    def _bind_create_task(self):
+        # create_task(coro, **kw) is asyncio.Task(coro, loop=self, **kw)
+        # when the loop is open, out of debug mode, with no task factory
+        # and asyncio's Task: then it is bound as that call, a C callable
+        # with no Python frame (an asyncpg pool query makes a task with
+        # asyncio.shield). Otherwise the method, which handles the rest:
+        # in debug mode it also trims its own frame from the task's source
+        # traceback. Kept true by set_debug, set_task_factory and close.
+        if (not self._closed and not self._debug and self._task_factory is None
+                and self._task_class is tasks.Task
+                and type(self).create_task is EventLoop.create_task):
+            self.create_task = functools.partial(tasks.Task, loop=self)
+        else:
+            self.__dict__.pop('create_task', None)
+
+    def _unbind_builtins(self):
+        d = self.__dict__
+        for name in ('call_soon', 'get_debug', 'create_future', 'create_task'):
+            d.pop(name, None)
 
     def __repr__(self):
         return (f'<{self.__class__.__name__} running={self.is_running()} '
@@ -328,7 +362,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             # loops in a child close their parent's fds instead).
             self._closed = True
             self._soon_slow = True
-            self.__dict__.pop('call_soon', None)
+            self._unbind_builtins()
             self._run_handles = None
             self._ready.clear()
             return
@@ -336,7 +370,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             logger.debug("Close %r", self)
         self._closed = True
         self._soon_slow = True
-        self.__dict__.pop('call_soon', None)  # the C builtins hold the loop
+        self._unbind_builtins()  # the C builtins hold the loop
         self._run_handles = None
         self._ready.clear()
         self._clear_timers()
@@ -382,7 +416,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             cls = tasks.Task if kwargs.get('eager_start') else self._task_class
             task = cls(coro, loop=self, **kwargs)
             if self._debug and task._source_traceback:
-                del task._source_traceback[-1]
+                _trim_own_frames(task._source_traceback)
             return task
     else:
         def create_task(self, coro, *, name=None, context=None):
@@ -393,7 +427,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             if self._task_factory is None:
                 task = self._task_class(coro, loop=self, name=name, context=context)
                 if self._debug and task._source_traceback:
-                    del task._source_traceback[-1]
+                    _trim_own_frames(task._source_traceback)
             else:
                 if context is None:
                     task = self._task_factory(self, coro)
@@ -411,6 +445,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         if factory is not None and not callable(factory):
             raise TypeError('task factory must be a callable or None')
         self._task_factory = factory
+        self._bind_create_task()
 
     def get_task_factory(self):
         """The task factory, or None."""

@@ -189,7 +189,9 @@ class SchedulingMixin:
         more = len(ready) > 0
         if more:
             self._signalled = True
-        if more is self._sig_on and self._sig_fd >= 0:
+        # (with a transport or listener open, _sig_watch(False) keeps the
+        # watch: skipped then, as host.c's round does)
+        if more is self._sig_on and self._sig_fd >= 0 and not (more and self._io_open):
             self._sig_watch(not more)
         return more
 

@@ -91,26 +91,21 @@ class TimersMixin:
             h._when = when
         h._scheduled = True
         run = self._run
-        if run:
-            if when >= run[-1]._when:
-                run.append(h)
-            else:
-                self._push(when, h)
-        elif self._timers:
-            self._push(when, h)
-        else:
+        if run and when >= run[-1]._when or not run and not self._timers:
             run.append(h)
+        else:
+            # Into the heap (inline: a timer shorter than one already
+            # pending, such as a pool's idle timer under a run's timeout,
+            # comes here every time).
+            seq = self._timer_seq
+            self._timer_seq = seq + 1
+            _heappush(self._timers, (when, seq, h))
         armed = self._armed
         if not armed or when < armed[0]:
             self._arm(when)
         elif self._timer_cancelled_count > 50:
             self._maybe_purge()
         return h
-
-    def _push(self, when, h):
-        seq = self._timer_seq
-        self._timer_seq = seq + 1
-        _heappush(self._timers, (when, seq, h))
 
     def _arm(self, when):
         limit = _monotonic() + _MAX_WAKE

@@ -329,6 +329,140 @@ class SchedulingTests(LoopCase):
         with self.assertRaises(RuntimeError):
             asyncio.get_running_loop()
 
+    def test_get_debug_follows_set_debug_for_new_futures(self):
+        # asyncio's Future and Task ask loop.get_debug() as each is made:
+        # in debug mode they record where they were made.
+        loop = self.loop
+        loop.set_debug(False)
+        self.assertFalse(loop.get_debug())
+        self.assertIsNone(loop.create_future()._source_traceback)
+        loop.set_debug(True)
+        self.assertTrue(loop.get_debug())
+        fut = loop.create_future()
+        self.assertTrue(fut._source_traceback)
+        loop.set_debug(False)
+        self.assertFalse(loop.get_debug())
+        self.assertIsNone(loop.create_future()._source_traceback)
+
+    def test_create_future_is_a_pending_future_of_this_loop(self):
+        loop = self.loop
+        fut = loop.create_future()
+        self.assertIsInstance(fut, asyncio.Future)
+        self.assertIs(fut.get_loop(), loop)
+        self.assertFalse(fut.done())
+        loop.call_soon(fut.set_result, 7)
+        self.assertEqual(loop.run_until_complete(fut), 7)
+        self.assertIsNot(loop.create_future(), fut)
+        loop.close()
+        # (asyncio makes futures on a closed loop too)
+        self.assertIs(loop.create_future().get_loop(), loop)
+
+    def test_timer_cancel_drops_callback_and_keeps_debug_repr(self):
+        loop = self.loop
+        out = []
+
+        def marker_callback(x):
+            out.append(x)
+
+        loop.set_debug(False)
+        plain = loop.call_later(0.001, marker_callback, 'plain')
+        loop.set_debug(True)
+        kept = loop.call_later(0.001, marker_callback, 'kept')
+        loop.set_debug(False)
+        for h in (plain, kept):
+            h.cancel()
+            h.cancel()   # a second cancel changes nothing
+            self.assertTrue(h.cancelled())
+            self.assertIsNone(h._callback)
+            self.assertIsNone(h._args)
+            self.assertIn('cancelled', repr(h))
+        # Cancelled in debug mode (on at the cancel, not at the call):
+        # the repr made at the cancel keeps the callback.
+        loop.set_debug(True)
+        plain.cancel()
+        self.assertNotIn('marker_callback', repr(plain))
+        late = loop.call_later(0.001, marker_callback, 'late')
+        late.cancel()
+        self.assertIn('marker_callback', repr(late))
+        # (made in debug mode, cancelled out of it: where it was made only)
+        self.assertNotIn('marker_callback', repr(kept))
+        self.assertIn('created at', repr(kept))
+        loop.set_debug(False)
+        loop.call_later(0.01, loop.stop)
+        loop.run_forever()
+        self.assertEqual(out, [])
+
+    def test_create_task_source_traceback_follows_debug_mode(self):
+        # In debug mode a task records where it was made, ending at the
+        # caller of create_task; out of it, nothing. Each switch counts.
+        loop = self.loop
+
+        async def coro():
+            return 1
+
+        def made_here(task):
+            line = sys._getframe(1).f_lineno - 1
+            self.assertEqual(tuple(task._source_traceback[-1])[:3],
+                             (__file__, line, 'test_create_task_source_traceback_follows_debug_mode'))
+
+        loop.set_debug(True)
+        t1 = loop.create_task(coro())
+        made_here(t1)
+        loop.set_debug(False)
+        t2 = loop.create_task(coro())
+        self.assertIsNone(t2._source_traceback)
+        loop.set_debug(True)
+        t3 = loop.create_task(coro())
+        made_here(t3)
+        loop.set_debug(False)
+        self.assertEqual(loop.run_until_complete(asyncio.gather(t1, t2, t3)), [1, 1, 1])
+
+    def test_create_task_name_context_and_factory(self):
+        loop = self.loop
+        var = contextvars.ContextVar('var', default='outer')
+        ctx = contextvars.copy_context()
+        ctx.run(var.set, 'inner')
+
+        async def read():
+            return var.get()
+
+        task = loop.create_task(read(), name='reader', context=ctx)
+        self.assertIsInstance(task, asyncio.Task)
+        self.assertEqual(task.get_name(), 'reader')
+        self.assertEqual(loop.run_until_complete(task), 'inner')
+        made = []
+
+        def factory(loop, coro, **kwargs):
+            made.append(coro)
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        loop.set_task_factory(factory)
+        self.assertEqual(loop.run_until_complete(loop.create_task(read())), 'outer')
+        self.assertEqual(len(made), 1)
+        loop.set_task_factory(None)
+        self.assertEqual(loop.run_until_complete(loop.create_task(read())), 'outer')
+        self.assertEqual(len(made), 1)
+        loop.close()
+        coro = read()
+        with self.assertRaisesRegex(RuntimeError, 'closed'):
+            loop.create_task(coro)
+        coro.close()
+
+    def test_timer_cancelled_from_its_own_callback_round(self):
+        # A timer cancelled by an earlier timer of the same due batch does
+        # not run; the others run in deadline order.
+        loop = self.loop
+        out = []
+        now = loop.time()
+        victims = []
+        loop.call_at(now + 0.001, lambda: (out.append('a'), victims[0].cancel()))
+        victims.append(loop.call_at(now + 0.002, out.append, 'cancelled'))
+        loop.call_at(now + 0.003, out.append, 'c')
+        loop.call_at(now + 0.02, loop.stop)
+        time.sleep(0.005)   # all three due at the first look
+        loop.run_forever()
+        self.assertEqual(out, ['a', 'c'])
+
 
 twin(SchedulingTests, globals(), task_machine=True)
 
@@ -354,6 +488,69 @@ class TimeOverrideTests(unittest.TestCase):
             self.assertEqual(out, ['fired'])
         finally:
             loop.close()
+
+class BoundBuiltinsTests(unittest.TestCase):
+    """libloop only: get_debug and create_future are bound per loop as C
+    callables (no Python frame per call), never over a subclass's own,
+    and close() drops them (they hold the loop)."""
+
+    def test_subclass_methods_are_kept(self):
+        import libloop
+
+        class MyFuture(asyncio.Future):
+            pass
+
+        class Custom(libloop.EventLoop):
+            def get_debug(self):
+                return 'custom'
+
+            def create_future(self):
+                return MyFuture(loop=self)
+
+        loop = Custom()
+        try:
+            self.assertEqual(loop.get_debug(), 'custom')
+            fut = loop.create_future()
+            self.assertIsInstance(fut, MyFuture)
+            loop.call_soon(fut.set_result, 1)
+            self.assertEqual(loop.run_until_complete(fut), 1)
+        finally:
+            loop.close()
+
+    def test_subclass_create_task_is_kept(self):
+        import libloop
+        made = []
+
+        class Custom(libloop.EventLoop):
+            def create_task(self, coro, **kwargs):
+                made.append(coro)
+                return super().create_task(coro, **kwargs)
+
+        async def one():
+            return 1
+
+        loop = Custom()
+        try:
+            loop.set_debug(True)
+            loop.set_debug(False)
+            self.assertNotIn('create_task', vars(loop))
+            self.assertEqual(loop.run_until_complete(one()), 1)
+            self.assertEqual(len(made), 1)
+        finally:
+            loop.close()
+
+    def test_close_drops_the_bound_callables(self):
+        import libloop
+        loop = libloop.EventLoop()
+        self.assertIn('get_debug', vars(loop))
+        self.assertIn('create_future', vars(loop))
+        self.assertIn('create_task', vars(loop))
+        loop.close()
+        for name in ('call_soon', 'get_debug', 'create_future', 'create_task'):
+            self.assertNotIn(name, vars(loop))
+        self.assertFalse(loop.get_debug())
+        self.assertIs(loop.create_future().get_loop(), loop)
+
 
 if __name__ == '__main__':
     unittest.main()

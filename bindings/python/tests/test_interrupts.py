@@ -271,6 +271,46 @@ class InterruptTests(LoopCase):
         tr.close()
         loop.run_until_complete(asyncio.sleep(0.01))   # connection_lost
 
+    def test_sigint_ends_busy_rounds_with_open_connection(self):
+        # Rounds that each queue the next (a busy client) with a connection
+        # open: the signal socket stays watched through them, and a SIGINT
+        # ends run_forever at once; the loop then blocks and wakes as before.
+        loop = self.loop
+        a, b = socket.socketpair()
+        self.addCleanup(b.close)
+        tr, _ = loop.run_until_complete(
+            loop.create_connection(asyncio.Protocol, sock=a))
+        rounds = []
+        spinning = [True]
+
+        def spin():
+            rounds.append(1)
+            if spinning[0]:
+                loop.call_soon(spin)
+
+        def sender():
+            time.sleep(0.05)
+            os.kill(os.getpid(), signal.SIGINT)
+        t = threading.Thread(target=sender)
+        t.start()
+        fallback = loop.call_later(3, loop.stop)
+        loop.call_soon(spin)
+        t0 = time.monotonic()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                loop.run_forever()
+        finally:
+            t.join()
+            fallback.cancel()
+        self.assertLess(time.monotonic() - t0, 1.5)
+        self.assertGreater(len(rounds), 10)
+        spinning[0] = False   # (the spin left queued runs once more, and ends)
+        loop.call_soon(loop.stop)
+        loop.run_forever()
+        self.assert_usable()
+        tr.close()
+        loop.run_until_complete(asyncio.sleep(0.01))   # connection_lost
+
 
 twin(InterruptTests, globals(), task_machine=True)
 
