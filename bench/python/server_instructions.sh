@@ -37,7 +37,7 @@ N2="${BENCH_N2:-3000}"
 OUT="$(mktemp -d "${TMPDIR:-/tmp}/srvinstr.XXXXXX")"
 SRV=""
 cleanup() {
-    [ -n "$SRV" ] && kill "$SRV" 2>/dev/null || true
+    if [ -n "$SRV" ]; then kill "$SRV" 2>/dev/null || true; fi
     rm -rf "$OUT"
 }
 trap cleanup EXIT
@@ -49,7 +49,7 @@ mkdir -p "$ROOT/build/bench"
 
 # run W LOOP N: one server under callgrind, N round trips or requests.
 run() {
-    local w="$1" l="$2" n="$3" kind port="" i
+    local w="$1" l="$2" n="$3" kind port="" _
     case "$w" in
     W5p) kind=proto ;;
     W9) kind=http ;;
@@ -59,7 +59,7 @@ run() {
     valgrind --tool=callgrind --callgrind-out-file="$OUT/$w.$l.$n" \
         "$PY" "$HERE/bench_net.py" serve "$l" "$kind" 900 >"$OUT/srv.out" 2>"$OUT/$w.$l.$n.log" &
     SRV=$!
-    for i in $(seq 1200); do
+    for _ in $(seq 1200); do
         port="$(awk '/^PORT /{print $2; exit}' "$OUT/srv.out")"
         [ -n "$port" ] && break
         kill -0 "$SRV" 2>/dev/null || break
