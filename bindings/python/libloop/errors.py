@@ -6,6 +6,7 @@ functions (they only use _exception_handler and _current_handle), so the
 log text is exactly asyncio's.
 """
 
+import itertools
 import os
 import sys
 from asyncio import base_events, constants
@@ -66,9 +67,20 @@ class ErrorsMixin:
         """True if debug mode is on."""
         return self._debug
 
+    def _bind_get_debug(self):
+        """asyncio's C Future and Task call loop.get_debug() whenever one is
+        made (three times per aiohttp request): bound on the loop as a
+        builtin that returns _debug (the __next__ of an endless repeat of
+        it), that is a call without a Python frame. __init__ and set_debug
+        bind it again whenever _debug changes; a subclass's own get_debug
+        is kept."""
+        if type(self).get_debug is ErrorsMixin.get_debug:
+            self.get_debug = itertools.repeat(self._debug).__next__
+
     def set_debug(self, enabled):
         """Turn debug mode on or off (slow callbacks, source tracebacks)."""
         self._debug = enabled
+        self._bind_get_debug()
         self._soon_slow = enabled or self._closed
         if self.is_running():
             self.call_soon_threadsafe(self._set_coroutine_origin_tracking,

@@ -133,7 +133,13 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._old_wakeup = None
         self._stopping = False
         self._debug = coroutines._is_debug_mode()
+        self._bind_get_debug()
         self._soon_slow = self._debug   # closed or debug (call_soon)
+        if type(self).create_future is EventLoop.create_future:
+            # create_future() is Future(loop=self) itself, bound here as
+            # time() is: no Python frame (aiohttp makes one per request). A
+            # subclass's own create_future is kept.
+            self.create_future = functools.partial(futures.Future, loop=self)
         self.slow_callback_duration = 0.1
         self._current_handle = None
         self._exception_handler = None
