@@ -81,6 +81,7 @@ class ErrorsMixin:
         """Turn debug mode on or off (slow callbacks, source tracebacks)."""
         self._debug = enabled
         self._bind_get_debug()
+        self._bind_create_task()  # (EventLoop's: a debug task drops a frame)
         self._soon_slow = enabled or self._closed
         if self.is_running():
             self.call_soon_threadsafe(self._set_coroutine_origin_tracking,

@@ -145,6 +145,7 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._exception_handler = None
         self._task_factory = None
         self._task_class = _MachineTask if task_machine else tasks.Task  # create_task's
+        self._bind_create_task()
         self._tm = None          # TaskMachine, made by the first libloop.Task
         self._virtual_iterations = scheduling_mod._VIRTUAL_ITERATIONS
         # call_soon and the round of handles in C (cpython/soon.c, handles.c), bound on
@@ -335,6 +336,8 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
             self._closed = True
             self._soon_slow = True
             self.__dict__.pop('call_soon', None)
+            self.__dict__.pop('create_future', None)
+            self._bind_create_task()
             self._run_handles = None
             self._ready.clear()
             return
@@ -343,6 +346,8 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
         self._closed = True
         self._soon_slow = True
         self.__dict__.pop('call_soon', None)  # the C builtins hold the loop
+        self.__dict__.pop('create_future', None)  # (so do these partials)
+        self._bind_create_task()
         self._run_handles = None
         self._ready.clear()
         self._clear_timers()
@@ -412,11 +417,25 @@ class EventLoop(SchedulingMixin, TimersMixin, ReadersMixin, SocketsMixin, Networ
                         pass
             return task
 
+    def _bind_create_task(self):
+        """create_task's common case -- no task factory, asyncio's Task,
+        not closed, not in debug mode -- is Task(coro, loop=self, **kw)
+        itself, bound on the loop as a partial: no Python frame (aiohttp
+        makes a task per request). Bound again whenever one of those
+        changes (set_task_factory, set_debug, close); a subclass's own
+        create_task is kept."""
+        if (type(self).create_task is EventLoop.create_task and self._task_factory is None
+                and self._task_class is tasks.Task and not self._debug and not self._closed):
+            self.create_task = functools.partial(tasks.Task, loop=self)
+        else:
+            self.__dict__.pop('create_task', None)
+
     def set_task_factory(self, factory):
         """Set (or with None, reset) the factory used by create_task."""
         if factory is not None and not callable(factory):
             raise TypeError('task factory must be a callable or None')
         self._task_factory = factory
+        self._bind_create_task()
 
     def get_task_factory(self):
         """The task factory, or None."""
