@@ -49,7 +49,7 @@
 /* The interface of this object to _hotpath.py: bumped whenever a function,
  * table or struct below changes, so that a stale object is refused (the
  * binding then takes its Python path) rather than called wrongly. */
-#define LLPY_INTERFACE 4
+#define LLPY_INTERFACE 5
 
 /** The CPython functions llpy_bind takes, by index in its first array. */
 enum llpy_py_fn {
@@ -300,6 +300,9 @@ enum llpy_stream_slot {
     LLPY_STREAM_WPEND_N,    /**< _wpend_n: how many bytes _wpend holds */
     LLPY_STREAM_CBUF,       /**< _cbuf: the C buffer's size after the last write (0: empty) */
     LLPY_STREAM_GATHER_MAX, /**< _gather_max: most bytes a batch gathers */
+    LLPY_STREAM_EXTRA,      /**< _extra: the extra-info mapping (no_extra: none given) */
+    LLPY_STREAM_PEERNAME,   /**< _peername: get_extra_info('peername') (unknown: not read yet) */
+    LLPY_STREAM_SOCKNAME,   /**< _sockname: get_extra_info('sockname') (unknown: not read yet) */
     LLPY_STREAM_SLOTS
 };
 
@@ -330,6 +333,12 @@ typedef struct llpy_stream_layout {
     void *list_set_slice; /**< PyList_SetSlice */
     void *flush_one;      /**< flush_one(loop, transport): the Python flush of one transport */
     void *flush_failed;   /**< flush_failed(loop, transport, exc): a flushed write raised */
+    void *extra_fallback; /**< the Python get_extra_info(transport, name, default=None) */
+    void *no_extra;       /**< the _extra of a transport made without extra info */
+    void *unknown;        /**< _peername / _sockname before the names were read */
+    void *str_type;       /**< str */
+    void *str_equals;     /**< PyUnicode_CompareWithASCIIString */
+    ptrdiff_t concat_max; /**< gathered bytes joined by concatenation up to this size */
     /** Byte offsets of the object pointers of those slots in a transport
      * and in a loop (found as for llpy_soon_layout). */
     ptrdiff_t slot[LLPY_STREAM_SLOTS];
@@ -339,7 +348,8 @@ typedef struct llpy_stream_layout {
 } llpy_stream_layout;
 
 /**
- * Make llpy_stream_write_method and llpy_stream_is_closing_method usable:
+ * Make llpy_stream_write_method, llpy_stream_is_closing_method and
+ * llpy_stream_extra_info_method usable:
  * copies layout (its objects borrowed: the binding keeps them for the
  * process). After llpy_bind; once per process (again with an equal
  * layout: 0). LL_EINVAL for NULL, a NULL entry or a bad offset (as
@@ -357,9 +367,13 @@ LLPY_EXPORT int llpy_stream_bind(const llpy_stream_layout *layout);
  * transport._written(result), 0 sets _cbuf to 0) or, bytes inside the
  * loop's trampoline (loop._gather) with the C buffer empty, not closing
  * and within _gather_max, kept as the batch's first gathered write
- * (_wpend, _wpend_n, appended to loop._wq). Everything else (other
- * types, empty data, after write_eof or close, keywords) is the Python
- * fallback's, unchanged. NULL before llpy_stream_bind.
+ * (_wpend, _wpend_n, appended to loop._wq); bytes to a transport that
+ * holds one gathered bytes object, inside the trampoline, with the C
+ * buffer empty, not closing and the two together within concat_max and
+ * _gather_max, are joined to it (a new bytes object in _wpend). Everything
+ * else (other types, empty data, after write_eof or close, a list
+ * gathered, keywords) is the Python fallback's, unchanged. NULL before
+ * llpy_stream_bind.
  */
 LLPY_EXPORT const void *llpy_stream_write_method(void);
 
@@ -381,6 +395,17 @@ LLPY_EXPORT const void *llpy_stream_flush_method(void);
  * slot), for a method descriptor as llpy_stream_write_method's. NULL
  * before llpy_stream_bind. */
 LLPY_EXPORT const void *llpy_stream_is_closing_method(void);
+
+/**
+ * The PyMethodDef of StreamTransport.get_extra_info(name, default=None)
+ * in C, for a method descriptor as llpy_stream_write_method's: for a
+ * transport made without extra info (_extra is no_extra) and a name of
+ * type str, 'peername' and 'sockname' are their slots once read (not
+ * unknown), and any name but those and 'socket' is default. Everything
+ * else (extra info given, a name not read yet, 'socket', another type,
+ * keywords) is extra_fallback's, unchanged. NULL before llpy_stream_bind.
+ */
+LLPY_EXPORT const void *llpy_stream_extra_info_method(void);
 
 /* ---- inside the object ------------------------------------------------------ */
 

@@ -28,6 +28,7 @@ static PyObj *(*no_memory)(void);
 static ptrdiff_t (*list_size)(PyObj *);
 static PyObj *(*list_get)(PyObj *, ptrdiff_t);
 static int (*list_set_slice)(PyObj *, ptrdiff_t, ptrdiff_t, PyObj *);
+static int (*str_equals)(PyObj *, const char *);
 
 int llpy_stream_bind(const llpy_stream_layout *l) {
     if (l == NULL || !llpy_bound)
@@ -36,11 +37,13 @@ int llpy_stream_bind(const llpy_stream_layout *l) {
                           l->bytes_type, l->bytearray_type, l->memoryview_type, l->false_,
                           l->true_, l->none, l->zero, l->list_append, l->err_clear,
                           l->tuple_size, l->no_memory, l->list_type, l->list_size,
-                          l->list_get, l->list_set_slice, l->flush_one, l->flush_failed};
+                          l->list_get, l->list_set_slice, l->flush_one, l->flush_failed,
+                          l->extra_fallback, l->no_extra, l->unknown, l->str_type,
+                          l->str_equals};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
         if (objs[i] == NULL)
             return LL_EINVAL;
-    if (!llpy_offsets_ok(l->slot, LLPY_STREAM_SLOTS, l->size) ||
+    if (l->concat_max < 0 || !llpy_offsets_ok(l->slot, LLPY_STREAM_SLOTS, l->size) ||
         !llpy_offsets_ok(l->loop_slot, LLPY_STREAM_LOOP_SLOTS, l->loop_size))
         return LL_EINVAL;
     if (stream_bound)
@@ -53,6 +56,7 @@ int llpy_stream_bind(const llpy_stream_layout *l) {
     list_size = (ptrdiff_t(*)(PyObj *))l->list_size;
     list_get = (PyObj * (*)(PyObj *, ptrdiff_t)) l->list_get;
     list_set_slice = (int (*)(PyObj *, ptrdiff_t, ptrdiff_t, PyObj *))l->list_set_slice;
+    str_equals = (int (*)(PyObj *, const char *))l->str_equals;
     stream_bound = 1;
     return 0;
 }
@@ -72,9 +76,10 @@ static PyObj *none(void) {
     return layout.none;
 }
 
-/* The Python write(transport, *args, **kw): asyncio's checks, errors and
- * warnings, and every case not done here. */
-static PyObj *fallback(PyObj *t, PyObj *const *args, ptrdiff_t nargs, PyObj *kwnames) {
+/* The Python method fn(transport, *args, **kw): asyncio's checks, errors
+ * and warnings, and every case not done here. */
+static PyObj *fallback_to(PyObj *fn, PyObj *t, PyObj *const *args, ptrdiff_t nargs,
+                          PyObj *kwnames) {
     ptrdiff_t nkw = kwnames != NULL ? tuple_size(kwnames) : 0;
     if (nkw < 0)
         return NULL;
@@ -88,10 +93,15 @@ static PyObj *fallback(PyObj *t, PyObj *const *args, ptrdiff_t nargs, PyObj *kwn
     all[0] = t;
     for (ptrdiff_t i = 0; i < nargs + nkw; i++)
         all[i + 1] = args[i];
-    PyObj *r = llpy_py.call(layout.fallback, all, (size_t)nargs + 1, kwnames);
+    PyObj *r = llpy_py.call(fn, all, (size_t)nargs + 1, kwnames);
     if (all != small)
         free(all);
     return r;
+}
+
+/* The Python write(transport, *args, **kw). */
+static PyObj *fallback(PyObj *t, PyObj *const *args, ptrdiff_t nargs, PyObj *kwnames) {
+    return fallback_to(layout.fallback, t, args, nargs, kwnames);
 }
 
 /* What follows a write: _cbuf = 0 for 0 (sent, nothing buffered), else
@@ -144,12 +154,72 @@ static int gather(PyObj *t, PyObj *loop, PyObj *data, ptrdiff_t len) {
     return 1;
 }
 
+/* Join tail (len bytes, not empty, a bytes object's) to the bytes object t gathered
+ * (pend), as the Python write does for a second small write of a batch
+ * (an HTTP body after its headers): 1 when joined, 0 when the Python
+ * write must decide (another type, too big, not in the trampoline, the C
+ * buffer not empty, closing), -1 with an exception set. */
+static int concat(PyObj *t, PyObj *pend, const char *tail, ptrdiff_t len) {
+    PyObj *loop = TSLOT(t, LLPY_STREAM_LOOP);
+    if (LLPY_TYPE(pend) != layout.bytes_type || loop == NULL || LLPY_TYPE(loop) != layout.loop_type ||
+        LSLOT(loop, LLPY_STREAM_LOOP_GATHER) != layout.true_ ||
+        TSLOT(t, LLPY_STREAM_CBUF) != layout.zero || TSLOT(t, LLPY_STREAM_CLOSING) != layout.false_)
+        return 0;
+    char *head, *out;
+    ptrdiff_t hlen;
+    if (llpy_py.bytes_as(pend, &head, &hlen) < 0)
+        return -1;
+    ptrdiff_t n = hlen + len;
+    if (n > layout.concat_max)
+        return 0;
+    PyObj *max = TSLOT(t, LLPY_STREAM_GATHER_MAX);
+    if (max == NULL)
+        return 0;
+    unsigned long long most = llpy_py.long_as_u64(max);
+    if (most == (unsigned long long)-1 && llpy_py.err_occurred() != NULL) {
+        err_clear();
+        return 0;
+    }
+    if ((unsigned long long)n > most)
+        return 0;
+    PyObj *nobj = llpy_py.long_from_i64(n);
+    if (nobj == NULL)
+        return -1;
+    PyObj *joined = llpy_py.bytes_from(NULL, n);
+    if (joined == NULL || llpy_py.bytes_as(joined, &out, &n) < 0) {
+        llpy_py.decref(joined);
+        llpy_py.decref(nobj);
+        return -1;
+    }
+    memcpy(out, head, (size_t)hlen);
+    memcpy(out + hlen, tail, (size_t)len);
+    set_slot(t, LLPY_STREAM_WPEND, joined);
+    set_slot(t, LLPY_STREAM_WPEND_N, nobj);
+    return 1;
+}
+
 /* write(data): bytes, bytearray or a C-contiguous memoryview to a
- * transport that may write and holds nothing gathered (llpy.h). */
+ * transport that may write and holds nothing gathered, or bytes joined to
+ * the bytes it gathered (llpy.h). */
 static PyObj *stream_write(PyObj *t, PyObj *const *args, ptrdiff_t nargs, PyObj *kwnames) {
     if (nargs != 1 || kwnames != NULL || TSLOT(t, LLPY_STREAM_EOF) != layout.false_ ||
-        TSLOT(t, LLPY_STREAM_LOST) != layout.false_ || TSLOT(t, LLPY_STREAM_WPEND) != layout.none)
+        TSLOT(t, LLPY_STREAM_LOST) != layout.false_)
         return fallback(t, args, nargs, kwnames);
+    PyObj *pend = TSLOT(t, LLPY_STREAM_WPEND);
+    if (pend != layout.none) {
+        if (pend == NULL || LLPY_TYPE(args[0]) != layout.bytes_type)
+            return fallback(t, args, nargs, kwnames);
+        char *buf;
+        ptrdiff_t len;
+        if (llpy_py.bytes_as(args[0], &buf, &len) < 0)
+            return NULL;
+        if (len == 0)
+            return none();
+        int joined = concat(t, pend, buf, len);
+        if (joined != 0)
+            return joined > 0 ? none() : NULL;
+        return fallback(t, args, nargs, kwnames);
+    }
     PyObj *data = args[0], *type = LLPY_TYPE(data), *loop = TSLOT(t, LLPY_STREAM_LOOP);
     PyObj *id = TSLOT(t, LLPY_STREAM_TID);
     if (id == NULL || loop == NULL || LLPY_TYPE(loop) != layout.loop_type)
@@ -279,3 +349,31 @@ static const py_method_def is_closing_def = {
     "is_closing(): whether the transport is closing or closed"};
 
 const void *llpy_stream_is_closing_method(void) { return stream_bound ? &is_closing_def : NULL; }
+
+/* get_extra_info(name, default=None): the common cases (llpy.h). */
+static PyObj *stream_extra_info(PyObj *t, PyObj *const *args, ptrdiff_t nargs, PyObj *kwnames) {
+    if (nargs < 1 || nargs > 2 || kwnames != NULL || TSLOT(t, LLPY_STREAM_EXTRA) != layout.no_extra ||
+        LLPY_TYPE(args[0]) != layout.str_type)
+        return fallback_to(layout.extra_fallback, t, args, nargs, kwnames);
+    PyObj *name = args[0], *value;
+    if (str_equals(name, "peername") == 0)
+        value = TSLOT(t, LLPY_STREAM_PEERNAME);
+    else if (str_equals(name, "sockname") == 0)
+        value = TSLOT(t, LLPY_STREAM_SOCKNAME);
+    else if (str_equals(name, "socket") == 0)
+        value = NULL; /* (made when first asked, from the fd: Python's) */
+    else
+        value = nargs == 2 ? args[1] : layout.none;
+    if (value == NULL || value == layout.unknown)
+        return fallback_to(layout.extra_fallback, t, args, nargs, kwnames);
+    llpy_py.incref(value);
+    return value;
+}
+
+static const py_method_def extra_info_def = {
+    "get_extra_info", (py_fastcall)(void (*)(void))stream_extra_info,
+    METH_FASTCALL | METH_KEYWORDS,
+    "get_extra_info(name, default=None): information about the transport "
+    "(asyncio.BaseTransport.get_extra_info)"};
+
+const void *llpy_stream_extra_info_method(void) { return stream_bound ? &extra_info_def : NULL; }

@@ -41,7 +41,7 @@ from . import _netlib as _net
 OBJECT_NAME = 'libloop-cpython.so'
 # llpy.h's LLPY_INTERFACE: the object's functions, tables and struct as this
 # file calls them. An object of another interface is not called.
-INTERFACE = 4
+INTERFACE = 5
 
 # llpy_bind's first table, in enum llpy_py_fn's order.
 _API = ('PyGILState_Ensure', 'PyGILState_Release', 'PyLong_FromUnsignedLongLong',
@@ -443,34 +443,39 @@ class _StreamLayout(ctypes.Structure):
         'transport_type', 'loop_type', 'fallback', 'written_name', 'bytes_type',
         'bytearray_type', 'memoryview_type', 'false_', 'true_', 'none', 'zero',
         'list_append', 'err_clear', 'tuple_size', 'no_memory', 'list_type', 'list_size',
-        'list_get', 'list_set_slice', 'flush_one', 'flush_failed')] +
-        [('slot', ctypes.c_ssize_t * 9), ('size', ctypes.c_ssize_t),
+        'list_get', 'list_set_slice', 'flush_one', 'flush_failed', 'extra_fallback', 'no_extra',
+        'unknown', 'str_type', 'str_equals')] +
+        [('concat_max', ctypes.c_ssize_t),
+         ('slot', ctypes.c_ssize_t * 12), ('size', ctypes.c_ssize_t),
          ('loop_slot', ctypes.c_ssize_t * 2), ('loop_size', ctypes.c_ssize_t)])
 
 
 _STREAM_SLOTS = ('_tid', '_loop', '_eof', '_lost', '_closing', '_wpend', '_wpend_n', '_cbuf',
-                 '_gather_max')   # enum llpy_stream_slot's order
+                 '_gather_max', '_extra', '_peername', '_sockname')   # enum llpy_stream_slot's order
 _STREAM_LOOP_SLOTS = ('_gather', '_wq')   # enum llpy_stream_loop_slot's order
 _STREAM_API = ('PyList_Append', 'PyErr_Clear', 'PyTuple_Size', 'PyErr_NoMemory')
 _STREAM_LIST_API = ('PyList_Size', 'PyList_GetItem', 'PyList_SetSlice')
+_STREAM_STR_API = ('PyUnicode_CompareWithASCIIString',)
 STREAM_OFF_REASON = None   # why StreamTransport.write is not in C (set by bind_stream)
 _stream = {}   # 'done': bind_stream ran; 'keep': the layout's objects
 
 
-def bind_stream(loop, transport_type, py_write, flush_one, flush_failed):
-    """Put transport_type.write and is_closing in C (stream.c), once per
-    process, for transports of loops of loop's class: method descriptors
-    on the class, whose fallback is py_write (the Python write function);
-    then loop's _flush_writes in C, bound on loop (flush_one(loop, t) and
+def bind_stream(loop, transport_type, py, flush_one, flush_failed):
+    """Put transport_type.write, is_closing and get_extra_info in C
+    (stream.c), once per process, for transports of loops of loop's class:
+    method descriptors on the class, whose fallbacks are py's (the
+    module's StreamPython: the Python write and get_extra_info, the
+    _extra and names' sentinels, the concatenation limit); then loop's
+    _flush_writes in C, bound on loop (flush_one(loop, t) and
     flush_failed(loop, t, exc) its Python parts). True when they are
     there; STREAM_OFF_REASON says why not."""
-    if _stream_bind(loop, transport_type, py_write, flush_one, flush_failed):
+    if _stream_bind(loop, transport_type, py, flush_one, flush_failed):
         loop._flush_writes = _new_function(_stream['flush'], loop)
         return True
     return False
 
 
-def _stream_bind(loop, transport_type, py_write, flush_one, flush_failed):
+def _stream_bind(loop, transport_type, py, flush_one, flush_failed):
     global STREAM_OFF_REASON
     if 'done' in _stream:
         return _stream['done']
@@ -483,8 +488,10 @@ def _stream_bind(loop, transport_type, py_write, flush_one, flush_failed):
         write_method = _declare(_object, "llpy_stream_write_method", c_void_p, [])
         closing_method = _declare(_object, "llpy_stream_is_closing_method", c_void_p, [])
         flush_method = _declare(_object, "llpy_stream_flush_method", c_void_p, [])
+        extra_method = _declare(_object, "llpy_stream_extra_info_method", c_void_p, [])
         fns = _api_addresses(_STREAM_API)
         list_fns = _api_addresses(_STREAM_LIST_API)
+        str_fns = _api_addresses(_STREAM_STR_API)
         new_descr = ctypes.pythonapi.PyDescr_NewMethod
     except AttributeError as exc:
         STREAM_OFF_REASON = f'missing: {exc}'
@@ -497,18 +504,21 @@ def _stream_bind(loop, transport_type, py_write, flush_one, flush_failed):
     if toffs is None or loffs is None:
         STREAM_OFF_REASON = 'the transport or loop slots were not found in the objects'
         return False
-    keep = (transport_type, type(loop), py_write, sys.intern('_written'), bytes, bytearray,
+    keep = (transport_type, type(loop), py.write, sys.intern('_written'), bytes, bytearray,
             memoryview, False, True, None, 0)
+    extra = (py.get_extra_info, py.no_extra, py.unknown, str)
     layout = _StreamLayout(*[id(o) for o in keep], *fns, id(list), *list_fns,
-                           id(flush_one), id(flush_failed),
-                           (ctypes.c_ssize_t * 9)(*toffs), transport_type.__basicsize__,
+                           id(flush_one), id(flush_failed), *[id(o) for o in extra], *str_fns,
+                           py.concat_max,
+                           (ctypes.c_ssize_t * 12)(*toffs), transport_type.__basicsize__,
                            (ctypes.c_ssize_t * 2)(*loffs), type(loop).__basicsize__)
     if bind(ctypes.byref(layout)) != 0:
         STREAM_OFF_REASON = 'llpy_stream_bind refused the layout'
         return False
-    _stream['keep'] = keep + (flush_one, flush_failed)
+    _stream['keep'] = keep + extra + (flush_one, flush_failed)
     _stream['flush'] = flush_method()
     transport_type.write = new_descr(transport_type, write_method())
     transport_type.is_closing = new_descr(transport_type, closing_method())
+    transport_type.get_extra_info = new_descr(transport_type, extra_method())
     _stream['done'] = True
     return True

@@ -87,10 +87,10 @@ class NetworkMixin:
         # gathered bytes.
         self._gather = False
         self._wq = []
-        # StreamTransport.write and is_closing in C (cpython/stream.c), for
-        # the process's transports, once a loop (their slots) exists; this
-        # loop's _flush_writes too.
-        _hotpath.bind_stream(self, StreamTransport, stream_transport.PY_WRITE, _flush_one,
+        # StreamTransport.write, is_closing and get_extra_info in C
+        # (cpython/stream.c), for the process's transports, once a loop
+        # (their slots) exists; this loop's _flush_writes too.
+        _hotpath.bind_stream(self, StreamTransport, stream_transport.PY, _flush_one,
                              _flush_failed)
         self._c_events = _net.EVENT_BATCH(self._on_events)
         # The C sink takes the listed transports' data and hands the rest

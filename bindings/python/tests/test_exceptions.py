@@ -77,6 +77,44 @@ class ErrorsTests(LoopCase):
         self.assertTrue(any('Executing' in line and 'took' in line
                             for line in cm.output), cm.output)
 
+    def test_debug_as_set_and_seen_by_new_futures(self):
+        # get_debug() returns what set_debug() was given, every time; a
+        # Future and a Task made after set_debug(True) record where they
+        # were made (asyncio's C Future asks the loop's get_debug()), and
+        # those made after set_debug(False) do not.
+        async def nothing():
+            pass
+        for value in (True, 0, 1, False):
+            self.loop.set_debug(value)
+            self.assertIs(self.loop.get_debug(), value)
+            fut = self.loop.create_future()
+            task = self.loop.create_task(nothing())
+            self.assertEqual(fut._source_traceback is not None, bool(value))
+            self.assertEqual(task._source_traceback is not None, bool(value))
+            self.assertIs(fut.get_loop(), self.loop)
+            self.loop.run_until_complete(task)
+            fut.cancel()
+
+    def test_subclass_get_debug_and_create_future_are_kept(self):
+        made = []
+
+        class Loop(type(self.loop)):
+            def get_debug(self):
+                return 'own'
+
+            def create_future(self):
+                made.append(super().create_future())
+                return made[-1]
+        loop = Loop()
+        try:
+            loop.set_debug(True)
+            self.assertEqual(loop.get_debug(), 'own')
+            fut = loop.create_future()
+            self.assertEqual(made, [fut])
+            self.assertIs(fut.get_loop(), loop)
+        finally:
+            loop.close()
+
     def test_unretrieved_task_exception_reported(self):
         self.collect_errors()
 

@@ -235,6 +235,25 @@ class StreamWriteTests(ClosesOpened, LoopCase):
         self.run_coro(main())
         self.assertEqual(recv_exactly(self, peer, 29), b'head;more;view;tail;l1;l2;l3;')
 
+    def test_task_writes_joined_then_past_the_join_limit_keep_order(self):
+        # Small writes of one batch are joined (headers + body); a write
+        # that takes them over the joining limit, and those after it,
+        # follow in order, and a write of another type sends them first.
+        t, p, peer = _pair(self)
+        big = b'B' * 1500
+
+        def batch():
+            t.write(b'HTTP/1.1 200 OK\r\n\r\n')
+            t.write(b'body;')
+            t.write(b'')
+            t.write(big)
+            t.write(b'after;')
+            t.write(bytearray(b'buf;'))
+            t.write(b'end')
+        self.loop.call_soon(batch)
+        want = b'HTTP/1.1 200 OK\r\n\r\nbody;' + big + b'after;buf;end'
+        self.assertEqual(recv_exactly(self, peer, len(want)), want)
+
     def test_write_eof_sends_what_a_task_wrote_first(self):
         t, p, peer = _pair(self)
 
@@ -281,6 +300,30 @@ class TestStreamWriteState(ClosesOpened, LoopCase, LibloopLoop, unittest.TestCas
         self.assertIsNone(t._wpend)
         self.assertEqual(loop._wq, [])
         self.assertEqual(t._cbuf, 0)
+
+    def test_joined_state_up_to_the_limit_then_a_list(self):
+        t, p, peer = _pair(self)
+        limit = stream_transport._CONCAT_MAX
+
+        async def main():
+            t.write(b'h' * (limit - 10))
+            t.write(b'b' * 10)
+            at_limit = (type(t._wpend), t._wpend_n)
+            t.write(b'x')
+            past = (type(t._wpend), t._wpend_n)
+            return at_limit, past
+        at_limit, past = self.run_coro(main())
+        self.assertEqual(at_limit, (bytes, limit))
+        self.assertEqual(past, (list, limit + 1))
+        self.assertEqual(recv_exactly(self, peer, limit + 1),
+                         b'h' * (limit - 10) + b'b' * 10 + b'x')
+
+    def test_extra_info_is_in_c_exactly_with_the_c_side(self):
+        cls = stream_transport.StreamTransport
+        if _hotpath.ENABLED:
+            self.assertEqual(type(cls.__dict__['get_extra_info']).__name__, 'method_descriptor')
+        else:
+            self.assertIs(cls.__dict__['get_extra_info'], stream_transport.PY_GET_EXTRA_INFO)
 
     def test_a_failed_flush_goes_to_the_handler_and_the_flush_goes_on(self):
         # Two transports gather in one task; the first one's write fails at

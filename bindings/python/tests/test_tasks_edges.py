@@ -213,6 +213,47 @@ class TaskEdgesTests(LoopCase):
         with self.assertRaises(TypeError):
             self.loop.create_task(123)
 
+    def test_create_task_follows_factory_debug_and_close(self):
+        # Every way create_task can go: name and context by keyword, a task
+        # factory set and reset, debug mode (the source traceback ends at
+        # the caller), and a closed loop (RuntimeError).
+        loop = self.loop
+        ctx = contextvars.copy_context()
+        ctx.run(cvar.set, 'in ctx')
+
+        async def value():
+            return cvar.get()
+        t = loop.create_task(value(), name='named', context=ctx)
+        self.assertEqual(t.get_name(), 'named')
+        self.assertEqual(loop.run_until_complete(t), 'in ctx')
+        made = []
+
+        def factory(loop, coro, **kw):
+            made.append(coro)
+            return asyncio.Task(coro, loop=loop, **kw)
+        loop.set_task_factory(factory)
+        t = loop.create_task(value())
+        self.assertEqual(len(made), 1)
+        loop.run_until_complete(t)
+        loop.set_task_factory(None)
+        loop.run_until_complete(loop.create_task(value()))
+        self.assertEqual(len(made), 1)
+        loop.set_debug(True)
+        t = loop.create_task(value())
+        self.assertIsNotNone(t._source_traceback)
+        if type(t) is asyncio.Task:  # (libloop.Task's ends one frame deeper)
+            self.assertEqual(t._source_traceback[-1].filename, __file__)
+        loop.run_until_complete(t)
+        loop.set_debug(False)
+        t = loop.create_task(value())
+        self.assertIsNone(t._source_traceback)
+        loop.run_until_complete(t)
+        loop.close()
+        coro = value()
+        with self.assertRaisesRegex(RuntimeError, 'Event loop is closed'):
+            loop.create_task(coro)
+        coro.close()
+
     def test_wakeup_takes_one_iteration(self):
         # A task awaiting a future wakes in the iteration after the future
         # completes, as asyncio's Task.__wakeup (call_soon) does.

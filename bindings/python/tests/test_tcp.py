@@ -54,6 +54,31 @@ class TransportTests(ClosesOpened, LoopCase):
         self.assertEqual(t.get_extra_info('peername'), peer.getsockname())
         self.assertEqual(t.get_extra_info('sockname'), peer.getpeername())
 
+    def test_extra_info_names_by_value_and_defaults(self):
+        # What aiohttp asks per request ('sslcontext', 'peername'), by any
+        # equal str (not only the interned literal), a str subclass, the
+        # default by position and by keyword, and names that are not str.
+        t, p, peer = self.pair()
+
+        class Name(str):
+            pass
+        built = ''.join(['peer', 'name'])
+        self.assertIsNone(t.get_extra_info('sslcontext'))
+        self.assertEqual(t.get_extra_info('sslcontext', 'd'), 'd')
+        self.assertEqual(t.get_extra_info(built), peer.getsockname())
+        self.assertEqual(t.get_extra_info(''.join(['sock', 'name'])), peer.getpeername())
+        self.assertEqual(t.get_extra_info(Name('peername')), peer.getsockname())
+        self.assertEqual(t.get_extra_info('peername', 'unused'), peer.getsockname())
+        self.assertEqual(t.get_extra_info('nothing', default='kw'), 'kw')
+        self.assertEqual(t.get_extra_info(name='nothing', default='kw'), 'kw')
+        self.assertEqual(t.get_extra_info(42, 'd'), 'd')
+        self.assertIsNone(t.get_extra_info(None))
+        self.assertEqual(t.get_extra_info(''.join(['sock', 'et'])).fileno(), t.get_extra_info('socket').fileno())
+        with self.assertRaises(TypeError):
+            t.get_extra_info()
+        with self.assertRaises(TypeError):
+            t.get_extra_info('a', 'b', 'c')
+
     def test_fd_of_a_transport_is_not_for_add_reader(self):
         # asyncio: a transport's fd cannot be watched or unwatched by hand.
         t, p, peer = self.pair()

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* llpy_stream_bind's checks (bindings/python/cpython/llpy.h): the CPython
- * binding's StreamTransport.write, is_closing and loop flush in C use
+ * binding's StreamTransport.write, is_closing, get_extra_info and loop
+ * flush in C use
  * transport and loop slots at the offsets they are given, so a layout it
  * cannot trust is refused with LL_EINVAL and the methods stay NULL; one
  * layout per process. What the methods do with real objects is checked
@@ -13,18 +14,20 @@
 #include "check.h"
 #include "bind_tables.h"
 
-static char objects[16][32]; /* stand-ins for the layout's Python objects */
+static char objects[24][32]; /* stand-ins for the layout's Python objects */
 
 static llpy_stream_layout valid(void) {
     llpy_stream_layout l;
     memset(&l, 0, sizeof l);
     void **objs[] = {&l.transport_type, &l.loop_type, &l.fallback, &l.written_name,
                      &l.bytes_type, &l.bytearray_type, &l.memoryview_type, &l.false_,
-                     &l.true_, &l.none, &l.zero, &l.list_type, &l.flush_one, &l.flush_failed};
+                     &l.true_, &l.none, &l.zero, &l.list_type, &l.flush_one, &l.flush_failed,
+                     &l.extra_fallback, &l.no_extra, &l.unknown, &l.str_type};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
         *objs[i] = objects[i];
     l.list_append = l.err_clear = l.tuple_size = l.no_memory = (void *)stub;
-    l.list_size = l.list_get = l.list_set_slice = (void *)stub;
+    l.list_size = l.list_get = l.list_set_slice = l.str_equals = (void *)stub;
+    l.concat_max = 1024;
     for (int i = 0; i < LLPY_STREAM_SLOTS; i++)
         l.slot[i] = 24 + 8 * i; /* a StreamTransport's slots */
     l.size = 24 + 8 * LLPY_STREAM_SLOTS + 64;
@@ -39,6 +42,7 @@ static void test_refused_before_llpy_bind(void) {
     CHECK(llpy_stream_write_method() == NULL);
     CHECK(llpy_stream_is_closing_method() == NULL);
     CHECK(llpy_stream_flush_method() == NULL);
+    CHECK(llpy_stream_extra_info_method() == NULL);
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     CHECK(llpy_stream_write_method() == NULL);
 }
@@ -54,6 +58,14 @@ static void test_bad_layouts_refused(void) {
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     l = valid(); l.list_set_slice = NULL;                  /* a function missing */
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
+    l = valid(); l.extra_fallback = NULL;                  /* get_extra_info's */
+    CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
+    l = valid(); l.str_equals = NULL;
+    CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
+    l = valid(); l.concat_max = -1;                        /* a negative limit */
+    CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
+    l = valid(); l.slot[LLPY_STREAM_SOCKNAME] = l.slot[LLPY_STREAM_PEERNAME];
+    CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     l = valid(); l.slot[LLPY_STREAM_TID] = 8;              /* inside the header */
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     l = valid(); l.slot[LLPY_STREAM_CBUF] = 61;            /* unaligned */
@@ -66,6 +78,7 @@ static void test_bad_layouts_refused(void) {
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     CHECK(llpy_stream_write_method() == NULL);
     CHECK(llpy_stream_flush_method() == NULL);
+    CHECK(llpy_stream_extra_info_method() == NULL);
 }
 
 /* CPython's PyMethodDef: name, function, flags. */
@@ -95,6 +108,10 @@ static void test_one_layout_per_process(void) {
     CHECK(flush != NULL);
     CHECK_EQ_STR(flush->name, "_flush_writes");
     CHECK_EQ_INT(flush->flags, 0x0004);
+    const method_def *extra = llpy_stream_extra_info_method();
+    CHECK(extra != NULL);
+    CHECK_EQ_STR(extra->name, "get_extra_info");
+    CHECK_EQ_INT(extra->flags, 0x0080 | 0x0002);           /* FASTCALL|KEYWORDS */
 }
 
 int main(void) {
