@@ -325,6 +325,24 @@ static void mixed_done(ll_future fut, void *arg) {
         m->bad++;
 }
 
+/* Queues n one-byte reads of fd into bufs, alternately in the callback
+ * form (mixed_read) and the future form (mixed_done on each future, kept
+ * in futs): how many futures it made. */
+static int queue_mixed_reads(ll_loop loop, int fd, char (*bufs)[1], int n, struct mixed *m,
+                             ll_future *futs) {
+    int nfut = 0;
+    for (int i = 0; i < n; i++) {
+        if (i % 2 == 0) {
+            CHECK_EQ_INT(ll_fs_read_cb(loop, fd, bufs[i], 1, -1, mixed_read, m), 0);
+        } else {
+            CHECK_EQ_INT(ll_fs_read(loop, fd, bufs[i], 1, -1, &futs[nfut]), 0);
+            CHECK_EQ_INT(ll_future_add_done_callback(futs[nfut], mixed_done, m), 0);
+            nfut++;
+        }
+    }
+    return nfut;
+}
+
 /* One bound for both forms: ll_fs_read_cb and ll_fs_read (the future form)
  * on one empty pipe, alternately, 3x the bound: at most the bound's
  * threads block in read at once (two pools would block twice as many),
@@ -340,16 +358,7 @@ static void test_one_bound_for_both_forms(void) {
     static struct mixed m;
     memset(&m, 0, sizeof m);
     ll_future futs[M];
-    int nfut = 0;
-    for (int i = 0; i < M; i++) {
-        if (i % 2 == 0) {
-            CHECK_EQ_INT(ll_fs_read_cb(loop, p[0], bufs[i], 1, -1, mixed_read, &m), 0);
-        } else {
-            CHECK_EQ_INT(ll_fs_read(loop, p[0], bufs[i], 1, -1, &futs[nfut]), 0);
-            CHECK_EQ_INT(ll_future_add_done_callback(futs[nfut], mixed_done, &m), 0);
-            nfut++;
-        }
-    }
+    int nfut = queue_mixed_reads(loop, p[0], bufs, M, &m, futs);
     struct stat st;
     ll_future stat_fut;
     CHECK_EQ_INT(ll_fs_stat(loop, data_path, &st, &stat_fut), 0);
@@ -415,16 +424,7 @@ static void close_mixed(int close_first) {
     static struct mixed m;
     memset(&m, 0, sizeof m);
     ll_future futs[M];
-    int nfut = 0;
-    for (int i = 0; i < M; i++) {
-        if (i % 2 == 0) {
-            CHECK_EQ_INT(ll_fs_read_cb(loop, p[0], bufs[i], 1, -1, mixed_read, &m), 0);
-        } else {
-            CHECK_EQ_INT(ll_fs_read(loop, p[0], bufs[i], 1, -1, &futs[nfut]), 0);
-            CHECK_EQ_INT(ll_future_add_done_callback(futs[nfut], mixed_done, &m), 0);
-            nfut++;
-        }
-    }
+    int nfut = queue_mixed_reads(loop, p[0], bufs, M, &m, futs);
     double dl = now_s() + 5;
     while (threads_in_read(p[0]) < N && now_s() < dl)
         usleep(1000);
