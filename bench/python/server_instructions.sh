@@ -27,6 +27,8 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=bench/python/callgrind_per_op.sh
+. "$HERE/callgrind_per_op.sh"
 ROOT="$(cd "$HERE/../.." && pwd)"
 command -v valgrind >/dev/null || { echo "server_instructions.sh: needs valgrind" >&2; exit 2; }
 LOOPS=("$@")
@@ -82,18 +84,6 @@ for w in ${BENCH_WORKLOADS:-W5p W9}; do
     for l in "${LOOPS[@]}"; do
         run "$w" "$l" "$N1"
         run "$w" "$l" "$N2"
-        # Per shared object: the difference of the two runs over N2 - N1.
-        for n in "$N1" "$N2"; do
-            callgrind_annotate --threshold=100 "$OUT/$w.$l.$n" 2>/dev/null |
-                awk -v n="$n" '/\[.*\]$/ { gsub(",", "", $1); o = $NF; gsub(/^\[|\]$/, "", o); sub(/.*\//, "", o); s[o] += $1 }
-                               END { for (k in s) print n, k, s[k] }'
-        done | awk -v a="$N1" -v b="$N2" -v w="$w" -v l="$l" '
-            { v[$2, $1] = $3; objs[$2] = 1 }
-            END {
-                total = 0
-                for (o in objs) { d = (v[o, b] - v[o, a]) / (b - a); total += d; if (d > 100 || d < -100) rows[o] = d }
-                printf "%s %s: %.0f instructions per request\n", w, l, total
-                for (o in rows) printf "  %8.0f  %s\n", rows[o], o
-            }'
+        per_op_by_object "$OUT/$w.$l" "$N1" "$N2" "$w $l" request
     done
 done
