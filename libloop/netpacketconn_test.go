@@ -3,16 +3,13 @@
 package libloop
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/libloop/libloop/internal/conntest"
 	"github.com/libloop/libloop/internal/packetconn"
 )
 
@@ -26,6 +23,18 @@ func udpPeer(t *testing.T) *net.UDPConn {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// packetListen is l's ListenPacket as internal/conntest's PacketConn
+// checks call it.
+func packetListen(l *Loop) conntest.ListenPacket {
+	return func(network, address string) (net.PacketConn, error) {
+		pc, err := l.ListenPacket(network, address)
+		if err != nil {
+			return nil, err
+		}
+		return pc, nil
+	}
 }
 
 // listenPacket opens a PacketConn on 127.0.0.1 of a running loop.
@@ -43,112 +52,20 @@ func listenPacket(t *testing.T, l *Loop) *PacketConn {
 // loopback, the sender's address, LocalAddr.
 func TestPacketConnWithStdPeer(t *testing.T) {
 	checkNoGoroutineLeak(t)
-	l := runningLoop(t)
-	pc := listenPacket(t, l)
-	peer := udpPeer(t)
-	la, ok := pc.LocalAddr().(*net.UDPAddr)
-	if !ok || !la.IP.Equal(net.IPv4(127, 0, 0, 1)) || la.Port == 0 {
-		t.Fatalf("LocalAddr %v: want 127.0.0.1 and the chosen port", pc.LocalAddr())
-	}
-	const n = 50
-	for i := 0; i < n; i++ {
-		if _, err := peer.WriteTo(fmt.Appendf(nil, "ping %d", i), la); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 100)
-	for i := 0; i < n; i++ {
-		k, from, err := pc.ReadFrom(buf)
-		if err != nil {
-			t.Fatalf("datagram %d: %v", i, err)
-		}
-		if want := fmt.Sprintf("ping %d", i); string(buf[:k]) != want {
-			t.Fatalf("datagram %d is %q, want %q", i, buf[:k], want)
-		}
-		if from.String() != peer.LocalAddr().String() {
-			t.Fatalf("from %v, want the peer's %v", from, peer.LocalAddr())
-		}
-		if k2, err := pc.WriteTo(fmt.Appendf(nil, "pong %d", i), from); err != nil || k2 != len(fmt.Sprintf("pong %d", i)) {
-			t.Fatalf("WriteTo: %d, %v", k2, err)
-		}
-	}
-	peer.SetReadDeadline(time.Now().Add(5 * time.Second))
-	for i := 0; i < n; i++ {
-		k, from, err := peer.ReadFromUDP(buf)
-		if err != nil {
-			t.Fatalf("reply %d: %v", i, err)
-		}
-		if want := fmt.Sprintf("pong %d", i); string(buf[:k]) != want || from.Port != la.Port {
-			t.Fatalf("reply %d is %q from %v, want %q from %v", i, buf[:k], from, want, la)
-		}
-	}
+	conntest.PacketWithPeer(t, packetListen(runningLoop(t)))
 }
 
 // An empty datagram is one datagram; a datagram longer than the buffer
 // is cut to it and its rest is lost, as a UDP socket's read does.
 func TestPacketConnShortBufferAndEmptyDatagram(t *testing.T) {
-	l := runningLoop(t)
-	pc := listenPacket(t, l)
-	peer := udpPeer(t)
-	peer.WriteTo([]byte("0123456789"), pc.LocalAddr())
-	peer.WriteTo(nil, pc.LocalAddr())
-	peer.WriteTo([]byte("next"), pc.LocalAddr())
-	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	small := make([]byte, 4)
-	for _, want := range []string{"0123", "", "next"} {
-		k, _, err := pc.ReadFrom(small)
-		if err != nil || string(small[:k]) != want {
-			t.Fatalf("ReadFrom: %q, %v; want %q", small[:k], err, want)
-		}
-	}
+	conntest.PacketShortBufferAndEmpty(t, packetListen(runningLoop(t)))
 }
 
 // Deadlines: a past one fails at once, a pending ReadFrom ends at its
 // deadline and when a new one is set; errors are os.ErrDeadlineExceeded
 // with Timeout() true.
 func TestPacketConnDeadlines(t *testing.T) {
-	l := runningLoop(t)
-	pc := listenPacket(t, l)
-	peer := udpPeer(t)
-	pc.SetDeadline(time.Now().Add(-time.Second))
-	if _, _, err := pc.ReadFrom(make([]byte, 10)); !isTimeout(err) {
-		t.Fatalf("ReadFrom past its deadline: %v", err)
-	}
-	if _, err := pc.WriteTo([]byte("x"), peer.LocalAddr()); !isTimeout(err) {
-		t.Fatalf("WriteTo past its deadline: %v", err)
-	}
-	pc.SetDeadline(time.Time{})
-	start := time.Now()
-	pc.SetReadDeadline(start.Add(50 * time.Millisecond))
-	if _, _, err := pc.ReadFrom(make([]byte, 10)); !isTimeout(err) || time.Since(start) < 50*time.Millisecond {
-		t.Fatalf("ReadFrom with a 50ms deadline: %v after %v", err, time.Since(start))
-	}
-	pc.SetReadDeadline(time.Time{})
-	errc := make(chan error, 1)
-	go func() { _, _, err := pc.ReadFrom(make([]byte, 10)); errc <- err }()
-	time.Sleep(20 * time.Millisecond)
-	pc.SetReadDeadline(time.Now())
-	select {
-	case err := <-errc:
-		if !isTimeout(err) {
-			t.Fatalf("pending ReadFrom after a new deadline: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a new deadline did not end a pending ReadFrom")
-	}
-	// The deadline passed, nothing was lost: the datagram is still read.
-	pc.SetReadDeadline(time.Time{})
-	peer.WriteTo([]byte("after"), pc.LocalAddr())
-	buf := make([]byte, 10)
-	if k, _, err := pc.ReadFrom(buf); err != nil || string(buf[:k]) != "after" {
-		t.Fatalf("ReadFrom after the deadlines: %q, %v", buf[:k], err)
-	}
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, os.ErrDeadlineExceeded) && errors.As(err, &ne) && ne.Timeout()
+	conntest.PacketDeadlines(t, packetListen(runningLoop(t)))
 }
 
 // Close unblocks a pending ReadFrom with net.ErrClosed; every later call
@@ -309,69 +226,7 @@ func TestPacketConnReceiveQueueBytesBound(t *testing.T) {
 // datagram a writer posts reaches the peer, every one the peer sends is
 // read by exactly one reader.
 func TestPacketConnConcurrent(t *testing.T) {
-	l := runningLoop(t)
-	pc := listenPacket(t, l)
-	peer := udpPeer(t)
-	const writers, each = 4, 50
-	var wg sync.WaitGroup
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < each; i++ {
-				if _, err := pc.WriteTo(fmt.Appendf(nil, "%d/%d", w, i), peer.LocalAddr()); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	got := make(map[string]bool)
-	var mu sync.Mutex
-	pc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	for r := 0; r < 3; r++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]byte, 32)
-			for {
-				k, _, err := pc.ReadFrom(buf)
-				if err != nil {
-					return // the deadline ends the readers
-				}
-				mu.Lock()
-				if got[string(buf[:k])] {
-					t.Errorf("%q read twice", buf[:k])
-				}
-				got[string(buf[:k])] = true
-				mu.Unlock()
-			}
-		}()
-	}
-	peer.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 32)
-	for i := 0; i < writers*each; i++ {
-		k, from, err := peer.ReadFrom(buf)
-		if err != nil {
-			t.Fatalf("peer got %d of %d: %v", i, writers*each, err)
-		}
-		peer.WriteTo(buf[:k], from) // echo: the readers see each once
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n == writers*each || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	pc.SetReadDeadline(time.Now())
-	wg.Wait()
-	if len(got) != writers*each {
-		t.Fatalf("read %d distinct datagrams, want %d", len(got), writers*each)
-	}
+	conntest.PacketConcurrent(t, packetListen(runningLoop(t)))
 }
 
 // Bad input gets an error, never a panic: an unknown network, a bad
@@ -379,88 +234,10 @@ func TestPacketConnConcurrent(t *testing.T) {
 // oversized datagram; a send the kernel refuses later comes back from the
 // next WriteTo.
 func TestPacketConnErrors(t *testing.T) {
-	l := runningLoop(t)
-	var unknown net.UnknownNetworkError
-	if _, err := l.ListenPacket("tcp", "127.0.0.1:0"); !errors.As(err, &unknown) {
-		t.Errorf("ListenPacket tcp: %v", err)
-	}
-	for _, bad := range []string{"127.0.0.1", "127.0.0.1:70000", "no..such..host:0"} {
-		if pc, err := l.ListenPacket("udp", bad); err == nil {
-			pc.Close()
-			t.Errorf("ListenPacket(%q) succeeded", bad)
-		}
-	}
-	pc := listenPacket(t, l)
-	cases := []net.Addr{
-		nil,
-		(*net.UDPAddr)(nil),
-		&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9},
-		&net.UDPAddr{IP: net.IP{1, 2, 3}, Port: 9},
-		&net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: -1},
-		&net.UDPAddr{IP: net.IPv6loopback, Port: 9, Zone: "no-such-interface"},
-	}
-	for _, a := range cases {
-		if _, err := pc.WriteTo([]byte("x"), a); !errors.Is(err, syscall.EINVAL) {
-			t.Errorf("WriteTo(%#v): %v, want EINVAL", a, err)
-		}
-	}
-	peer := udpPeer(t)
-	if _, err := pc.WriteTo(make([]byte, packetconn.MaxDatagram+1), peer.LocalAddr()); !errors.Is(err, syscall.EMSGSIZE) {
-		t.Errorf("WriteTo of %d bytes: %v, want EMSGSIZE", packetconn.MaxDatagram+1, err)
-	}
-	// An IPv4 socket cannot send to an IPv6 peer: the kernel's error
-	// comes back from the next WriteTo.
-	v6 := &net.UDPAddr{IP: net.IPv6loopback, Port: 9}
-	if _, err := pc.WriteTo([]byte("x"), v6); err != nil {
-		t.Fatalf("first WriteTo to %v: %v (posted, not yet sent)", v6, err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	var err error
-	for err == nil && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-		_, err = pc.WriteTo([]byte("y"), peer.LocalAddr())
-	}
-	var errno syscall.Errno
-	if !errors.As(err, &errno) {
-		t.Fatalf("the refused send: %v, want a syscall.Errno", err)
-	}
-	// Reported once: the PacketConn goes on.
-	if _, err := pc.WriteTo([]byte("z"), peer.LocalAddr()); err != nil {
-		t.Fatalf("WriteTo after the reported error: %v", err)
-	}
-	peer.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 4)
-	for {
-		k, _, err := peer.ReadFrom(buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Equal(buf[:k], []byte("z")) {
-			break
-		}
-	}
+	conntest.PacketErrors(t, packetListen(runningLoop(t)), nil)
 }
 
 // A "udp6" PacketConn on ::1 talks with an IPv6 peer.
 func TestPacketConnIPv6(t *testing.T) {
-	peer, err := net.ListenUDP("udp6", &net.UDPAddr{IP: net.IPv6loopback})
-	if err != nil {
-		t.Skip("no IPv6 loopback:", err)
-	}
-	defer peer.Close()
-	l := runningLoop(t)
-	pc, err := l.ListenPacket("udp6", "[::1]:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
-	if _, err := pc.WriteTo([]byte("six"), peer.LocalAddr()); err != nil {
-		t.Fatal(err)
-	}
-	peer.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 8)
-	k, from, err := peer.ReadFromUDP(buf)
-	if err != nil || string(buf[:k]) != "six" || from.String() != pc.LocalAddr().String() {
-		t.Fatalf("peer read %q from %v (%v); want \"six\" from %v", buf[:k], from, err, pc.LocalAddr())
-	}
+	conntest.PacketIPv6(t, packetListen(runningLoop(t)))
 }
