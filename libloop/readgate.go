@@ -34,21 +34,11 @@ import (
 //     no close after resume to apply afterwards), none was withheld, it is
 //     not a delivery made mid-read for room in the buffer, and nothing is
 //     ready (the ready queue, the host's queue, posts);
-//   - the selector can be polled elsewhere and tries before it blocks
-//     (epoll);
+//   - the selector can be polled elsewhere, and the poll plan lets early
+//     tries run (the gate's poll is the next iteration's early try: a loop
+//     whose tries find nothing, a server whose peer is in another process,
+//     keeps blocking at once);
 //   - a lower bound of every timer's deadline is known (Deadline).
-//
-// The gate's polls are the next iterations' polls, made as Go makes them
-// (run.go): a try with timeout 0 first while the poll plan lets tries run
-// (TryFirst), and, when that finds nothing or tries rest, a poll that
-// blocks until a timer may be due or until BlockUntil, the moment the loop
-// owes the Go scheduler a turn (yieldBeforeBlock: Go yields before it
-// blocks past it), unless a post waits (the host arms its own queue's wake
-// protocol there, as its BeforeBlock does). So a server whose peer is in
-// another process (its every poll blocks) stays in the gate too: a round
-// trip there cost Go's whole iteration, ~1,800 instructions more than in
-// the gate (callgrind, the loop thread). The host reports the time its
-// blocking polls took (IdleNs, for Stats.Idle).
 //
 // The host then checks, before each iteration, what the iteration's own
 // callbacks may have changed (the View's Changes and ReadyLen, its own
@@ -77,8 +67,6 @@ type ReadGate struct {
 	Poll          PollTarget // the selector's poll (as a chain's)
 	View          *ChainView // the loop's words that end a chain, and the gate
 	Deadline      int64      // loop ns: no timer is due while now <= Deadline
-	BlockUntil    int64      // loop ns: a poll may block until then (0: never block)
-	TryFirst      bool       // poll with timeout 0 before a poll that may block
 	MaxIterations int        // iterations at most (maxChain)
 	ReadMax       int        // bytes one read takes at most (the loop's maxReadChunk)
 
@@ -87,7 +75,6 @@ type ReadGate struct {
 	Polled     int        // out: events the last poll left in Poll.Buf for Go (-1: none)
 	Failed     *Transport // out: a read met Errno (the gate ended there)
 	Errno      syscall.Errno
-	IdleNs     int64 // out: time spent in polls that could block
 }
 
 // gateState is the loop's side of the read gate.
@@ -112,7 +99,7 @@ func (l *Loop) gateTerms(evs []Event, base uint64) *ReadGate {
 	ch := &l.chain
 	if !gs.allowed || ch.sel == nil || l.debug || l.hooks.n > 0 || l.hostPending || l.stopping ||
 		l.ready.len() > 0 || l.io.running || l.io.readStops != base || l.nWatched == 0 ||
-		l.view().Posted.Load() != 0 || !l.pollFirst {
+		l.view().Posted.Load() != 0 || !l.pollFirst || l.plan.tries == triesRest {
 		return nil
 	}
 	for i := range evs {
@@ -143,8 +130,6 @@ func (l *Loop) gateTerms(evs []Event, base uint64) *ReadGate {
 		Poll:          ch.sel.pollTarget(),
 		View:          l.view(),
 		Deadline:      floor - timers.Resolution,
-		BlockUntil:    l.lastYield + yieldSlice,
-		TryFirst:      l.plan.tries != triesRest,
 		MaxIterations: maxChain,
 		ReadMax:       maxReadChunk,
 		Polled:        -1,
@@ -161,7 +146,6 @@ func (l *Loop) gateDone(g *ReadGate) {
 		g.Failed = nil
 		t.readFailed(g.Errno)
 	}
-	l.counters.idleNs += g.IdleNs
 	if g.Iterations == 0 && g.Polled < 0 {
 		return
 	}

@@ -10,7 +10,7 @@
  * not read; writes that would block lose nothing; a check hook runs in
  * every iteration; ll_loop_next_timeout answers as outside the gate;
  * ll_loop_run(LL_RUN_DEFAULT) returns after the iteration that unreferenced
- * everything; with the peer in another thread, where the gate's polls
+ * everything; with the peer in another thread, where the loop's polls
  * block, echoes (also of more than the read buffer), timers, posts, the
  * idle time and an end of stream after half a message come out right. */
 #include <pthread.h>
@@ -315,11 +315,10 @@ static void test_threadsafe_post_runs_and_stops(void) {
     world_close(&w);
 }
 
-/* ---- a peer in another thread: the gate's polls block ----
+/* ---- a peer in another thread: the loop's polls block ----
  * The loop serves one connection whose client is a plain blocking socket
- * in a thread, so most of the gate's polls find nothing and block: until
- * the client's next message, a timer that may be due, a post, or the
- * moment the loop owes the Go scheduler a turn. Echoes come back whole and
+ * in a thread, so most of its polls find nothing and block: until the
+ * client's next message, a timer that may be due or a post. Echoes come back whole and
  * in order, also for writes larger than the loop's read buffer; a chain of
  * timers fires in order and never early; posts from the client thread all
  * run, the last one stops the run; the time the client thread paused is
@@ -464,7 +463,7 @@ static void *peer_client(void *arg) {
     return NULL;
 }
 
-static void test_peer_thread_gate_blocks(void) {
+static void test_peer_thread_polls_block(void) {
     struct peer pe = {0};
     struct ll_loop_stats st0 = {.size = sizeof st0}, st1 = {.size = sizeof st1};
     pthread_t th;
@@ -491,9 +490,8 @@ static void test_peer_thread_gate_blocks(void) {
     CHECK_EQ_INT(pe.timers_early, 0);
     CHECK_EQ_INT(pe.eof_seen, 1);
     CHECK_EQ_INT((long)pe.srv_bytes, (long)PEER_ROUNDS * MSG + PEER_BIG + MSG / 2);
-    /* The loop slept through the client's pauses, mostly in the gate's
-     * polls (they are shorter than the 5 ms slice its blocking may take),
-     * less its own wake-ups. */
+    /* The loop slept through the client's pauses, less its own
+     * wake-ups. */
     CHECK((long)(st1.idle_ns - st0.idle_ns) > pe.paused_ns * 9 / 10);
     if ((long)(st1.idle_ns - st0.idle_ns) <= pe.paused_ns * 9 / 10)
         fprintf(stderr, "idle %ld ns over pauses of %ld ns\n", (long)(st1.idle_ns - st0.idle_ns), pe.paused_ns);
@@ -737,7 +735,7 @@ int main(void) {
     RUN_TEST(test_timer_due_fires_in_time);
     RUN_TEST(test_call_soon_runs_before_next_read);
     RUN_TEST(test_threadsafe_post_runs_and_stops);
-    RUN_TEST(test_peer_thread_gate_blocks);
+    RUN_TEST(test_peer_thread_polls_block);
     RUN_TEST(test_stop_from_protocol);
     RUN_TEST(test_close_from_callback_ends_only_it);
     RUN_TEST(test_peer_reset_ends_only_it);
