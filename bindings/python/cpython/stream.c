@@ -121,13 +121,9 @@ static PyObj *written(PyObj *t, int64_t r) {
     return res;
 }
 
-/* Keep bytes data (len bytes) as the batch's first gathered write, as
- * the Python write does inside the trampoline: 1 when kept, 0 when the
- * Python write must decide (the C buffer not empty, closing, too big),
- * -1 with an exception set. */
-static int gather(PyObj *t, PyObj *loop, PyObj *data, ptrdiff_t len) {
-    if (TSLOT(t, LLPY_STREAM_CBUF) != layout.zero || TSLOT(t, LLPY_STREAM_CLOSING) != layout.false_)
-        return 0;
+/* Whether len bytes fit the transport's gather limit (_gather_max): 0
+ * also when it has none or it is not a size (the Python write decides). */
+static int within_gather_max(PyObj *t, ptrdiff_t len) {
     PyObj *max = TSLOT(t, LLPY_STREAM_GATHER_MAX);
     if (max == NULL)
         return 0;
@@ -136,7 +132,17 @@ static int gather(PyObj *t, PyObj *loop, PyObj *data, ptrdiff_t len) {
         err_clear();
         return 0;
     }
-    if ((unsigned long long)len > most)
+    return (unsigned long long)len <= most;
+}
+
+/* Keep bytes data (len bytes) as the batch's first gathered write, as
+ * the Python write does inside the trampoline: 1 when kept, 0 when the
+ * Python write must decide (the C buffer not empty, closing, too big),
+ * -1 with an exception set. */
+static int gather(PyObj *t, PyObj *loop, PyObj *data, ptrdiff_t len) {
+    if (TSLOT(t, LLPY_STREAM_CBUF) != layout.zero || TSLOT(t, LLPY_STREAM_CLOSING) != layout.false_)
+        return 0;
+    if (!within_gather_max(t, len))
         return 0;
     PyObj *wq = LSLOT(loop, LLPY_STREAM_LOOP_WQ);
     if (wq == NULL)
@@ -172,15 +178,7 @@ static int concat(PyObj *t, PyObj *pend, const char *tail, ptrdiff_t len) {
     ptrdiff_t n = hlen + len;
     if (n > layout.concat_max)
         return 0;
-    PyObj *max = TSLOT(t, LLPY_STREAM_GATHER_MAX);
-    if (max == NULL)
-        return 0;
-    unsigned long long most = llpy_py.long_as_u64(max);
-    if (most == (unsigned long long)-1 && llpy_py.err_occurred() != NULL) {
-        err_clear();
-        return 0;
-    }
-    if ((unsigned long long)n > most)
+    if (!within_gather_max(t, n))
         return 0;
     PyObj *nobj = llpy_py.long_from_i64(n);
     if (nobj == NULL)
