@@ -73,48 +73,9 @@ func TestPacketConnDeadlines(t *testing.T) {
 // port can be bound again). The loop's Close unblocks a ReadFrom too.
 func TestPacketConnClose(t *testing.T) {
 	checkNoGoroutineLeak(t)
-	l := runningLoop(t)
-	pc, err := l.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	errc := make(chan error, 1)
-	go func() { _, _, err := pc.ReadFrom(make([]byte, 10)); errc <- err }()
-	time.Sleep(20 * time.Millisecond)
-	if err := pc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-errc:
-		if !errors.Is(err, net.ErrClosed) {
-			t.Fatalf("pending ReadFrom after Close: %v", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not unblock ReadFrom")
-	}
-	if _, err := pc.WriteTo([]byte("x"), pc.LocalAddr()); !errors.Is(err, net.ErrClosed) {
-		t.Errorf("WriteTo after Close: %v", err)
-	}
-	if err := pc.SetDeadline(time.Now()); !errors.Is(err, net.ErrClosed) {
-		t.Errorf("SetDeadline after Close: %v", err)
-	}
-	if err := pc.Close(); !errors.Is(err, net.ErrClosed) {
-		t.Errorf("second Close: %v", err)
-	}
-	port := pc.LocalAddr().(*net.UDPAddr).Port
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the closed PacketConn's port stays bound: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	conntest.PacketClose(t, packetListen(runningLoop(t)))
 
+	errc := make(chan error, 1)
 	l2, _ := New()
 	ended := make(chan struct{})
 	go func() { l2.RunForever(); close(ended) }()

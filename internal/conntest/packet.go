@@ -325,3 +325,53 @@ func PacketIPv6(t *testing.T, lp ListenPacket) {
 		t.Fatalf("ReadFrom: %q from %v (%v)", buf[:k], from2, err)
 	}
 }
+
+// PacketClose: Close wakes a pending ReadFrom with net.ErrClosed; every
+// later call is net.ErrClosed, a second Close too; the socket is gone (its
+// port binds again). The PacketConn is opened here and returned closed.
+func PacketClose(t *testing.T, lp ListenPacket) net.PacketConn {
+	pc, err := lp("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { _, _, err := pc.ReadFrom(make([]byte, 10)); errc <- err }()
+	time.Sleep(20 * time.Millisecond)
+	if err := pc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("pending ReadFrom after Close: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not wake ReadFrom")
+	}
+	if _, err := pc.WriteTo([]byte("x"), pc.LocalAddr()); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("WriteTo after Close: %v", err)
+	}
+	if _, _, err := pc.ReadFrom(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("ReadFrom after Close: %v", err)
+	}
+	if err := pc.SetDeadline(time.Now()); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("SetDeadline after Close: %v", err)
+	}
+	if err := pc.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("second Close: %v", err)
+	}
+	port := pc.LocalAddr().(*net.UDPAddr).Port
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the closed PacketConn's port stays bound: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return pc
+}
