@@ -45,7 +45,11 @@
 # Environment:
 #   BENCH_PY            interpreter (default /usr/bin/python3)
 #   BENCH_REPS          repetitions (default 5, min 5)
-#   BENCH_LOOPS         subset of "asyncio uvloop libloop"
+#   BENCH_LOOPS         subset of "asyncio uvloop libloop libloop-before"
+#                       (libloop-before: libloop again with the library
+#                       LIBLOOP_BEFORE_LIBRARY and, if set, the binding in
+#                       LIBLOOP_BEFORE_PYTHON: a before/after comparison
+#                       interleaved with the others)
 #   BENCH_WORKLOADS     subset of "pg1 pgpool redis1 redispool uvicorn"
 #   BENCH_PINS          subset of "pinned unpinned" (default both)
 #   BENCH_N_PG          fetchval per run (default 20000, pg1 and pgpool)
@@ -142,7 +146,11 @@ else
     [ "$REPS" -ge 5 ] 2>/dev/null || die "BENCH_REPS must be >= 5 (medians of at least 5 runs)"
 fi
 for l in $LOOPS; do
-    case "$l" in asyncio | uvloop | libloop) ;; *) die "unknown loop $l (asyncio uvloop libloop)" ;; esac
+    case "$l" in
+    asyncio | uvloop | libloop) ;;
+    libloop-before) [ -f "${LIBLOOP_BEFORE_LIBRARY:-}" ] || die "libloop-before needs LIBLOOP_BEFORE_LIBRARY" ;;
+    *) die "unknown loop $l (asyncio uvloop libloop libloop-before)" ;;
+    esac
 done
 for p in $PINS; do
     case "$p" in pinned | unpinned) ;; *) die "unknown placement $p (pinned unpinned)" ;; esac
@@ -287,6 +295,17 @@ run_uvicorn() { # LOOP
 }
 
 run_one() { # WORKLOAD LOOP
+    if [ "$2" = libloop-before ]; then
+        # libloop with the "before" library and binding, its line renamed;
+        # no subshell, so that the trap still knows a server it starts.
+        local lib="$LIBLOOP_LIBRARY" pypath="$PYTHONPATH" rc=0
+        export LIBLOOP_LIBRARY="$LIBLOOP_BEFORE_LIBRARY"
+        [ -z "${LIBLOOP_BEFORE_PYTHON:-}" ] || export PYTHONPATH="$LIBLOOP_BEFORE_PYTHON:$PYTHONPATH"
+        run_one "$1" libloop >"$TMP/before.line" || rc=$?
+        export LIBLOOP_LIBRARY="$lib" PYTHONPATH="$pypath"
+        sed 's/^RESULT loop=libloop /RESULT loop=libloop-before /' "$TMP/before.line"
+        return "$rc"
+    fi
     case "$1" in
     pg1 | pgpool) run_client "$1" "$2" "$PG_PORT" "$N_PG" ;;
     redis1 | redispool) run_client "$1" "$2" "$REDIS_PORT" "$N_REDIS" ;;
@@ -411,6 +430,9 @@ load_end="$(cut -d' ' -f1-3 /proc/loadavg)"
     else
         echo "- libloop: $LIBLOOP_LIBRARY with the binding in $LIBLOOP_PYTHON (LIBLOOP_PYTHON)"
     fi
+    case " $LOOPS " in *" libloop-before "*)
+        echo "- libloop-before: $LIBLOOP_BEFORE_LIBRARY with the binding in ${LIBLOOP_BEFORE_PYTHON:-$LIBLOOP_PYTHON}" ;;
+    esac
     echo "- pg1/pgpool $N_PG fetchval; redis1/redispool $N_REDIS GET (pools: 10 connections, 200 tasks); uvicorn wrk -t1 -c50 -d${UV_SECS}s"
     echo "- pinned: client, server and wrk all on CPU $PIN_CPU (taskset); unpinned: no binding"
     echo "- $REPS interleaved repetitions, one process per run; load average (1/5/15 min) at start: $load_start; at end: $load_end"

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Summarise real_libs.sh's RESULT lines: per workload and placement
 (pinned, unpinned), the median of each loop's runs (and their range), then
-libloop's ratio against uvloop and against asyncio, both from the same run.
+libloop's ratio against uvloop and against asyncio, both from the same run
+(and, when real_libs.sh ran libloop-before, that build's against uvloop and
+libloop's against it).
 
     python3 report_real.py RAWFILE HEADER.md      (markdown on stdout)
 
@@ -15,7 +17,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_net import LOOPS, cpu_line, fmt, parse, ratio  # noqa: E402
+from report_net import BEFORE, LOOPS, cpu_line, fmt, parse, ratio  # noqa: E402
 
 ORDER = ['pg1', 'pgpool', 'redis1', 'redispool', 'uvicorn']
 WHAT = {
@@ -37,9 +39,14 @@ PINS = ['pinned', 'unpinned']
 
 def main():
     rows = parse(sys.argv[1])
+    # real_libs.sh's before/after comparison (BENCH_LOOPS with libloop-before)
+    before = any(r['loop'] == BEFORE for r in rows)
+    loops = LOOPS + [BEFORE] if before else LOOPS
     print(open(sys.argv[2]).read().rstrip())
     print()
-    head = '| workload | placement | metric | ' + ' | '.join(LOOPS) + ' | libloop / uvloop | libloop / asyncio |'
+    head = '| workload | placement | metric | ' + ' | '.join(loops) + ' | libloop / uvloop | libloop / asyncio |'
+    if before:
+        head += ' before / uvloop | libloop / before |'
     print(head)
     print('|---' * (head.count('|') - 1) + '|')
     extras = []
@@ -48,7 +55,7 @@ def main():
             name, unit = WHAT[w]
             sel = [r for r in rows if r['workload'] == w and r.get('pin') == pin]
             med, rng, cpu = {}, {}, {}
-            for loop in LOOPS:
+            for loop in loops:
                 vals = [float(r['per_s']) for r in sel if r['loop'] == loop]
                 if vals:
                     med[loop] = statistics.median(vals)
@@ -60,14 +67,18 @@ def main():
             if not med:
                 continue
             cells = [f'{fmt(med[l])} ({fmt(rng[l][0])}-{fmt(rng[l][1])}, n={rng[l][2]})'
-                     if l in med else '-' for l in LOOPS]
+                     if l in med else '-' for l in loops]
             ll = med.get('libloop')
             r_uv = ratio(ll, med.get('uvloop'), False) if ll is not None else '-'
             r_as = ratio(ll, med.get('asyncio'), False) if ll is not None else '-'
-            print(f'| {name} | {pin} | {unit}, median (range) | ' + ' | '.join(cells)
-                  + f' | {r_uv} | {r_as} |')
+            row = f'| {name} | {pin} | {unit}, median (range) | ' + ' | '.join(cells) + f' | {r_uv} | {r_as} |'
+            if before:
+                bf = med.get(BEFORE)
+                row += (f" {ratio(bf, med.get('uvloop'), False) if bf is not None else '-'} |"
+                        f" {ratio(ll, bf, False) if ll is not None and bf is not None else '-'} |")
+            print(row)
             if cpu:
-                extras.append(cpu_line(f'{name}, {pin}: {CPU[w][1]}', cpu, LOOPS))
+                extras.append(cpu_line(f'{name}, {pin}: {CPU[w][1]}', cpu, loops))
     if extras:
         print()
         print('\n'.join(extras))

@@ -49,7 +49,7 @@
 /* The interface of this object to _hotpath.py: bumped whenever a function,
  * table or struct below changes, so that a stale object is refused (the
  * binding then takes its Python path) rather than called wrongly. */
-#define LLPY_INTERFACE 5
+#define LLPY_INTERFACE 6
 
 /** The CPython functions llpy_bind takes, by index in its first array. */
 enum llpy_py_fn {
@@ -338,6 +338,7 @@ typedef struct llpy_stream_layout {
     void *unknown;        /**< _peername / _sockname before the names were read */
     void *str_type;       /**< str */
     void *str_equals;     /**< PyUnicode_CompareWithASCIIString */
+    void *writelines_fallback; /**< the Python writelines(transport, list_of_data) */
     ptrdiff_t concat_max; /**< gathered bytes joined by concatenation up to this size */
     /** Byte offsets of the object pointers of those slots in a transport
      * and in a loop (found as for llpy_soon_layout). */
@@ -390,6 +391,19 @@ LLPY_EXPORT const void *llpy_stream_write_method(void);
  * before llpy_stream_bind.
  */
 LLPY_EXPORT const void *llpy_stream_flush_method(void);
+
+/**
+ * The PyMethodDef of StreamTransport.writelines(list_of_data) in C, for a
+ * method descriptor as llpy_stream_write_method's: on a StreamTransport
+ * (exactly: a subclass may have its own write) given a list of bytes
+ * objects, write() in C of their concatenation (the one item itself when
+ * there is one), as the Python writelines does; every other case (another
+ * transport type or argument, an item that is not bytes, keywords) is the
+ * layout's writelines_fallback. redis-py sends each command so
+ * (StreamWriter.writelines): one Python frame less a command. NULL before
+ * llpy_stream_bind.
+ */
+LLPY_EXPORT const void *llpy_stream_writelines_method(void);
 
 /** The PyMethodDef of StreamTransport.is_closing() in C (the _closing
  * slot), for a method descriptor as llpy_stream_write_method's. NULL

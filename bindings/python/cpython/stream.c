@@ -14,6 +14,7 @@
  * (the layout's fallback), so that asyncio's errors and warnings stay
  * Python's. Like soon.c this reads and writes the binding's own slots, at
  * offsets the binding finds by writing a marker through each slot. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ int llpy_stream_bind(const llpy_stream_layout *l) {
                           l->tuple_size, l->no_memory, l->list_type, l->list_size,
                           l->list_get, l->list_set_slice, l->flush_one, l->flush_failed,
                           l->extra_fallback, l->no_extra, l->unknown, l->str_type,
-                          l->str_equals};
+                          l->str_equals, l->writelines_fallback};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
         if (objs[i] == NULL)
             return LL_EINVAL;
@@ -265,6 +266,67 @@ static const py_method_def write_def = {
     "write(data): write data to the transport (asyncio.WriteTransport.write)"};
 
 const void *llpy_stream_write_method(void) { return stream_bound ? &write_def : NULL; }
+
+/* writelines(list_of_data): a list of bytes objects as one write() of
+ * their concatenation (llpy.h). The items are borrowed while no Python
+ * code runs (size reads and copies only), so the list cannot change under
+ * the loops. */
+static PyObj *stream_writelines(PyObj *t, PyObj *const *args, ptrdiff_t nargs, PyObj *kwnames) {
+    if (nargs != 1 || kwnames != NULL || LLPY_TYPE(t) != layout.transport_type ||
+        LLPY_TYPE(args[0]) != layout.list_type)
+        return fallback_to(layout.writelines_fallback, t, args, nargs, kwnames);
+    PyObj *list = args[0];
+    ptrdiff_t n = list_size(list), total = 0;
+    if (n < 0)
+        return NULL;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        PyObj *item = list_get(list, i);
+        char *buf;
+        ptrdiff_t len;
+        if (item == NULL)
+            return NULL;
+        if (LLPY_TYPE(item) != layout.bytes_type)
+            return fallback_to(layout.writelines_fallback, t, args, nargs, kwnames);
+        if (llpy_py.bytes_as(item, &buf, &len) < 0)
+            return NULL;
+        if (len > PTRDIFF_MAX - total)
+            return no_memory();
+        total += len;
+    }
+    PyObj *data;
+    if (n == 1) { /* (b''.join of one bytes object is that object) */
+        data = list_get(list, 0);
+        llpy_py.incref(data);
+    } else {
+        char *out;
+        ptrdiff_t size;
+        data = llpy_py.bytes_from(NULL, total);
+        if (data == NULL || llpy_py.bytes_as(data, &out, &size) < 0) {
+            llpy_py.decref(data);
+            return NULL;
+        }
+        for (ptrdiff_t i = 0; i < n; i++) {
+            char *buf;
+            ptrdiff_t len;
+            if (llpy_py.bytes_as(list_get(list, i), &buf, &len) < 0) {
+                llpy_py.decref(data);
+                return NULL;
+            }
+            memcpy(out, buf, (size_t)len);
+            out += len;
+        }
+    }
+    PyObj *r = stream_write(t, &data, 1, NULL);
+    llpy_py.decref(data);
+    return r;
+}
+
+static const py_method_def writelines_def = {
+    "writelines", (py_fastcall)(void (*)(void))stream_writelines, METH_FASTCALL | METH_KEYWORDS,
+    "writelines(list_of_data): write a list of data to the transport "
+    "(asyncio.WriteTransport.writelines)"};
+
+const void *llpy_stream_writelines_method(void) { return stream_bound ? &writelines_def : NULL; }
 
 /* Send t's gathered bytes object pend (a new reference, taken from
  * _wpend): write()'s write and what follows it. */

@@ -41,7 +41,7 @@ from . import _netlib as _net
 OBJECT_NAME = 'libloop-cpython.so'
 # llpy.h's LLPY_INTERFACE: the object's functions, tables and struct as this
 # file calls them. An object of another interface is not called.
-INTERFACE = 5
+INTERFACE = 6
 
 # llpy_bind's first table, in enum llpy_py_fn's order.
 _API = ('PyGILState_Ensure', 'PyGILState_Release', 'PyLong_FromUnsignedLongLong',
@@ -444,7 +444,7 @@ class _StreamLayout(ctypes.Structure):
         'bytearray_type', 'memoryview_type', 'false_', 'true_', 'none', 'zero',
         'list_append', 'err_clear', 'tuple_size', 'no_memory', 'list_type', 'list_size',
         'list_get', 'list_set_slice', 'flush_one', 'flush_failed', 'extra_fallback', 'no_extra',
-        'unknown', 'str_type', 'str_equals')] +
+        'unknown', 'str_type', 'str_equals', 'writelines_fallback')] +
         [('concat_max', ctypes.c_ssize_t),
          ('slot', ctypes.c_ssize_t * 12), ('size', ctypes.c_ssize_t),
          ('loop_slot', ctypes.c_ssize_t * 2), ('loop_size', ctypes.c_ssize_t)])
@@ -461,10 +461,10 @@ _stream = {}   # 'done': bind_stream ran; 'keep': the layout's objects
 
 
 def bind_stream(loop, transport_type, py, flush_one, flush_failed):
-    """Put transport_type.write, is_closing and get_extra_info in C
-    (stream.c), once per process, for transports of loops of loop's class:
-    method descriptors on the class, whose fallbacks are py's (the
-    module's StreamPython: the Python write and get_extra_info, the
+    """Put transport_type.write, writelines, is_closing and get_extra_info
+    in C (stream.c), once per process, for transports of loops of loop's
+    class: method descriptors on the class, whose fallbacks are py's (the
+    module's StreamPython: the Python write, writelines and get_extra_info, the
     _extra and names' sentinels, the concatenation limit); then loop's
     _flush_writes in C, bound on loop (flush_one(loop, t) and
     flush_failed(loop, t, exc) its Python parts). True when they are
@@ -489,6 +489,7 @@ def _stream_bind(loop, transport_type, py, flush_one, flush_failed):
         closing_method = _declare(_object, "llpy_stream_is_closing_method", c_void_p, [])
         flush_method = _declare(_object, "llpy_stream_flush_method", c_void_p, [])
         extra_method = _declare(_object, "llpy_stream_extra_info_method", c_void_p, [])
+        lines_method = _declare(_object, "llpy_stream_writelines_method", c_void_p, [])
         fns = _api_addresses(_STREAM_API)
         list_fns = _api_addresses(_STREAM_LIST_API)
         str_fns = _api_addresses(_STREAM_STR_API)
@@ -509,16 +510,17 @@ def _stream_bind(loop, transport_type, py, flush_one, flush_failed):
     extra = (py.get_extra_info, py.no_extra, py.unknown, str)
     layout = _StreamLayout(*[id(o) for o in keep], *fns, id(list), *list_fns,
                            id(flush_one), id(flush_failed), *[id(o) for o in extra], *str_fns,
-                           py.concat_max,
+                           id(py.writelines), py.concat_max,
                            (ctypes.c_ssize_t * 12)(*toffs), transport_type.__basicsize__,
                            (ctypes.c_ssize_t * 2)(*loffs), type(loop).__basicsize__)
     if bind(ctypes.byref(layout)) != 0:
         STREAM_OFF_REASON = 'llpy_stream_bind refused the layout'
         return False
-    _stream['keep'] = keep + extra + (flush_one, flush_failed)
+    _stream['keep'] = keep + extra + (flush_one, flush_failed, py.writelines)
     _stream['flush'] = flush_method()
     transport_type.write = new_descr(transport_type, write_method())
     transport_type.is_closing = new_descr(transport_type, closing_method())
     transport_type.get_extra_info = new_descr(transport_type, extra_method())
+    transport_type.writelines = new_descr(transport_type, lines_method())
     _stream['done'] = True
     return True

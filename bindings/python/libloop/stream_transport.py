@@ -422,13 +422,14 @@ class StreamTransport(ReadingMixin, _CTransport):
         return True
 
 
-# The Python write, is_closing and get_extra_info: what the C ones
+# The Python write, writelines, is_closing and get_extra_info: what the C ones
 # (cpython/stream.c, put on the class by _hotpath.bind_stream at the first
 # loop) fall back on, and what stays without the C side.
 PY_WRITE = StreamTransport.write
 PY_IS_CLOSING = StreamTransport.is_closing
 PY_GET_EXTRA_INFO = StreamTransport.get_extra_info
+PY_WRITELINES = StreamTransport.writelines
 # What bind_stream hands the C side: those fallbacks, the sentinels it
 # compares slots with and the concatenation limit the Python write keeps.
-PY = types.SimpleNamespace(write=PY_WRITE, get_extra_info=PY_GET_EXTRA_INFO, no_extra=_NO_EXTRA,
-                           unknown=_UNKNOWN, concat_max=_CONCAT_MAX)
+PY = types.SimpleNamespace(write=PY_WRITE, get_extra_info=PY_GET_EXTRA_INFO, writelines=PY_WRITELINES,
+                           no_extra=_NO_EXTRA, unknown=_UNKNOWN, concat_max=_CONCAT_MAX)

@@ -266,6 +266,37 @@ class StreamWriteTests(ClosesOpened, LoopCase):
         self.assertEqual((got, peer.recv(10)), (b'last words', b''))
 
 
+    def test_writelines_writes_the_items_in_order(self):
+        # redis-py sends each command so (StreamWriter.writelines): lists
+        # of bytes (the C writelines's case, joined), one item, none, and
+        # the other cases (a tuple, other bytes-like items, an iterator),
+        # from a task (gathered) and outside one.
+        t, p, peer = _pair(self)
+
+        async def main():
+            t.writelines([b'<', b'ab'])
+            t.writelines([b'c'])
+            t.writelines([])
+            t.writelines((b'd', b'e'))
+            t.writelines([bytearray(b'f'), memoryview(b'g'), b'h'])
+            t.writelines(iter([b'i', b'j']))
+        self.run_coro(main())
+        t.writelines([b'k', b'', b'>'])
+        self.assertEqual(recv_exactly(self, peer, 13), b'<abcdefghijk>')
+        self.assertEqual(t.get_write_buffer_size(), 0)
+
+    def test_writelines_refuses_what_asyncio_refuses(self):
+        t, p, peer = _pair(self)
+        for data in (['text'], [b'a', 7], [None]):
+            with self.assertRaises(TypeError):
+                t.writelines(data)
+        t.write_eof()
+        with self.assertRaisesRegex(RuntimeError, r'after write_eof\(\)'):
+            t.writelines([b'a', b'b'])
+        peer.settimeout(2)
+        self.assertEqual(peer.recv(16), b'')   # (nothing went before the EOF)
+
+
 twin(StreamWriteTests, globals())
 
 
@@ -278,10 +309,32 @@ class TestStreamWriteState(ClosesOpened, LoopCase, LibloopLoop, unittest.TestCas
         if _hotpath.ENABLED:
             self.assertEqual(type(cls.__dict__['write']).__name__, 'method_descriptor')
             self.assertEqual(type(cls.__dict__['is_closing']).__name__, 'method_descriptor')
+            self.assertEqual(type(cls.__dict__['writelines']).__name__, 'method_descriptor')
             self.assertIsNone(_hotpath.STREAM_OFF_REASON)
         else:
             self.assertIs(cls.__dict__['write'], stream_transport.PY_WRITE)
             self.assertIs(cls.is_closing, stream_transport.PY_IS_CLOSING)
+            self.assertIs(cls.writelines, stream_transport.PY_WRITELINES)
+
+    def test_writelines_of_a_subclass_calls_its_write(self):
+        # The C writelines writes in C for a StreamTransport only: a
+        # subclass's own write gets the joined bytes, as from the Python one.
+        class Counting(stream_transport.StreamTransport):
+            __slots__ = ()
+            seen = []
+
+            def write(self, data):
+                self.seen.append(data)
+                super().write(data)
+        t, p, peer = _pair(self)
+        t.__class__ = Counting
+        try:
+            t.writelines([b'a', b'b'])
+            t.writelines([b'c'])
+        finally:
+            t.__class__ = stream_transport.StreamTransport
+        self.assertEqual(Counting.seen, [b'ab', b'c'])
+        self.assertEqual(recv_exactly(self, peer, 3), b'abc')
 
     def test_gathered_state_in_a_task(self):
         t, p, peer = _pair(self)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* llpy_stream_bind's checks (bindings/python/cpython/llpy.h): the CPython
- * binding's StreamTransport.write, is_closing, get_extra_info and loop
- * flush in C use
+ * binding's StreamTransport.write, writelines, is_closing, get_extra_info
+ * and loop flush in C use
  * transport and loop slots at the offsets they are given, so a layout it
  * cannot trust is refused with LL_EINVAL and the methods stay NULL; one
  * layout per process. What the methods do with real objects is checked
@@ -22,7 +22,8 @@ static llpy_stream_layout valid(void) {
     void **objs[] = {&l.transport_type, &l.loop_type, &l.fallback, &l.written_name,
                      &l.bytes_type, &l.bytearray_type, &l.memoryview_type, &l.false_,
                      &l.true_, &l.none, &l.zero, &l.list_type, &l.flush_one, &l.flush_failed,
-                     &l.extra_fallback, &l.no_extra, &l.unknown, &l.str_type};
+                     &l.extra_fallback, &l.no_extra, &l.unknown, &l.str_type,
+                     &l.writelines_fallback};
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++)
         *objs[i] = objects[i];
     l.list_append = l.err_clear = l.tuple_size = l.no_memory = (void *)stub;
@@ -43,6 +44,7 @@ static void test_refused_before_llpy_bind(void) {
     CHECK(llpy_stream_is_closing_method() == NULL);
     CHECK(llpy_stream_flush_method() == NULL);
     CHECK(llpy_stream_extra_info_method() == NULL);
+    CHECK(llpy_stream_writelines_method() == NULL);
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     CHECK(llpy_stream_write_method() == NULL);
 }
@@ -62,6 +64,8 @@ static void test_bad_layouts_refused(void) {
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     l = valid(); l.str_equals = NULL;
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
+    l = valid(); l.writelines_fallback = NULL;             /* writelines' */
+    CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     l = valid(); l.concat_max = -1;                        /* a negative limit */
     CHECK_EQ_INT(llpy_stream_bind(&l), LL_EINVAL);
     l = valid(); l.slot[LLPY_STREAM_SOCKNAME] = l.slot[LLPY_STREAM_PEERNAME];
@@ -79,6 +83,7 @@ static void test_bad_layouts_refused(void) {
     CHECK(llpy_stream_write_method() == NULL);
     CHECK(llpy_stream_flush_method() == NULL);
     CHECK(llpy_stream_extra_info_method() == NULL);
+    CHECK(llpy_stream_writelines_method() == NULL);
 }
 
 /* CPython's PyMethodDef: name, function, flags. */
@@ -112,6 +117,10 @@ static void test_one_layout_per_process(void) {
     CHECK(extra != NULL);
     CHECK_EQ_STR(extra->name, "get_extra_info");
     CHECK_EQ_INT(extra->flags, 0x0080 | 0x0002);           /* FASTCALL|KEYWORDS */
+    const method_def *lines = llpy_stream_writelines_method();
+    CHECK(lines != NULL);
+    CHECK_EQ_STR(lines->name, "writelines");
+    CHECK_EQ_INT(lines->flags, 0x0080 | 0x0002);           /* FASTCALL|KEYWORDS */
 }
 
 int main(void) {
