@@ -74,6 +74,11 @@ static void park_wake(ll__fspool *pool, int n) {
 #ifndef LL__FSPOOL_SPIN_NS
 #define LL__FSPOOL_SPIN_NS 50000
 #endif
+/* Spins in a row that no job came to before the pool stops spinning, and
+ * how often it tries again then: an application that reads once a
+ * millisecond would pay a spin per read for nothing. */
+#define LL__FSPOOL_SPIN_MISSES 4
+#define LL__FSPOOL_SPIN_PROBE 64
 
 static int64_t mono_ns(void) {
     struct timespec ts;
@@ -81,22 +86,41 @@ static int64_t mono_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Spin until a submitter claims me or the budget is spent (mu not held).
- * Each ~1 us of pauses ends in sched_yield: a spinner that shares its
- * CPU with the loop thread (a busy machine of 2 cores) must not keep
- * from it the CPU it needs to submit the job the spinner waits for. */
-static void spin_wait(const ll__fsspinner *me) {
-    int64_t until = mono_ns() + LL__FSPOOL_SPIN_NS;
+/* Spin until a submitter claims me or the budget is spent (mu not held):
+ * 1 if the spin lost its CPU meanwhile. Every 64 pauses (~2 us) end in
+ * sched_yield, so that a spinner sharing its CPU with the loop thread
+ * lets it run to submit the job the spinner waits for (without it, a
+ * loop polled on a busy 2-core machine missed nearly every spin). A look
+ * at the clock more than 10 us after the last means other threads ran
+ * here: on such a busy machine a claimed spinner that yielded may wait a
+ * slice or more for its CPU, worse than a woken worker (bench-fs at
+ * 4 KiB/16 fell to half under load), so the caller counts it a miss. */
+static int spin_wait(const ll__fsspinner *me) {
+    int64_t now = mono_ns(), until = now + LL__FSPOOL_SPIN_NS;
     for (;;) {
         for (int i = 0; i < 64; i++) {
             if (__atomic_load_n(&me->claimed, __ATOMIC_ACQUIRE))
-                return;
+                return 0;
             ll__postq_cpu_relax();
         }
-        if (mono_ns() >= until)
-            return;
+        int64_t last = now;
+        now = mono_ns();
+        if (now - last > 10000)
+            return 1;
+        if (now >= until)
+            return 0;
         sched_yield();
     }
+}
+
+/* Whether a worker that ran a job and finds the queue empty spins (mu
+ * held): one spinner at most (on a machine of few cores more would take
+ * the CPU from the loop thread and the running jobs), and seldom once
+ * spins keep missing. */
+static int may_spin(ll__fspool *pool) {
+    if (LL__FSPOOL_SPIN_NS <= 0 || pool->spinner != NULL || pool->loop == 0)
+        return 0;
+    return pool->spin_misses < LL__FSPOOL_SPIN_MISSES || ++pool->spin_skipped % LL__FSPOOL_SPIN_PROBE == 0;
 }
 
 /* Hand the queue's newest job to an idle worker (mu held): the spinning
@@ -187,20 +211,20 @@ static void *fs_worker(void *arg) {
          * surplus leaves. */
         if (pool->workers > pool->max || (pool->head == NULL && pool->loop == 0))
             break;
-        if (pool->head == NULL && ran && pool->spinner == NULL && pool->loop != 0 &&
-            LL__FSPOOL_SPIN_NS > 0) {
-            /* One spinner at most: on a machine of few cores more would
-             * take the CPU from the loop thread and the running jobs. A
-             * claimed spinner has a job queued for it (or a close, or a
-             * new bound, to see); an unclaimed one withdraws and parks. */
+        if (pool->head == NULL && ran && may_spin(pool)) {
+            /* A claimed spinner has a job queued for it (or a close, or a
+             * new bound, to see); an unclaimed one withdraws and parks.
+             * Claims are made under mu: read under it, me.claimed is
+             * final. */
             ll__fsspinner me = {0};
             pool->spinner = &me;
             ran = 0;
             pthread_mutex_unlock(&pool->mu);
-            spin_wait(&me);
+            int lost = spin_wait(&me);
             pthread_mutex_lock(&pool->mu);
-            if (pool->spinner == &me)
+            if (!me.claimed)
                 pool->spinner = NULL;
+            pool->spin_misses = me.claimed && !lost ? 0 : pool->spin_misses + 1;
             continue;
         }
         if (pool->head == NULL) {
@@ -284,6 +308,7 @@ int ll__fspool_open(ll__pending *p, uint64_t loop, int max, int wakefd) {
      * eventfd (kqueue: the core's WakeFD is -1). */
     pool->wakefd = FS_LINUX ? wakefd : -1;
     pool->waking = 0; /* no worker: the last close saw them all leave */
+    pool->spin_misses = 0;
     __atomic_store_n(&pool->loop, loop, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&pool->mu);
     return 0;

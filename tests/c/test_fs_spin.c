@@ -5,8 +5,9 @@
  * next one comes (at once, around the end of the spin, after the worker
  * parked; one or several in flight); a loop that keeps submitting at once
  * has its reads taken by the spinner, not by parked workers woken each
- * time; and an idle pool spins no longer than its budget: its threads
- * burn no CPU once the reads have ended. Linux: the pool's threads are
+ * time; an idle pool spins no longer than its budget: its threads burn
+ * no CPU once the reads have ended; and a pool whose spins keep missing
+ * (reads far apart) stops spinning. Linux: the pool's threads are
  * found by their name ("ll-fs") in /proc. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -234,12 +235,50 @@ static void test_idle_pool_burns_no_cpu(void) {
     ll_release(loop);
 }
 
+/* An application that reads a block every 2 ms: no spin of 50 us ever
+ * catches its next read, and after a few misses the pool stops spinning
+ * (but for a probe now and then): its threads' CPU time for the N reads
+ * stays below N * 50 us, which spinning after every read would pass on
+ * its own (the reads' own cost on top; a machine so busy that the
+ * spinner loses its CPU ends its spins early, and then cannot show it). */
+static void test_slow_reader_pays_few_spins(void) {
+    ll_loop loop = new_loop();
+    int fd = open(data_path, O_RDONLY);
+    CHECK(fd >= 0);
+    enum { N = 200 };
+    long long best = -1;
+    for (int attempt = 0; attempt < 3 && (best < 0 || best >= N * 50000LL); attempt++) {
+        static struct chain c;
+        static const int gap[] = {2000};
+        memset(&c, 0, sizeof c);
+        chain_start(&c, loop, fd, 1, 1);
+        RUN_UNTIL(loop, c.done == 1, 5.0);
+        memset(&c, 0, sizeof c);
+        c.delays_us = gap;
+        c.ndelays = 1;
+        struct pool_threads before = pool_threads();
+        chain_start(&c, loop, fd, N, 1);
+        RUN_UNTIL(loop, c.done == N, 20.0);
+        CHECK_EQ_INT(c.bad, 0);
+        long long ns = pool_threads().run_ns - before.run_ns;
+        if (best < 0 || ns < best)
+            best = ns;
+    }
+    if (best >= N * 50000LL)
+        fprintf(stderr, "  pool threads ran %lld us for %d reads 2 ms apart\n", best / 1000, N);
+    CHECK(best < N * 50000LL);
+    close(fd);
+    ll_loop_close(loop);
+    ll_release(loop);
+}
+
 int main(void) {
     snprintf(data_path, sizeof data_path, "/tmp/ll_fsspin_XXXXXX");
     make_file();
     RUN_TEST(test_no_read_lost_whenever_the_next_comes);
     RUN_TEST(test_spinner_takes_the_next_read);
     RUN_TEST(test_idle_pool_burns_no_cpu);
+    RUN_TEST(test_slow_reader_pays_few_spins);
     unlink(data_path);
     return CHECK_REPORT();
 }
