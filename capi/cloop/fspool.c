@@ -4,12 +4,16 @@
  * A worker makes the system call and posts the outcome to the loop's post
  * queue; nothing here enters Go. The bound, the FIFO order and when the
  * pool opens and closes are the core's (capi/fs.go tells them). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -74,11 +78,22 @@ static void park_wake(ll__fspool *pool, int n) {
 #ifndef LL__FSPOOL_SPIN_NS
 #define LL__FSPOOL_SPIN_NS 50000
 #endif
-/* Spins in a row that no job came to before the pool stops spinning, and
- * how often it tries again then: an application that reads once a
- * millisecond would pay a spin per read for nothing. */
+/* When the pool stops spinning. After LL__FSPOOL_SPIN_MISSES spins in a
+ * row that no job came to, for LL__FSPOOL_SPIN_PROBE turns (a worker that
+ * ran a job finding the queue empty) per further miss: an application
+ * that reads once a millisecond would pay a spin per read for nothing.
+ * After a spin during which another thread took the worker's CPU
+ * (cpu_taken), for LL__FSPOOL_SPIN_BUSY turns: on a machine whose CPUs
+ * are all taken a claimed spinner may wait a slice for its CPU, and
+ * spinning workers, never asleep, lose the scheduler's preference for a
+ * woken thread; and a spinner on the loop thread's own CPU keeps the loop
+ * sleeping and woken per read (it lingers for an outcome the spinner it
+ * claimed cannot produce). Under a load of 14 on 2 cores, bench-fs at
+ * 4 KiB/16 fell from ~190,000 to 100,000-140,000 reads/s with a spinner
+ * that kept trying. */
 #define LL__FSPOOL_SPIN_MISSES 4
 #define LL__FSPOOL_SPIN_PROBE 64
+#define LL__FSPOOL_SPIN_BUSY 256
 
 static int64_t mono_ns(void) {
     struct timespec ts;
@@ -86,31 +101,40 @@ static int64_t mono_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Spin until a submitter claims me or the budget is spent (mu not held):
- * 1 if the spin lost its CPU meanwhile. Every 64 pauses (~2 us) end in
- * sched_yield, so that a spinner sharing its CPU with the loop thread
- * lets it run to submit the job the spinner waits for (without it, a
- * loop polled on a busy 2-core machine missed nearly every spin). A look
- * at the clock more than 10 us after the last means other threads ran
- * here: on such a busy machine a claimed spinner that yielded may wait a
- * slice or more for its CPU, worse than a woken worker (bench-fs at
- * 4 KiB/16 fell to half under load), so the caller counts it a miss. */
-static int spin_wait(const ll__fsspinner *me) {
-    int64_t now = mono_ns(), until = now + LL__FSPOOL_SPIN_NS;
+/* Spin until a submitter claims me or the budget is spent (mu not held).
+ * Every 64 pauses (~1.6 us here) end in sched_yield, so that a spinner
+ * sharing its CPU with the loop thread lets it run to submit the job the
+ * spinner waits for. */
+static void spin_wait(const ll__fsspinner *me) {
+    int64_t until = mono_ns() + LL__FSPOOL_SPIN_NS;
     for (;;) {
         for (int i = 0; i < 64; i++) {
             if (__atomic_load_n(&me->claimed, __ATOMIC_ACQUIRE))
-                return 0;
+                return;
             ll__postq_cpu_relax();
         }
-        int64_t last = now;
-        now = mono_ns();
-        if (now - last > 10000)
-            return 1;
-        if (now >= until)
-            return 0;
+        if (mono_ns() >= until)
+            return;
         sched_yield();
     }
+}
+
+/* Whether another thread took this worker's CPU since the last call
+ * (*seen: its count of involuntary switches then): a yield that ran
+ * someone else, or a preemption, counts; a vCPU the host took away for a
+ * while (steal time) does not. Where the count is not known, no. */
+static int cpu_taken(long *seen) {
+#ifdef RUSAGE_THREAD
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return 0;
+    int taken = ru.ru_nivcsw != *seen;
+    *seen = ru.ru_nivcsw;
+    return taken;
+#else
+    (void)seen;
+    return 0;
+#endif
 }
 
 /* Whether a worker that ran a job and finds the queue empty spins (mu
@@ -120,7 +144,23 @@ static int spin_wait(const ll__fsspinner *me) {
 static int may_spin(ll__fspool *pool) {
     if (LL__FSPOOL_SPIN_NS <= 0 || pool->spinner != NULL || pool->loop == 0)
         return 0;
-    return pool->spin_misses < LL__FSPOOL_SPIN_MISSES || ++pool->spin_skipped % LL__FSPOOL_SPIN_PROBE == 0;
+    if (pool->spin_skip > 0) {
+        pool->spin_skip--;
+        return 0;
+    }
+    return 1;
+}
+
+/* Count a spin's outcome (mu held): see LL__FSPOOL_SPIN_MISSES. */
+static void spun(ll__fspool *pool, int claimed, int lost) {
+    if (lost) {
+        pool->spin_skip = LL__FSPOOL_SPIN_BUSY;
+    } else if (claimed) {
+        pool->spin_misses = 0;
+    } else if (++pool->spin_misses >= LL__FSPOOL_SPIN_MISSES) {
+        pool->spin_misses = LL__FSPOOL_SPIN_MISSES; /* each further miss skips again */
+        pool->spin_skip = LL__FSPOOL_SPIN_PROBE;
+    }
 }
 
 /* Hand the queue's newest job to an idle worker (mu held): the spinning
@@ -197,12 +237,16 @@ static void fs_finished(ll_loop loop, void *arg) {
 
 static void *fs_worker(void *arg) {
     ll__fspool *pool = arg;
-    int ran = 0; /* a job since this worker last spun: it may spin */
+    int ran = 0;        /* a job since this worker last spun: it may spin */
+    long switches = 0;  /* its involuntary switches when it last looked (cpu_taken) */
 #ifdef __linux__
     /* Named for top -H and for the tests, which find the pool's threads
      * by this name in /proc (test_fs_spin.c). */
     prctl(PR_SET_NAME, "ll-fs", 0, 0, 0);
 #endif
+    /* A spin counts the switches since the last one (or since here): a job
+     * preempted meanwhile tells of a busy machine as well. */
+    (void)cpu_taken(&switches);
     pthread_mutex_lock(&pool->mu);
     ll__postq_wakefd = pool->wakefd; /* set at open, before this thread started */
     for (;;) {
@@ -220,11 +264,12 @@ static void *fs_worker(void *arg) {
             pool->spinner = &me;
             ran = 0;
             pthread_mutex_unlock(&pool->mu);
-            int lost = spin_wait(&me);
+            spin_wait(&me);
+            int lost = cpu_taken(&switches);
             pthread_mutex_lock(&pool->mu);
             if (!me.claimed)
                 pool->spinner = NULL;
-            pool->spin_misses = me.claimed && !lost ? 0 : pool->spin_misses + 1;
+            spun(pool, me.claimed, lost);
             continue;
         }
         if (pool->head == NULL) {
@@ -308,7 +353,7 @@ int ll__fspool_open(ll__pending *p, uint64_t loop, int max, int wakefd) {
      * eventfd (kqueue: the core's WakeFD is -1). */
     pool->wakefd = FS_LINUX ? wakefd : -1;
     pool->waking = 0; /* no worker: the last close saw them all leave */
-    pool->spin_misses = 0;
+    pool->spin_misses = pool->spin_skip = 0;
     __atomic_store_n(&pool->loop, loop, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&pool->mu);
     return 0;

@@ -67,11 +67,11 @@ typedef struct ll__fspool {
     int32_t max, workers, idle; /* mu */
     int32_t waking;             /* idle workers signalled, not yet awake (mu) */
     ll__fsspinner *spinner;     /* the one worker spinning unclaimed, or NULL (mu) */
-    /* Spins in a row that no job came to, and idle turns since that
-     * reached LL__FSPOOL_SPIN_MISSES (mu): a pool whose next job comes
-     * too late to catch spins only every LL__FSPOOL_SPIN_PROBE-th turn. */
+    /* Spins in a row that no job came to, and turns (a worker that ran a
+     * job finding the queue empty) left without a spin (mu): fspool.c's
+     * may_spin and fs_worker say when the pool stops spinning. */
     int32_t spin_misses;
-    uint32_t spin_skipped;
+    int32_t spin_skip;
     /* Jobs queued, running, or posted and not yet called back: they keep
      * the loop alive (capi's Outstanding). Dropped by the loop as it runs
      * the outcome (a post refused at close: by the worker; close clears
