@@ -6,8 +6,9 @@
  * parked; one or several in flight); a loop that keeps submitting at once
  * has its reads taken by the spinner, not by parked workers woken each
  * time; an idle pool spins no longer than its budget: its threads burn
- * no CPU once the reads have ended; and a pool whose spins keep missing
- * (reads far apart) stops spinning. Linux: the pool's threads are
+ * no CPU once the reads have ended; a pool whose spins keep missing
+ * (reads far apart) stops spinning, and so does one on a machine whose
+ * CPUs are all taken. Linux: the pool's threads are
  * found by their name ("ll-fs") in /proc. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -42,7 +43,7 @@ static void make_file(void) {
  * on a CPU in ns (schedstat), summed. */
 struct pool_threads {
     int n;
-    long long parks, run_ns;
+    long long parks, taken, run_ns; /* taken: involuntary switches */
 };
 
 static struct pool_threads pool_threads(void) {
@@ -67,6 +68,8 @@ static struct pool_threads pool_threads(void) {
             while (fgets(line, sizeof line, fp) != NULL)
                 if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1)
                     t.parks += v;
+                else if (sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
+                    t.taken += v;
             fclose(fp);
         }
         snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
@@ -296,6 +299,50 @@ static void test_slow_reader_pays_few_spins(void) {
     realtime_off();
 }
 
+static volatile int hogs_run;
+
+static void *hog(void *arg) {
+    (void)arg;
+    while (hogs_run) {
+    }
+    return NULL;
+}
+
+/* A machine whose CPUs are all taken (threads that never sleep, two per
+ * CPU): the pool stops spinning after a spin that another thread took
+ * the worker's CPU from, and its workers, woken per read instead, are
+ * rarely switched out (a spinner yields to the others some 30 times a
+ * spin). */
+static void test_busy_machine_stops_the_spin(void) {
+    ll_loop loop = new_loop();
+    int fd = open(data_path, O_RDONLY);
+    CHECK(fd >= 0);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int nhogs = ncpu > 0 && ncpu < 32 ? 2 * (int)ncpu : 8;
+    pthread_t hogs[64];
+    hogs_run = 1;
+    for (int i = 0; i < nhogs; i++)
+        CHECK(pthread_create(&hogs[i], NULL, hog, NULL) == 0);
+    enum { N = 2000 };
+    static struct chain c;
+    memset(&c, 0, sizeof c);
+    struct pool_threads before = pool_threads();
+    chain_start(&c, loop, fd, N, 1);
+    RUN_UNTIL(loop, c.done == N, 60.0);
+    struct pool_threads after = pool_threads();
+    hogs_run = 0;
+    for (int i = 0; i < nhogs; i++)
+        pthread_join(hogs[i], NULL);
+    CHECK_EQ_INT(c.bad, 0);
+    long long taken = after.taken - before.taken;
+    if (!(taken * 4 < N))
+        fprintf(stderr, "  pool threads switched out %lld times in %d reads\n", taken, N);
+    CHECK(taken * 4 < N);
+    close(fd);
+    ll_loop_close(loop);
+    ll_release(loop);
+}
+
 int main(void) {
     snprintf(data_path, sizeof data_path, "/tmp/ll_fsspin_XXXXXX");
     make_file();
@@ -303,6 +350,7 @@ int main(void) {
     RUN_TEST(test_spinner_takes_the_next_read);
     RUN_TEST(test_idle_pool_burns_no_cpu);
     RUN_TEST(test_slow_reader_pays_few_spins);
+    RUN_TEST(test_busy_machine_stops_the_spin);
     unlink(data_path);
     return CHECK_REPORT();
 }
