@@ -160,7 +160,7 @@ test-purego: lib
 # by test-c; the library's build is a relink of the cached packages).
 PORTABLE := $(BUILD)/portable
 PORTABLE_LIB := $(PORTABLE)/libloop.so
-PORTABLE_BINS := $(patsubst %,$(PORTABLE)/ctests/%,test_fs_pool test_fs_callback test_fs)
+PORTABLE_BINS := $(patsubst %,$(PORTABLE)/ctests/%,test_fs_pool test_fs_callback test_fs test_fs_spin)
 
 $(PORTABLE_LIB): $(GO_SRC) capi/exports.map $(LIB_STAMP)
 	@mkdir -p $(PORTABLE)

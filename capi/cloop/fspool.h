@@ -47,6 +47,14 @@ typedef struct ll__fsblock {
     ll__fsjob jobs[LL__FSJOB_BLOCK];
 } ll__fsblock;
 
+/* A worker spinning for a job before it parks (fs_worker): on its stack,
+ * named by the pool's spinner while it spins. A submitter that finds it
+ * claims it (claimed = 1, spinner = NULL, both under mu) instead of
+ * waking a parked worker: no system call on either side. */
+typedef struct ll__fsspinner {
+    int32_t claimed;
+} ll__fsspinner;
+
 typedef struct ll__fspool {
     pthread_mutex_t mu;
     pthread_cond_t work; /* idle workers wait here (the portable branch; Linux's: seq) */
@@ -58,6 +66,12 @@ typedef struct ll__fspool {
     int32_t wakefd;             /* the loop's eventfd, or -1 (ll__postq_wakefd) */
     int32_t max, workers, idle; /* mu */
     int32_t waking;             /* idle workers signalled, not yet awake (mu) */
+    ll__fsspinner *spinner;     /* the one worker spinning unclaimed, or NULL (mu) */
+    /* Spins in a row that no job came to, and turns (a worker that ran a
+     * job finding the queue empty) left without a spin (mu): fspool.c's
+     * may_spin and fs_worker say when the pool stops spinning. */
+    int32_t spin_misses;
+    int32_t spin_skip;
     /* Jobs queued, running, or posted and not yet called back: they keep
      * the loop alive (capi's Outstanding). Dropped by the loop as it runs
      * the outcome (a post refused at close: by the worker; close clears
