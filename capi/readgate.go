@@ -28,9 +28,10 @@ func (s *loopState) DeliverGated(l *libloop.Loop, evs []libloop.Event, g *libloo
 }
 
 // openGate fills the C record's gate terms for the next delivery call;
-// false if there is no read buffer to read into (no gate then).
+// false if there is no read buffer to read into, or the poll asks for more
+// events than C's gate keeps (no gate then).
 func (s *loopState) openGate(g *libloop.ReadGate, n *netState) bool {
-	if n.rbuf == nil || g.ReadMax > readBufferSize {
+	if n.rbuf == nil || g.ReadMax > readBufferSize || g.Poll.Max > C.LL__GATE_MAX_EVENTS {
 		return false
 	}
 	cg := &s.pending.gate

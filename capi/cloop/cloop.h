@@ -167,11 +167,15 @@ typedef struct ll__chain {
  * takes C's queues first (ll_loop_next_timeout answers 0 once a callback
  * is queued, else the first timer's time). Go's pointers here (events,
  * view) are valid only during the call; C keeps none. */
+/* The most events a gate's poll may ask for: the gate keeps each one's
+ * transport on its stack between the checks and the reads (the loop's
+ * poll buffer holds 256; capi opens no gate for a larger one). */
+#define LL__GATE_MAX_EVENTS 256
 typedef struct ll__read_gate {
     int32_t on; /* 1 for the delivery call Go opened the gate for */
     int32_t epfd;
     uintptr_t events;   /* struct epoll_event[max_events], Go memory */
-    int64_t max_events; /* */
+    int64_t max_events; /* at most LL__GATE_MAX_EVENTS */
     uintptr_t view;     /* const ll__chain_view *, Go memory */
     int64_t deadline;   /* loop ns: a timer may be due once now > deadline */
     int64_t max_iterations;
