@@ -120,17 +120,28 @@ typedef struct ll__chain {
 /* ---- The read gate (readgate.c; libloop/readgate.go) ----
  * After a delivery that ends an I/O iteration, C runs the loop's next I/O
  * iterations itself while each is only reads of plain stream transports
- * with a C protocol: poll (timeout 0), read(2) each ready socket once into
- * the loop's read buffer, call its protocol with LL_DATA_RECEIVED. Go
- * decides that a delivery may open the gate (libloop's gateTerms: the run
- * goes on until stopped, no hook is active, not debug mode, nothing ready
- * or posted, not stopping, the delivery is the flush callback's own (never
- * one made inside a callback) and the queue's last and holds only data
- * events, the poll plan lets early tries run, a lower bound of every
- * timer's deadline is known) and sets on = 1 for that one delivery call,
- * with its terms; C only checks that each next iteration is still of that
- * kind and runs it. It hands back to Go, leaving the last poll's answer in
- * events for Go's next iteration (polled) when there was one:
+ * with a C protocol: poll, read(2) each ready socket once into the loop's
+ * read buffer, call its protocol with LL_DATA_RECEIVED. Go decides that a
+ * delivery may open the gate (libloop's gateTerms: the run goes on until
+ * stopped, no hook is active, not debug mode, nothing ready or posted,
+ * not stopping, the delivery is the flush callback's own (never one made
+ * inside a callback) and the queue's last and holds only data events, the
+ * selector is epoll, a lower bound of every timer's deadline is known)
+ * and sets on = 1 for that one delivery call, with its terms; C only
+ * checks that each next iteration is still of that kind and runs it. Its
+ * poll is Go's (run.go): with timeout 0 first while tries run (try_first;
+ * a try that finds nothing rests them for the rest of the gate), then one
+ * that blocks until the first moment a timer may be due (deadline + 1) or
+ * block_until (Go yields to its scheduler before blocking past that; 0:
+ * never block, as while posts flow and Go's BeforeBlock lingers, or for a
+ * delivery of more than one event: libloop's gateBlockEvents), in whole
+ * milliseconds rounded up; never again in this gate after a poll that
+ * returned more than one event (C sets block_until 0: a many-connection
+ * server's gate hands back at its first empty poll); not when a post waits (the view's posted, or the
+ * C queue, whose wake flag ll__postq_before_block arms first, as Go's
+ * BeforeBlock does). The time such a poll took is idle_ns. It hands back
+ * to Go, leaving the last poll's answer in events for Go's next iteration
+ * (polled) when there was one:
  *   before a poll: max_iterations reached; an event withheld by the
  *     delivery; a call_soon or timer queued in C (len, ntimers); the view's
  *     changes moved (a handle or timer made through Go, ll_loop_stop, a
@@ -140,7 +151,8 @@ typedef struct ll__chain {
  *   after a poll (what Go's iteration takes after its poll, and would run
  *     after the poll's I/O): a thread-safe post (the view's posted, the C
  *     post queue); a timer due (now > deadline); the poll found nothing
- *     (polled 0: Go's next iteration takes it as its early try) or failed;
+ *     (polled 0: it could not block, or its timeout ran out; Go's next
+ *     iteration takes it as its early try) or failed;
  *   for the poll's events: one that is not EPOLLIN alone (EPOLLOUT of a
  *     write pending, EPOLLRDHUP/HUP/ERR of an end or error), or whose fd is
  *     not a transport whose slot has a C protocol (fn), reads delivered
@@ -178,6 +190,8 @@ typedef struct ll__read_gate {
     int64_t max_events; /* at most LL__GATE_MAX_EVENTS */
     uintptr_t view;     /* const ll__chain_view *, Go memory */
     int64_t deadline;   /* loop ns: a timer may be due once now > deadline */
+    int64_t block_until; /* loop ns: a poll may block until then (0: never block) */
+    int32_t try_first;   /* 1: poll with timeout 0 before a poll that blocks */
     int64_t max_iterations;
     uintptr_t rbuf; /* the loop's read buffer (C memory) */
     int64_t rbuf_len;
@@ -186,6 +200,7 @@ typedef struct ll__read_gate {
     int64_t polled;       /* out: -1, or events left in events for Go */
     uint64_t failed_id;   /* out: a read met failed_errno (0: none) */
     int64_t failed_errno; /* out */
+    int64_t idle_ns;      /* out: time spent in polls that could block (Stats.Idle) */
 } ll__read_gate;
 
 struct ll__proto;
@@ -409,12 +424,29 @@ static inline long ll__sys3(long nr, long a, long b, long c) {
 #endif
 }
 #ifndef SYS_epoll_wait
-#define SYS_epoll_wait SYS_epoll_pwait /* only its timeout-0 form is used */
+#define SYS_epoll_wait SYS_epoll_pwait /* its mask argument is left NULL */
 #endif
 
 /* epoll_wait(epfd, events, max, 0): the event count, or -errno. */
 static inline long ll__poll_now(int epfd, void *events, int max) {
     return ll__sys3(SYS_epoll_wait, epfd, (long)events, max);
+}
+
+/* epoll_wait(epfd, events, max, ms): the event count, or -errno (the
+ * read gate's poll that may block). */
+static inline long ll__poll_wait(int epfd, void *events, int max, int ms) {
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = ms;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"((long)SYS_epoll_wait), "D"((long)epfd), "S"((long)events), "d"((long)max), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret;
+#else
+    long ret = syscall(SYS_epoll_pwait, epfd, events, max, ms, NULL, 0);
+    return ret < 0 ? -errno : ret;
+#endif
 }
 
 /* read(fd, buf, len): the byte count, or -errno. */

@@ -111,6 +111,42 @@ static inline int gate_after_poll_work(const ll__pending *p, const ll__read_gate
            ll__clock_now() > g->deadline;
 }
 
+/* The gate's poll, as Go's iteration makes it (libloop/run.go): while
+ * tries run (try_first), one with timeout 0 first; then, if that found
+ * nothing or tries rest, one that blocks until the first moment a timer
+ * may be due or the loop owes the Go scheduler a turn (block_until: Go
+ * yields before it blocks past that, libloop/yield.go), unless the
+ * loop must not block: a post waiting (the view's, or the C queue's, whose
+ * wake protocol is armed here as Go's BeforeBlock arms it). A try that
+ * found nothing rests tries for the rest of this gate, as Go's plan does.
+ * The time a poll that could block took counts as idle (Stats.Idle). The
+ * event count, 0 (nothing: Go's next iteration takes it as its early
+ * try), or -errno. */
+static long gate_poll(ll__pending *p, ll__read_gate *g, const ll__chain_view *v, int *try_first) {
+    long got;
+    int tried = 0;
+    if (*try_first || g->block_until == 0) {
+        got = ll__poll_now((int)g->epfd, (void *)g->events, (int)g->max_events);
+        if (got != 0 || g->block_until == 0)
+            return got;
+        tried = 1;
+        *try_first = 0;
+    }
+    int64_t now = ll__clock_now();
+    int64_t end = g->block_until;
+    if (g->deadline < end)
+        end = g->deadline + 1; /* the first moment a timer may be due */
+    if (now >= end || __atomic_load_n(&v->posted, __ATOMIC_ACQUIRE) != 0 ||
+        (p->postq != NULL && ll__postq_before_block(p->postq)))
+        return tried ? 0 : ll__poll_now((int)g->epfd, (void *)g->events, (int)g->max_events);
+    /* Whole milliseconds, rounded up as Go's msTimeout, so that no timer
+     * is seen early; end - now is at most block_until's slice. */
+    int64_t ms = (end - now + 999999) / 1000000;
+    got = ll__poll_wait((int)g->epfd, (void *)g->events, (int)g->max_events, ms > 86400000 ? 86400000 : (int)ms);
+    g->idle_ns += ll__clock_now() - now;
+    return got;
+}
+
 void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0) {
     ll__read_gate *g = &p->gate;
     const ll__chain_view *v = (const ll__chain_view *)g->view;
@@ -118,6 +154,7 @@ void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0) {
     g->iterations = g->events_out = 0;
     g->polled = -1;
     g->failed_id = 0;
+    g->idle_ns = 0;
     if (v->version != LL__CHAIN_VIEW_VERSION)
         return;
     struct epoll_event *evs = (struct epoll_event *)g->events;
@@ -125,12 +162,15 @@ void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0) {
     gate_target ts[LL__GATE_MAX_EVENTS];
     if (g->max_events > LL__GATE_MAX_EVENTS)
         return;
+    int try_first = g->try_first;
     while (gate_may_poll(p, g, v, changes0)) {
-        long got = ll__poll_now((int)g->epfd, (void *)g->events, (int)g->max_events);
+        long got = gate_poll(p, g, v, &try_first);
         if (got <= 0) {
             g->polled = got == 0 ? 0 : -1;
             return;
         }
+        if (got > 1)
+            g->block_until = 0; /* more than one connection's answer: never block (cloop.h) */
         if (gate_after_poll_work(p, g, v)) {
             g->polled = got; /* Go's iteration runs this I/O, then that work */
             return;
@@ -178,5 +218,6 @@ void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0) {
     p->gate.iterations = p->gate.events_out = 0;
     p->gate.polled = -1;
     p->gate.failed_id = 0;
+    p->gate.idle_ns = 0;
 }
 #endif
