@@ -50,9 +50,9 @@ import (
 // the gate (callgrind, the loop thread). The host reports the time its
 // blocking polls took (IdleNs, for Stats.Idle). Only one connection's
 // iterations block so (gateBlockEvents): a delivery of more events opens
-// the gate only while tries run, with BlockUntil 0 (never block: a poll
-// that finds nothing hands back), and a poll of more events ends the
-// blocking of the gate it runs in.
+// the gate with BlockUntil 0 (never block: a poll that finds nothing
+// hands back), and a poll of more events ends the blocking of the gate it
+// runs in.
 //
 // The host then checks, before each iteration, what the iteration's own
 // callbacks may have changed (the View's Changes and ReadyLen, its own
@@ -103,9 +103,15 @@ type ReadGate struct {
 // its gate hands back at the first poll that finds nothing, as before
 // the gate could block: with every poll allowed to block, W5 lost 8% on
 // the machine of 2026-11-29 (98,987 -> 90,777 round trips/s, 5 of 5
-// interleaved pairs lower), a cause not found; this keeps W5's path as
-// it was. The host applies the same rule to its own polls (a poll of
-// more events ends its blocking: capi/cloop/readgate.c).
+// interleaved pairs lower), a cause not found: its gates hand back at
+// their first empty poll, and Go's iteration blocks. They are offered
+// while tries rest too (a W5 server's tries fail whenever it outran its
+// clients, and the rest then kept its reads in Go: 741 loop-thread
+// instructions a round trip against ~500 with it, libev 193; callgrind);
+// the one try that finds nothing costs a W5 server ~0.008 more
+// zero-timeout epoll_wait a round trip (bench/net_syscalls.sh). The
+// host applies the same rule to its own polls (a poll of more events ends
+// its blocking: capi/cloop/readgate.c).
 const gateBlockEvents = 1
 
 // gateState is the loop's side of the read gate.
@@ -133,13 +139,9 @@ func (l *Loop) gateTerms(evs []Event, base uint64) *ReadGate {
 		l.view().Posted.Load() != 0 || !l.pollFirst {
 		return nil
 	}
-	// One connection's answer (gateBlocks) may open the gate while tries
-	// rest, and its polls may block; a larger one only while tries run,
-	// and its polls never block.
+	// One connection's answer (gateBlockEvents) opens a gate whose polls
+	// may block; a larger one a gate whose polls never block.
 	blocks := len(evs) <= gateBlockEvents
-	if l.plan.tries == triesRest && !blocks {
-		return nil
-	}
 	for i := range evs {
 		if evs[i].Kind != DataReceived {
 			return nil

@@ -9,9 +9,9 @@ import "testing"
 // Only one connection's answer lets the gate's polls block
 // (gateBlockEvents): a delivery of one event is offered the gate with a
 // BlockUntil whether tries run or rest; a delivery of two events (two
-// connections in one poll, a loaded server's shape) is offered it only
-// while tries run, and then with BlockUntil 0, so that its polls hand back
-// at the first that finds nothing, as before the gate could block.
+// connections in one poll, a loaded server's shape) is offered it with
+// BlockUntil 0 (its polls hand back at the first that finds nothing, as
+// before the gate could block), whether tries run or rest.
 func TestReadGateBlocksForOneConnection(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
@@ -21,7 +21,7 @@ func TestReadGateBlocksForOneConnection(t *testing.T) {
 		{"one event, tries run", false, false, true, true},
 		{"one event, tries rest", true, false, true, true},
 		{"two events, tries run", false, true, true, false},
-		{"two events, tries rest", true, true, false, false},
+		{"two events, tries rest", true, true, true, false},
 	} {
 		r := newGateRig(t)
 		if tc.rest {
