@@ -107,7 +107,7 @@ type ReadGate struct {
 // their first empty poll, and Go's iteration blocks. They are offered
 // while tries rest too (a W5 server's tries fail whenever it outran its
 // clients, and the rest then kept its reads in Go: 741 loop-thread
-// instructions a round trip against ~500 with it, libev 193; callgrind);
+// instructions a round trip against 296-621 with it, libev 193; callgrind);
 // the one try that finds nothing costs a W5 server ~0.008 more
 // zero-timeout epoll_wait a round trip (bench/net_syscalls.sh). The
 // host applies the same rule to its own polls (a poll of more events ends
