@@ -405,6 +405,7 @@ static inline int64_t ll__clock_now(void) {
 
 #ifdef __linux__
 #include <errno.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 /* The runners' own system calls, made here rather than through libc on
@@ -452,6 +453,29 @@ static inline long ll__poll_wait(int epfd, void *events, int max, int ms) {
 /* read(fd, buf, len): the byte count, or -errno. */
 static inline long ll__read_now(int fd, void *buf, size_t len) {
     return ll__sys3(SYS_read, fd, (long)buf, (long)len);
+}
+
+/* send(fd, buf, len, MSG_NOSIGNAL), as sendto with no address: the byte
+ * count, or -errno (the write fast path, send.c). libc's send is a
+ * cancellation point that returns through its own frames: an
+ * ll_transport_write that sent all took 117 instructions with it, 52
+ * with this (callgrind, W5's server). */
+static inline long ll__send_now(int fd, const void *buf, size_t len) {
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = MSG_NOSIGNAL;
+    register long r8 __asm__("r8") = 0;
+    register long r9 __asm__("r9") = 0;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"((long)SYS_sendto), "D"((long)fd), "S"((long)buf), "d"((long)len), "r"(r10), "r"(r8),
+                       "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret;
+#else
+    long ret = syscall(SYS_sendto, fd, buf, len, MSG_NOSIGNAL, NULL, 0);
+    return ret < 0 ? -errno : ret;
+#endif
 }
 #endif
 
