@@ -130,7 +130,8 @@ typedef struct ll__chain {
  * and sets on = 1 for that one delivery call, with its terms; C only
  * checks that each next iteration is still of that kind and runs it. Its
  * poll is Go's (run.go): with timeout 0 first while tries run (try_first;
- * a try that finds nothing rests them for the rest of the gate), then one
+ * a try that finds nothing rests them for one poll, twice as many after
+ * each further failure, up to 64, as Go's poll plan does), then one
  * that blocks until the first moment a timer may be due (deadline + 1) or
  * block_until (Go yields to its scheduler before blocking past that; 0:
  * never block, as while posts flow and Go's BeforeBlock lingers, or for a

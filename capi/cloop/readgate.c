@@ -111,26 +111,42 @@ static inline int gate_after_poll_work(const ll__pending *p, const ll__read_gate
            ll__clock_now() > g->deadline;
 }
 
-/* The gate's poll, as Go's iteration makes it (libloop/run.go): while
- * tries run (try_first), one with timeout 0 first; then, if that found
- * nothing or tries rest, one that blocks until the first moment a timer
- * may be due or the loop owes the Go scheduler a turn (block_until: Go
- * yields before it blocks past that, libloop/yield.go), unless the
- * loop must not block: a post waiting (the view's, or the C queue's, whose
- * wake protocol is armed here as Go's BeforeBlock arms it). A try that
- * found nothing rests tries for the rest of this gate, as Go's plan does.
- * The time a poll that could block took counts as idle (Stats.Idle). The
- * event count, 0 (nothing: Go's next iteration takes it as its early
- * try), or -errno. */
-static long gate_poll(ll__pending *p, ll__read_gate *g, const ll__chain_view *v, int *try_first) {
+/* The gate's tries (timeout-0 polls before one that may block), as Go's
+ * poll plan makes them (libloop/pollplan.go): only if tries ran when the
+ * gate opened (try_first); a try that finds nothing rests them for one
+ * poll, twice as many after each further failure (up to 64), one that
+ * finds something ends the rest. Under load a peer's answer is often
+ * there after the loop's own work, and a try spares the sleep a blocking
+ * poll would take; where tries keep failing (a quiet peer in another
+ * process), nearly every poll blocks at once. */
+typedef struct {
+    int on;             /* tries ran when the gate opened */
+    int rest, rest_len; /* polls left in the rest, the rest's length */
+} gate_tries;
+
+/* The gate's poll, as Go's iteration makes it (libloop/run.go): a try
+ * first (gate_tries), then, if that found nothing or tries rest, one that
+ * blocks until the first moment a timer may be due or the loop owes the
+ * Go scheduler a turn (block_until: Go yields before it blocks past that,
+ * libloop/yield.go), unless the loop must not block: a post waiting (the
+ * view's, or the C queue's, whose wake protocol is armed here as Go's
+ * BeforeBlock arms it). The time a poll that could block took counts as
+ * idle (Stats.Idle). The event count, 0 (nothing: Go's next iteration
+ * takes it as its early try), or -errno. */
+static long gate_poll(ll__pending *p, ll__read_gate *g, const ll__chain_view *v, gate_tries *tr) {
     long got;
     int tried = 0;
-    if (*try_first || g->block_until == 0) {
+    if (g->block_until == 0 || (tr->on && tr->rest == 0)) {
         got = ll__poll_now((int)g->epfd, (void *)g->events, (int)g->max_events);
-        if (got != 0 || g->block_until == 0)
+        if (got != 0 || g->block_until == 0) {
+            tr->rest_len = 0;
             return got;
+        }
         tried = 1;
-        *try_first = 0;
+        tr->rest_len = tr->rest_len == 0 ? 1 : (tr->rest_len < 32 ? 2 * tr->rest_len : 64);
+        tr->rest = tr->rest_len;
+    } else if (tr->rest > 0) {
+        tr->rest--;
     }
     int64_t now = ll__clock_now();
     int64_t end = g->block_until;
@@ -162,9 +178,9 @@ void ll__gate_run(uint64_t loop, ll__pending *p, uint64_t changes0) {
     gate_target ts[LL__GATE_MAX_EVENTS];
     if (g->max_events > LL__GATE_MAX_EVENTS)
         return;
-    int try_first = g->try_first;
+    gate_tries tries = {.on = g->try_first != 0};
     while (gate_may_poll(p, g, v, changes0)) {
-        long got = gate_poll(p, g, v, &try_first);
+        long got = gate_poll(p, g, v, &tries);
         if (got <= 0) {
             g->polled = got == 0 ? 0 : -1;
             return;
