@@ -28,9 +28,10 @@ func (s *loopState) DeliverGated(l *libloop.Loop, evs []libloop.Event, g *libloo
 }
 
 // openGate fills the C record's gate terms for the next delivery call;
-// false if there is no read buffer to read into (no gate then).
+// false if there is no read buffer to read into, or the poll asks for more
+// events than C's gate keeps (no gate then).
 func (s *loopState) openGate(g *libloop.ReadGate, n *netState) bool {
-	if n.rbuf == nil || g.ReadMax > readBufferSize {
+	if n.rbuf == nil || g.ReadMax > readBufferSize || g.Poll.Max > C.LL__GATE_MAX_EVENTS {
 		return false
 	}
 	cg := &s.pending.gate
@@ -38,6 +39,15 @@ func (s *loopState) openGate(g *libloop.ReadGate, n *netState) bool {
 	cg.events, cg.max_events = C.uintptr_t(uintptr(g.Poll.Buf)), C.int64_t(g.Poll.Max)
 	cg.view = C.uintptr_t(uintptr(unsafe.Pointer(g.View)))
 	cg.deadline, cg.max_iterations = C.int64_t(g.Deadline), C.int64_t(g.MaxIterations)
+	// While posts flow, BeforeBlock lingers for the next one before the
+	// loop sleeps: the gate leaves that to Go's iteration and never blocks.
+	cg.block_until, cg.try_first = C.int64_t(g.BlockUntil), 0
+	if s.postsFlowing || g.BlockUntil <= 0 {
+		cg.block_until = 0
+	}
+	if g.TryFirst {
+		cg.try_first = 1
+	}
 	cg.rbuf, cg.rbuf_len = C.uintptr_t(uintptr(n.rbuf)), C.int64_t(g.ReadMax)
 	return true
 }
@@ -49,6 +59,7 @@ func (s *loopState) closeGate(g *libloop.ReadGate) {
 	cg.on = 0 // (C cleared it; a runner that panicked did not)
 	cg.events, cg.view = 0, 0
 	g.Iterations, g.Events, g.Polled = int(cg.iterations), int(cg.events_out), int(cg.polled)
+	g.IdleNs = int64(cg.idle_ns)
 	if id := uint64(cg.failed_id); id != 0 {
 		cg.failed_id = 0
 		if obj, ok := ids.get(id, kindTransport); ok {

@@ -34,11 +34,25 @@ import (
 //     no close after resume to apply afterwards), none was withheld, it is
 //     not a delivery made mid-read for room in the buffer, and nothing is
 //     ready (the ready queue, the host's queue, posts);
-//   - the selector can be polled elsewhere, and the poll plan lets early
-//     tries run (the gate's poll is the next iteration's early try: a loop
-//     whose tries find nothing, a server whose peer is in another process,
-//     keeps blocking at once);
+//   - the selector can be polled elsewhere and tries before it blocks
+//     (epoll);
 //   - a lower bound of every timer's deadline is known (Deadline).
+//
+// The gate's polls are the next iterations' polls, made as Go makes them
+// (run.go): a try with timeout 0 first while the poll plan lets tries run
+// (TryFirst), and, when that finds nothing or tries rest, a poll that
+// blocks until a timer may be due or until BlockUntil, the moment the loop
+// owes the Go scheduler a turn (yieldBeforeBlock: Go yields before it
+// blocks past it), unless a post waits (the host arms its own queue's wake
+// protocol there, as its BeforeBlock does). So a server whose peer is in
+// another process (its every poll blocks) stays in the gate too: a round
+// trip there cost Go's whole iteration, ~1,800 instructions more than in
+// the gate (callgrind, the loop thread). The host reports the time its
+// blocking polls took (IdleNs, for Stats.Idle). Only one connection's
+// iterations block so (gateBlockEvents): a delivery of more events opens
+// the gate with BlockUntil 0 (never block: a poll that finds nothing
+// hands back), and a poll of more events ends the blocking of the gate it
+// runs in.
 //
 // The host then checks, before each iteration, what the iteration's own
 // callbacks may have changed (the View's Changes and ReadyLen, its own
@@ -67,6 +81,8 @@ type ReadGate struct {
 	Poll          PollTarget // the selector's poll (as a chain's)
 	View          *ChainView // the loop's words that end a chain, and the gate
 	Deadline      int64      // loop ns: no timer is due while now <= Deadline
+	BlockUntil    int64      // loop ns: a poll may block until then (0: never block; gateBlockEvents)
+	TryFirst      bool       // poll with timeout 0 before a poll that may block
 	MaxIterations int        // iterations at most (maxChain)
 	ReadMax       int        // bytes one read takes at most (the loop's maxReadChunk)
 
@@ -75,7 +91,28 @@ type ReadGate struct {
 	Polled     int        // out: events the last poll left in Poll.Buf for Go (-1: none)
 	Failed     *Transport // out: a read met Errno (the gate ended there)
 	Errno      syscall.Errno
+	IdleNs     int64 // out: time spent in polls that could block
 }
+
+// gateBlockEvents is the largest I/O iteration whose gate may block in its
+// polls: one connection's answer, the request/response shape (a server
+// whose client is in another process, W4-2p), where each message's
+// blocking iteration in Go cost ~2,000 instructions more than the gate's
+// (callgrind, the loop thread: 2,574 against 483). An iteration of more
+// events (W5: ~50 connections a poll) shares that cost among them, and
+// its gate hands back at the first poll that finds nothing, as before
+// the gate could block: with every poll allowed to block, W5 lost 8% on
+// the machine of 2026-11-29 (98,987 -> 90,777 round trips/s, 5 of 5
+// interleaved pairs lower), a cause not found: its gates hand back at
+// their first empty poll, and Go's iteration blocks. They are offered
+// while tries rest too (a W5 server's tries fail whenever it outran its
+// clients, and the rest then kept its reads in Go: 741 loop-thread
+// instructions a round trip against 296-621 with it, libev 193; callgrind);
+// the one try that finds nothing costs a W5 server ~0.008 more
+// zero-timeout epoll_wait a round trip (bench/net_syscalls.sh). The
+// host applies the same rule to its own polls (a poll of more events ends
+// its blocking: capi/cloop/readgate.c).
+const gateBlockEvents = 1
 
 // gateState is the loop's side of the read gate.
 type gateState struct {
@@ -99,9 +136,12 @@ func (l *Loop) gateTerms(evs []Event, base uint64) *ReadGate {
 	ch := &l.chain
 	if !gs.allowed || ch.sel == nil || l.debug || l.hooks.n > 0 || l.hostPending || l.stopping ||
 		l.ready.len() > 0 || l.io.running || l.io.readStops != base || l.nWatched == 0 ||
-		l.view().Posted.Load() != 0 || !l.pollFirst || l.plan.tries == triesRest {
+		l.view().Posted.Load() != 0 || !l.pollFirst {
 		return nil
 	}
+	// One connection's answer (gateBlockEvents) opens a gate whose polls
+	// may block; a larger one a gate whose polls never block.
+	blocks := len(evs) <= gateBlockEvents
 	for i := range evs {
 		if evs[i].Kind != DataReceived {
 			return nil
@@ -130,9 +170,13 @@ func (l *Loop) gateTerms(evs []Event, base uint64) *ReadGate {
 		Poll:          ch.sel.pollTarget(),
 		View:          l.view(),
 		Deadline:      floor - timers.Resolution,
+		TryFirst:      l.plan.tries != triesRest,
 		MaxIterations: maxChain,
 		ReadMax:       maxReadChunk,
 		Polled:        -1,
+	}
+	if blocks {
+		g.BlockUntil = l.lastYield + yieldSlice
 	}
 	return g
 }
@@ -146,6 +190,7 @@ func (l *Loop) gateDone(g *ReadGate) {
 		g.Failed = nil
 		t.readFailed(g.Errno)
 	}
+	l.counters.idleNs += g.IdleNs
 	if g.Iterations == 0 && g.Polled < 0 {
 		return
 	}

@@ -188,3 +188,42 @@ func TestReadGateOutcome(t *testing.T) {
 		t.Fatal("the error ended the wrong transport")
 	}
 }
+
+// The gate is offered while the poll plan rests tries too (a server whose
+// peer is in another process: its polls block, and they may block in the
+// gate), with the terms of its polls: a try first only while tries run,
+// blocking no later than the loop's next turn for the Go scheduler; the
+// time the host's polls blocked counts as the loop's idle time.
+func TestReadGateBlockingTerms(t *testing.T) {
+	r := newGateRig(t)
+	for _, rest := range []bool{false, true} {
+		r.s.offers = nil
+		if rest {
+			r.l.plan.tries, r.l.plan.rest = triesRest, maxRest // past this run's blocking poll
+		} else {
+			r.l.plan.tries = triesOn
+		}
+		r.send(t, 0)
+		if err := r.l.RunForever(); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.s.offers) != 1 {
+			t.Fatalf("rest %v: %d offers, want 1", rest, len(r.s.offers))
+		}
+		g := r.s.offers[0]
+		if g.TryFirst == rest || g.BlockUntil != r.l.lastYield+yieldSlice {
+			t.Fatalf("rest %v: TryFirst %v BlockUntil %d, want %v and %d", rest, g.TryFirst, g.BlockUntil,
+				!rest, r.l.lastYield+yieldSlice)
+		}
+	}
+
+	idle := r.l.Stats().Idle
+	r.s.on = func(g *ReadGate) { g.Iterations, g.IdleNs = 1, 7e6 }
+	r.send(t, 1)
+	if err := r.l.RunForever(); err != nil {
+		t.Fatal(err)
+	}
+	if d := r.l.Stats().Idle - idle; d < 7e6 {
+		t.Fatalf("idle grew by %v, want the host's 7ms at least", d)
+	}
+}

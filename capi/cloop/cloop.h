@@ -120,17 +120,29 @@ typedef struct ll__chain {
 /* ---- The read gate (readgate.c; libloop/readgate.go) ----
  * After a delivery that ends an I/O iteration, C runs the loop's next I/O
  * iterations itself while each is only reads of plain stream transports
- * with a C protocol: poll (timeout 0), read(2) each ready socket once into
- * the loop's read buffer, call its protocol with LL_DATA_RECEIVED. Go
- * decides that a delivery may open the gate (libloop's gateTerms: the run
- * goes on until stopped, no hook is active, not debug mode, nothing ready
- * or posted, not stopping, the delivery is the flush callback's own (never
- * one made inside a callback) and the queue's last and holds only data
- * events, the poll plan lets early tries run, a lower bound of every
- * timer's deadline is known) and sets on = 1 for that one delivery call,
- * with its terms; C only checks that each next iteration is still of that
- * kind and runs it. It hands back to Go, leaving the last poll's answer in
- * events for Go's next iteration (polled) when there was one:
+ * with a C protocol: poll, read(2) each ready socket once into the loop's
+ * read buffer, call its protocol with LL_DATA_RECEIVED. Go decides that a
+ * delivery may open the gate (libloop's gateTerms: the run goes on until
+ * stopped, no hook is active, not debug mode, nothing ready or posted,
+ * not stopping, the delivery is the flush callback's own (never one made
+ * inside a callback) and the queue's last and holds only data events, the
+ * selector is epoll, a lower bound of every timer's deadline is known)
+ * and sets on = 1 for that one delivery call, with its terms; C only
+ * checks that each next iteration is still of that kind and runs it. Its
+ * poll is Go's (run.go): with timeout 0 first while tries run (try_first;
+ * a try that finds nothing rests them for one poll, twice as many after
+ * each further failure, up to 64, as Go's poll plan does), then one
+ * that blocks until the first moment a timer may be due (deadline + 1) or
+ * block_until (Go yields to its scheduler before blocking past that; 0:
+ * never block, as while posts flow and Go's BeforeBlock lingers, or for a
+ * delivery of more than one event: libloop's gateBlockEvents), in whole
+ * milliseconds rounded up; never again in this gate after a poll that
+ * returned more than one event (C sets block_until 0: a many-connection
+ * server's gate hands back at its first empty poll); not when a post waits (the view's posted, or the
+ * C queue, whose wake flag ll__postq_before_block arms first, as Go's
+ * BeforeBlock does). The time such a poll took is idle_ns. It hands back
+ * to Go, leaving the last poll's answer in events for Go's next iteration
+ * (polled) when there was one:
  *   before a poll: max_iterations reached; an event withheld by the
  *     delivery; a call_soon or timer queued in C (len, ntimers); the view's
  *     changes moved (a handle or timer made through Go, ll_loop_stop, a
@@ -140,7 +152,8 @@ typedef struct ll__chain {
  *   after a poll (what Go's iteration takes after its poll, and would run
  *     after the poll's I/O): a thread-safe post (the view's posted, the C
  *     post queue); a timer due (now > deadline); the poll found nothing
- *     (polled 0: Go's next iteration takes it as its early try) or failed;
+ *     (polled 0: it could not block, or its timeout ran out; Go's next
+ *     iteration takes it as its early try) or failed;
  *   for the poll's events: one that is not EPOLLIN alone (EPOLLOUT of a
  *     write pending, EPOLLRDHUP/HUP/ERR of an end or error), or whose fd is
  *     not a transport whose slot has a C protocol (fn), reads delivered
@@ -167,13 +180,19 @@ typedef struct ll__chain {
  * takes C's queues first (ll_loop_next_timeout answers 0 once a callback
  * is queued, else the first timer's time). Go's pointers here (events,
  * view) are valid only during the call; C keeps none. */
+/* The most events a gate's poll may ask for: the gate keeps each one's
+ * transport on its stack between the checks and the reads (the loop's
+ * poll buffer holds 256; capi opens no gate for a larger one). */
+#define LL__GATE_MAX_EVENTS 256
 typedef struct ll__read_gate {
     int32_t on; /* 1 for the delivery call Go opened the gate for */
     int32_t epfd;
     uintptr_t events;   /* struct epoll_event[max_events], Go memory */
-    int64_t max_events; /* */
+    int64_t max_events; /* at most LL__GATE_MAX_EVENTS */
     uintptr_t view;     /* const ll__chain_view *, Go memory */
     int64_t deadline;   /* loop ns: a timer may be due once now > deadline */
+    int64_t block_until; /* loop ns: a poll may block until then (0: never block) */
+    int32_t try_first;   /* 1: poll with timeout 0 before a poll that blocks */
     int64_t max_iterations;
     uintptr_t rbuf; /* the loop's read buffer (C memory) */
     int64_t rbuf_len;
@@ -182,6 +201,7 @@ typedef struct ll__read_gate {
     int64_t polled;       /* out: -1, or events left in events for Go */
     uint64_t failed_id;   /* out: a read met failed_errno (0: none) */
     int64_t failed_errno; /* out */
+    int64_t idle_ns;      /* out: time spent in polls that could block (Stats.Idle) */
 } ll__read_gate;
 
 struct ll__proto;
@@ -386,6 +406,7 @@ static inline int64_t ll__clock_now(void) {
 
 #ifdef __linux__
 #include <errno.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 /* The runners' own system calls, made here rather than through libc on
@@ -405,7 +426,7 @@ static inline long ll__sys3(long nr, long a, long b, long c) {
 #endif
 }
 #ifndef SYS_epoll_wait
-#define SYS_epoll_wait SYS_epoll_pwait /* only its timeout-0 form is used */
+#define SYS_epoll_wait SYS_epoll_pwait /* its mask argument is left NULL */
 #endif
 
 /* epoll_wait(epfd, events, max, 0): the event count, or -errno. */
@@ -413,9 +434,49 @@ static inline long ll__poll_now(int epfd, void *events, int max) {
     return ll__sys3(SYS_epoll_wait, epfd, (long)events, max);
 }
 
+/* epoll_wait(epfd, events, max, ms): the event count, or -errno (the
+ * read gate's poll that may block). */
+static inline long ll__poll_wait(int epfd, void *events, int max, int ms) {
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = ms;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"((long)SYS_epoll_wait), "D"((long)epfd), "S"((long)events), "d"((long)max), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return ret;
+#else
+    long ret = syscall(SYS_epoll_pwait, epfd, events, max, ms, NULL, 0);
+    return ret < 0 ? -errno : ret;
+#endif
+}
+
 /* read(fd, buf, len): the byte count, or -errno. */
 static inline long ll__read_now(int fd, void *buf, size_t len) {
     return ll__sys3(SYS_read, fd, (long)buf, (long)len);
+}
+
+/* send(fd, buf, len, MSG_NOSIGNAL), as sendto with no address: the byte
+ * count, or -errno (the write fast path, send.c). libc's send is a
+ * cancellation point that returns through its own frames: an
+ * ll_transport_write that sent all took 117 instructions with it, 52
+ * with this (callgrind, W5's server). */
+static inline long ll__send_now(int fd, const void *buf, size_t len) {
+#if defined(__x86_64__)
+    long ret;
+    register long r10 __asm__("r10") = MSG_NOSIGNAL;
+    register long r8 __asm__("r8") = 0;
+    register long r9 __asm__("r9") = 0;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"((long)SYS_sendto), "D"((long)fd), "S"((long)buf), "d"((long)len), "r"(r10), "r"(r8),
+                       "r"(r9)
+                     : "rcx", "r11", "memory");
+    return ret;
+#else
+    long ret = syscall(SYS_sendto, fd, buf, len, MSG_NOSIGNAL, NULL, 0);
+    return ret < 0 ? -errno : ret;
+#endif
 }
 #endif
 

@@ -92,6 +92,10 @@ int ll__postq_pending(ll__postq *q);
  * 1 if it is filled now, 0 if the loop may block (its poster will wake
  * it). Loop thread. */
 int ll__postq_settle(ll__postq *q);
+/* The loop, about to block: arm the wake flag and look (Go's BeforeBlock
+ * without the linger): 1 if a post is to be taken, 0 if it may block.
+ * Loop thread. */
+int ll__postq_before_block(ll__postq *q);
 /* The loop, about to block right after posts came: wait a few
  * microseconds for the head slot to be filled (1 if it was). */
 int ll__postq_linger(ll__postq *q);

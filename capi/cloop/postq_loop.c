@@ -42,6 +42,22 @@ int ll__postq_settle(ll__postq *q) {
     return ll__postq_pending(q);
 }
 
+/* The loop, about to block without lingering (the read gate's blocking
+ * poll, readgate.c): the wake protocol's loop side, as capi's Go
+ * BeforeBlock (postsource.go) does it with Go's atomics. Clear the wake
+ * flag, then look at the queue: 1 if a post is there or on its way (take
+ * it, do not block), 0 if the loop may block (a poster that reserves from
+ * now on sees the flag clear and wakes it). */
+int ll__postq_before_block(ll__postq *q) {
+    __atomic_store_n(&q->wake, 0, __ATOMIC_SEQ_CST);
+    int32_t bias = __atomic_load_n(&q->bias, __ATOMIC_SEQ_CST);
+    if (ll__postq_pending(q))
+        return 1;
+    if (bias == LL__BIAS_OFF && (__atomic_load_n(&q->tail, __ATOMIC_SEQ_CST) >> 1) == q->head)
+        return 0;
+    return ll__postq_settle(q);
+}
+
 /* How long the loop lingers for the next post before it sleeps, and how
  * often it looks meanwhile: each look pulls the cache line the poster is
  * filling, and the poster's next store then waits for it back, so the

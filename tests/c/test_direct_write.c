@@ -9,8 +9,8 @@
  * transport Go ended on a read error, its LL_CONNECTION_LOST still queued:
  * test_direct_write_lost.c).
  *
- * How "from C" is seen: send_counter.h's send() counts the fast path's
- * sends (Go writes with raw system calls). */
+ * How "from C" is seen: send_counter.h counts the fast path's
+ * sends (Go's writes do not call its hook). */
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/socket.h>
