@@ -412,16 +412,24 @@ static inline int64_t ll__clock_now(void) {
 /* The runners' own system calls, made here rather than through libc on
  * x86-64: a call returns with the CPU's return predictions flushed
  * (Spectre/SRSO mitigations), so each frame it returns through costs
- * ~6 ns, and libc's epoll_wait and read are cancellation points (~15 ns
- * more). Each returns the count, or -errno. */
-static inline long ll__sys3(long nr, long a, long b, long c) {
+ * ~6 ns, and libc's epoll_wait, read and send are cancellation points
+ * (~15 ns more; an ll_transport_write that sent all took 117 instructions
+ * through libc's send, 52 with ll__send_now: callgrind, W5's server).
+ * ll__sys6 is the one raw call; each wrapper returns the count, or
+ * -errno. */
+static inline long ll__sys6(long nr, long a, long b, long c, long d, long e, long f) {
 #if defined(__x86_64__)
     long ret;
-    register long r10 __asm__("r10") = 0; /* epoll_wait's timeout: 0 */
-    __asm__ volatile("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    __asm__ volatile("syscall"
+                     : "=a"(ret)
+                     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
     return ret;
 #else
-    long ret = nr == SYS_read ? syscall(SYS_read, a, b, c) : syscall(SYS_epoll_pwait, a, b, c, 0, NULL, 0);
+    long ret = syscall(nr, a, b, c, d, e, f);
     return ret < 0 ? -errno : ret;
 #endif
 }
@@ -431,52 +439,24 @@ static inline long ll__sys3(long nr, long a, long b, long c) {
 
 /* epoll_wait(epfd, events, max, 0): the event count, or -errno. */
 static inline long ll__poll_now(int epfd, void *events, int max) {
-    return ll__sys3(SYS_epoll_wait, epfd, (long)events, max);
+    return ll__sys6(SYS_epoll_wait, epfd, (long)events, max, 0, 0, 0);
 }
 
 /* epoll_wait(epfd, events, max, ms): the event count, or -errno (the
  * read gate's poll that may block). */
 static inline long ll__poll_wait(int epfd, void *events, int max, int ms) {
-#if defined(__x86_64__)
-    long ret;
-    register long r10 __asm__("r10") = ms;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "0"((long)SYS_epoll_wait), "D"((long)epfd), "S"((long)events), "d"((long)max), "r"(r10)
-                     : "rcx", "r11", "memory");
-    return ret;
-#else
-    long ret = syscall(SYS_epoll_pwait, epfd, events, max, ms, NULL, 0);
-    return ret < 0 ? -errno : ret;
-#endif
+    return ll__sys6(SYS_epoll_wait, epfd, (long)events, max, ms, 0, 0);
 }
 
 /* read(fd, buf, len): the byte count, or -errno. */
 static inline long ll__read_now(int fd, void *buf, size_t len) {
-    return ll__sys3(SYS_read, fd, (long)buf, (long)len);
+    return ll__sys6(SYS_read, fd, (long)buf, (long)len, 0, 0, 0);
 }
 
 /* send(fd, buf, len, MSG_NOSIGNAL), as sendto with no address: the byte
- * count, or -errno (the write fast path, send.c). libc's send is a
- * cancellation point that returns through its own frames: an
- * ll_transport_write that sent all took 117 instructions with it, 52
- * with this (callgrind, W5's server). */
+ * count, or -errno (the write fast path, send.c). */
 static inline long ll__send_now(int fd, const void *buf, size_t len) {
-#if defined(__x86_64__)
-    long ret;
-    register long r10 __asm__("r10") = MSG_NOSIGNAL;
-    register long r8 __asm__("r8") = 0;
-    register long r9 __asm__("r9") = 0;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "0"((long)SYS_sendto), "D"((long)fd), "S"((long)buf), "d"((long)len), "r"(r10), "r"(r8),
-                       "r"(r9)
-                     : "rcx", "r11", "memory");
-    return ret;
-#else
-    long ret = syscall(SYS_sendto, fd, buf, len, MSG_NOSIGNAL, NULL, 0);
-    return ret < 0 ? -errno : ret;
-#endif
+    return ll__sys6(SYS_sendto, fd, (long)buf, (long)len, MSG_NOSIGNAL, 0, 0);
 }
 #endif
 
