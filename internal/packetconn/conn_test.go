@@ -7,105 +7,42 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/libloop/libloop/internal/conntest/fake"
 )
 
-// fakeLoop runs posted functions in order on one goroutine, as a loop
-// thread would; hold stops it running them until release.
-type fakeLoop struct {
-	mu     sync.Mutex
-	posts  chan func()
-	done   chan struct{}
-	closed bool
-	gate   sync.Mutex // held: posted functions wait
-}
-
-func newFakeLoop(t *testing.T) *fakeLoop {
-	l := &fakeLoop{posts: make(chan func(), 4096), done: make(chan struct{})}
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		for {
-			select {
-			case f := <-l.posts:
-				l.gate.Lock()
-				f()
-				l.gate.Unlock()
-			case <-l.done:
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() { l.close(); <-stopped })
-	return l
-}
-
-func (l *fakeLoop) Post(f func()) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return syscall.ESHUTDOWN
-	}
-	l.posts <- f
-	return nil
-}
-
-func (l *fakeLoop) Closed() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.closed
-}
-
-func (l *fakeLoop) Done() <-chan struct{} { return l.done }
-
-func (l *fakeLoop) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.closed {
-		l.closed = true
-		close(l.done)
-	}
-}
-
 // fakeTransport records what a Conn asks of it (on the fake loop's
-// goroutine; the test reads it under mu).
+// goroutine; the test reads it under Mu).
 type fakeTransport struct {
-	mu      sync.Mutex
+	fake.Transport
 	sent    [][]byte
 	to      [][]byte
 	sendErr error
-	pauses  int
-	resumes int
-	closes  int
 }
 
 func (t *fakeTransport) SendTo(d, addr []byte) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	t.sent = append(t.sent, d)
 	t.to = append(t.to, addr)
 	return t.sendErr
 }
 
-func (t *fakeTransport) Close() error { t.mu.Lock(); t.closes++; t.mu.Unlock(); return nil }
-
-func (t *fakeTransport) PauseReading() error { t.mu.Lock(); t.pauses++; t.mu.Unlock(); return nil }
-
-func (t *fakeTransport) ResumeReading() error { t.mu.Lock(); t.resumes++; t.mu.Unlock(); return nil }
-
 func (t *fakeTransport) counts() (sent, pauses, resumes, closes int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.sent), t.pauses, t.resumes, t.closes
+	t.Mu.Lock()
+	sent = len(t.sent)
+	t.Mu.Unlock()
+	pauses, resumes, closes = t.Counts()
+	return sent, pauses, resumes, closes
 }
 
 var peer = &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}
 
-func newTestConn(t *testing.T) (*Conn, *fakeLoop, *fakeTransport) {
-	l := newFakeLoop(t)
+func newTestConn(t *testing.T) (*Conn, *fake.Loop, *fakeTransport) {
+	l := fake.NewLoop(t)
 	tr := &fakeTransport{}
 	c := &Conn{}
 	c.Init(l, "udp")
@@ -113,22 +50,11 @@ func newTestConn(t *testing.T) (*Conn, *fakeLoop, *fakeTransport) {
 	return c, l, tr
 }
 
-// eventually polls cond for up to a second.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(time.Second); !cond(); {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // The receive queue pauses the transport at QueueMax datagrams, once, and
 // ReadFrom resumes it once it has taken the queue down to half; every
 // datagram is read in order with its sender.
 func TestConnQueuePausesAndResumes(t *testing.T) {
-	c, _, tr := newTestConn(t)
+	c, l, tr := newTestConn(t)
 	for i := range QueueMax + 10 { // the transport delivers a few more in its batch
 		c.Datagram(fmt.Appendf(nil, "%d", i), peer)
 	}
@@ -144,11 +70,17 @@ func TestConnQueuePausesAndResumes(t *testing.T) {
 		if err != nil || string(buf[:k]) != fmt.Sprint(i) || from.String() != peer.String() {
 			t.Fatalf("datagram %d: %q from %v, %v", i, buf[:k], from, err)
 		}
-		if _, _, resumes, _ := tr.counts(); resumes != 0 && c.QueueState().Queued > QueueMax/2 {
-			t.Fatalf("resumed with %d datagrams still queued", c.QueueState().Queued)
+		if err := l.Sync(); err != nil { // a resume this ReadFrom posted has run
+			t.Fatal(err)
+		}
+		want, queued := 0, c.QueueState().Queued
+		if queued <= QueueMax/2 {
+			want = 1
+		}
+		if _, _, resumes, _ := tr.counts(); resumes != want {
+			t.Fatalf("%d resumes with %d datagrams still queued, want %d", resumes, queued, want)
 		}
 	}
-	eventually(t, "the resume", func() bool { _, _, r, _ := tr.counts(); return r == 1 })
 	if st := c.QueueState(); st.Paused || st.Queued != 0 || st.Bytes != 0 {
 		t.Fatalf("queue state after reading all %+v", st)
 	}
@@ -176,7 +108,7 @@ func TestConnQueueBytesBound(t *testing.T) {
 // back from the next WriteTo, once.
 func TestConnWriteBoundAndSendError(t *testing.T) {
 	c, l, tr := newTestConn(t)
-	l.gate.Lock() // the loop runs nothing: posted datagrams stay on their way
+	release := l.Hold() // the loop runs nothing: posted datagrams stay on their way
 	d := make([]byte, 60000)
 	posted := 0
 	for posted < WriteHigh {
@@ -191,26 +123,26 @@ func TestConnWriteBoundAndSendError(t *testing.T) {
 	}
 	c.SetWriteDeadline(time.Time{})
 	d[0] = 'x' // the posted datagrams are copies
-	l.gate.Unlock()
-	eventually(t, "the sends", func() bool { s, _, _, _ := tr.counts(); return s == posted/len(d) })
-	tr.mu.Lock()
+	release()
+	fake.Eventually(t, "the sends", func() bool { s, _, _, _ := tr.counts(); return s == posted/len(d) })
+	tr.Mu.Lock()
 	if tr.sent[0][0] != 0 || len(tr.to[0]) == 0 {
-		tr.mu.Unlock()
+		tr.Mu.Unlock()
 		t.Fatal("the transport got the caller's buffer, or no address")
 	}
 	tr.sendErr = syscall.ENETUNREACH
-	tr.mu.Unlock()
+	tr.Mu.Unlock()
 	if _, err := c.WriteTo([]byte("a"), peer); err != nil {
 		t.Fatalf("WriteTo = %v", err)
 	}
-	eventually(t, "the refused send", func() bool {
+	fake.Eventually(t, "the refused send", func() bool {
 		c.w.Mu.Lock()
 		defer c.w.Mu.Unlock()
 		return c.posted == 0
 	})
-	tr.mu.Lock()
+	tr.Mu.Lock()
 	tr.sendErr = nil
-	tr.mu.Unlock()
+	tr.Mu.Unlock()
 	if _, err := c.WriteTo([]byte("b"), peer); !errors.Is(err, syscall.ENETUNREACH) {
 		t.Fatalf("the WriteTo after a refused send = %v, want its ENETUNREACH", err)
 	}
@@ -254,7 +186,7 @@ func TestConnLostAndClose(t *testing.T) {
 	if err := c2.Close(); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("second Close = %v", err)
 	}
-	eventually(t, "the transport's close", func() bool { _, _, _, n := tr2.counts(); return n == 1 })
+	fake.Eventually(t, "the transport's close", func() bool { _, _, _, n := tr2.counts(); return n == 1 })
 	if _, _, _, n := tr.counts(); n != 0 {
 		t.Fatalf("a lost transport was closed %d times by nobody's Close", n)
 	}

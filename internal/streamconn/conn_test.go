@@ -8,130 +8,50 @@ import (
 	"io"
 	"net"
 	"os"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/libloop/libloop/internal/conntest/fake"
 )
 
-// fakeLoop runs posted functions in order on one goroutine, as a loop
-// thread would.
-type fakeLoop struct {
-	mu     sync.Mutex
-	posts  chan func()
-	done   chan struct{}
-	closed bool
-}
-
-func newFakeLoop(t *testing.T) *fakeLoop {
-	l := &fakeLoop{posts: make(chan func(), 1024), done: make(chan struct{})}
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		for {
-			select {
-			case f := <-l.posts:
-				f()
-			case <-l.done:
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() { l.close(); <-stopped })
-	return l
-}
-
-func (l *fakeLoop) Post(f func()) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return syscall.ESHUTDOWN
-	}
-	l.posts <- f
-	return nil
-}
-
-func (l *fakeLoop) Closed() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.closed
-}
-
-func (l *fakeLoop) Done() <-chan struct{} { return l.done }
-
-func (l *fakeLoop) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.closed {
-		l.closed = true
-		close(l.done)
-	}
-}
-
 // fakeTransport records what a Conn asks of it (on the fake loop's
-// goroutine; the test reads it under mu).
+// goroutine; the test reads it under Mu).
 type fakeTransport struct {
-	mu       sync.Mutex
+	fake.Transport
 	written  bytes.Buffer
 	chunks   []int
-	pauses   int
-	resumes  int
-	closes   int
 	eofs     int
 	writeErr error
 	paused   bool
 }
 
 func (t *fakeTransport) Write(p []byte) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	t.written.Write(p)
 	t.chunks = append(t.chunks, len(p))
 	return t.writeErr
 }
 
-func (t *fakeTransport) WriteEOF() error { t.mu.Lock(); t.eofs++; t.mu.Unlock(); return nil }
-func (t *fakeTransport) Close() error    { t.mu.Lock(); t.closes++; t.mu.Unlock(); return nil }
-func (t *fakeTransport) PauseReading() error {
-	t.mu.Lock()
-	t.pauses++
-	t.mu.Unlock()
-	return nil
-}
-func (t *fakeTransport) ResumeReading() error {
-	t.mu.Lock()
-	t.resumes++
-	t.mu.Unlock()
-	return nil
-}
+func (t *fakeTransport) WriteEOF() error { t.Mu.Lock(); t.eofs++; t.Mu.Unlock(); return nil }
 
 // pausingTransport also reports its write pause after each Write.
 type pausingTransport struct{ *fakeTransport }
 
 func (t pausingTransport) WritePaused() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.Mu.Lock()
+	defer t.Mu.Unlock()
 	return t.paused
 }
 
-func newTestConn(t *testing.T, opts Options) (*Conn, *fakeLoop, *fakeTransport) {
-	l := newFakeLoop(t)
+func newTestConn(t *testing.T, opts Options) (*Conn, *fake.Loop, *fakeTransport) {
+	l := fake.NewLoop(t)
 	tr := &fakeTransport{}
 	c := &Conn{}
 	c.Init(l, "tcp", opts)
 	c.Attach(tr, nil, &net.TCPAddr{Port: 9})
 	return c, l, tr
-}
-
-// eventually polls cond for up to a second.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(time.Second); !cond(); {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // Write hands the transport all of p in order, in chunks of at most
@@ -145,13 +65,13 @@ func TestConnWriteChunks(t *testing.T) {
 	if n, err := c.Write(p); n != len(p) || err != nil {
 		t.Fatalf("Write = %d, %v", n, err)
 	}
-	eventually(t, "the chunks", func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
+	fake.Eventually(t, "the chunks", func() bool {
+		tr.Mu.Lock()
+		defer tr.Mu.Unlock()
 		return tr.written.Len() == len(p)
 	})
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
+	tr.Mu.Lock()
+	defer tr.Mu.Unlock()
 	if !bytes.Equal(tr.written.Bytes(), p) {
 		t.Fatal("the transport got other bytes than were written")
 	}
@@ -181,7 +101,7 @@ func TestConnWriteWaitsWhilePaused(t *testing.T) {
 // A transport that reports its pause after a Write holds the next Write
 // back without a PauseWriting event.
 func TestConnWriteTakesReportedPause(t *testing.T) {
-	l := newFakeLoop(t)
+	l := fake.NewLoop(t)
 	tr := &fakeTransport{paused: true}
 	c := &Conn{}
 	c.Init(l, "tcp", Options{})
@@ -189,7 +109,7 @@ func TestConnWriteTakesReportedPause(t *testing.T) {
 	if n, err := c.Write([]byte("first")); n != 5 || err != nil {
 		t.Fatalf("Write = %d, %v", n, err)
 	}
-	eventually(t, "the first write on the loop", func() bool {
+	fake.Eventually(t, "the first write on the loop", func() bool {
 		c.w.Mu.Lock()
 		defer c.w.Mu.Unlock()
 		return c.posted == 0
@@ -203,13 +123,13 @@ func TestConnWriteTakesReportedPause(t *testing.T) {
 // A write the transport refused is returned by the next Write.
 func TestConnWriteReturnsRefusal(t *testing.T) {
 	c, _, tr := newTestConn(t, Options{})
-	tr.mu.Lock()
+	tr.Mu.Lock()
 	tr.writeErr = syscall.ENOBUFS
-	tr.mu.Unlock()
+	tr.Mu.Unlock()
 	if n, err := c.Write([]byte("a")); n != 1 || err != nil {
 		t.Fatalf("first Write = %d, %v", n, err)
 	}
-	eventually(t, "the refused write on the loop", func() bool {
+	fake.Eventually(t, "the refused write on the loop", func() bool {
 		c.w.Mu.Lock()
 		defer c.w.Mu.Unlock()
 		return c.posted == 0
@@ -221,15 +141,14 @@ func TestConnWriteReturnsRefusal(t *testing.T) {
 
 // No more than WriteHigh bytes are on their way to the loop at once.
 func TestConnWriteBoundsInFlight(t *testing.T) {
-	l := newFakeLoop(t)
-	gate := make(chan struct{})
-	l.Post(func() { <-gate }) // the loop is busy: nothing posted runs
+	l := fake.NewLoop(t)
+	release := l.Hold() // the loop is busy: nothing posted runs
 	c := &Conn{}
 	c.Init(l, "tcp", Options{})
 	c.Attach(&fakeTransport{}, nil, nil)
 	c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
 	n, err := c.Write(make([]byte, 2*WriteHigh))
-	close(gate)
+	release()
 	if n != WriteHigh || !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("Write = %d, %v; want %d bytes then a deadline error", n, err, WriteHigh)
 	}
@@ -240,30 +159,21 @@ func TestConnWriteBoundsInFlight(t *testing.T) {
 func TestConnReadPauseResume(t *testing.T) {
 	c, l, tr := newTestConn(t, Options{})
 	l.Post(func() { c.Data(make([]byte, ReadHigh)) })
-	eventually(t, "the pause", func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		return tr.pauses == 1
-	})
+	fake.Eventually(t, "the pause", func() bool { p, _, _ := tr.Counts(); return p == 1 })
 	buf := make([]byte, ReadHigh-ReadLow-1)
 	if n, err := c.Read(buf); n != len(buf) || err != nil {
 		t.Fatalf("Read = %d, %v", n, err)
 	}
-	time.Sleep(10 * time.Millisecond)
-	tr.mu.Lock()
-	early := tr.resumes
-	tr.mu.Unlock()
-	if early != 0 {
+	if err := l.Sync(); err != nil { // a resume that Read posted has run
+		t.Fatal(err)
+	}
+	if _, early, _ := tr.Counts(); early != 0 {
 		t.Fatalf("resumed with %d bytes unread, more than %d", ReadLow+1, ReadLow)
 	}
 	if n, err := c.Read(buf[:1]); n != 1 || err != nil {
 		t.Fatalf("Read = %d, %v", n, err)
 	}
-	eventually(t, "the resume", func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		return tr.resumes == 1
-	})
+	fake.Eventually(t, "the resume", func() bool { _, r, _ := tr.Counts(); return r == 1 })
 	if st := c.ReadState(); st.Unread != ReadLow || st.Paused {
 		t.Fatalf("state %+v, want %d unread and not paused", st, ReadLow)
 	}
@@ -306,9 +216,9 @@ func TestConnCloseWrite(t *testing.T) {
 	if err := c.CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the transport's WriteEOF", func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
+	fake.Eventually(t, "the transport's WriteEOF", func() bool {
+		tr.Mu.Lock()
+		defer tr.Mu.Unlock()
 		return tr.eofs == 1
 	})
 	l.Post(func() { c.Data([]byte("z")) })
@@ -339,11 +249,7 @@ func TestConnCloseWakesRead(t *testing.T) {
 	if err := c.CloseWrite(); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("CloseWrite after Close: %v", err)
 	}
-	eventually(t, "the transport's Close", func() bool {
-		tr.mu.Lock()
-		defer tr.mu.Unlock()
-		return tr.closes == 1
-	})
+	fake.Eventually(t, "the transport's Close", func() bool { _, _, n := tr.Counts(); return n == 1 })
 }
 
 // The loop's close wakes a waiting Read with net.ErrClosed.
@@ -352,7 +258,7 @@ func TestConnLoopCloseWakesRead(t *testing.T) {
 	errc := make(chan error, 1)
 	go func() { _, err := c.Read(make([]byte, 1)); errc <- err }()
 	time.Sleep(10 * time.Millisecond)
-	l.close()
+	l.Close()
 	if err := <-errc; !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("Read err = %v, want net.ErrClosed", err)
 	}

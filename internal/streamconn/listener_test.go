@@ -6,12 +6,14 @@ import (
 	"errors"
 	"net"
 	"testing"
+
+	"github.com/libloop/libloop/internal/conntest/fake"
 )
 
 // Accept takes queued connections in order; Close closes those not
 // taken, stops the server once and refuses later ones.
 func TestListenerQueueAndClose(t *testing.T) {
-	l := newFakeLoop(t)
+	l := fake.NewLoop(t)
 	ln := &Listener{}
 	ln.Init(l, "tcp")
 	stopped := make(chan struct{}, 2)

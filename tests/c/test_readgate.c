@@ -28,6 +28,10 @@
 
 /* ---- a timer due fires after its own iteration's I/O at most ---- */
 
+/* Counted in deliveries, not in time: a loaded machine stretches the
+ * time an iteration takes, never how many deliveries run between the
+ * moment the timer is due and its callback. */
+
 static void timer_cb(ll_loop loop, void *arg) {
     (void)loop;
     struct world *w = arg;
@@ -45,9 +49,15 @@ static void timer_server_data(struct world *w) {
 static int timer_echo(struct world *w, struct conn *c) {
     timer_server_data(w);
     if (c->got % 100 == 10 && w->h == 0) {
+        /* ll_call_at: the loop's deadline is the one the test compares
+         * with (to the nanosecond). ll_call_later's reads the clock a
+         * moment after the test's read: a thread preempted between the
+         * two put the test's deadline before the loop's, and deliveries
+         * made in that stretch before the timer was due counted as late
+         * (seen under load: 38 us apart, 2 deliveries). */
         w->late = 0;
         w->deadline = ll_loop_time(w->loop) + 0.002;
-        if (ll_call_later(w->loop, 0.002, timer_cb, w, NULL) != 0)
+        if (ll_call_at(w->loop, w->deadline, timer_cb, w, NULL) != 0)
             w->bad++;
         w->h = 1;
     }
@@ -100,13 +110,22 @@ static void test_call_soon_runs_before_next_read(void) {
 
 /* ---- a thread-safe post runs within an iteration, and can stop ---- */
 
+/* Counted from the post's return: the post is queued and its wake-up
+ * given by then. The count the poster read before posting also held the
+ * deliveries the loop made while the poster was preempted before its
+ * post (seen under load: 9 and 98). Per post, in arrays: a callback may
+ * run before its poster has read the count. */
+#define POSTS 50
+static long posted_at[POSTS]; /* deliveries when ll_call_soon_threadsafe returned */
+static long ran_at[POSTS];    /* deliveries when the callback ran */
+
 static void posted_cb(ll_loop loop, void *arg) {
     (void)loop;
     struct world *w = arg;
-    long lag = w->deliveries - __atomic_load_n(&w->at, __ATOMIC_ACQUIRE);
-    if (lag > w->lag)
-        w->lag = lag;
-    __atomic_store_n(&w->n, w->n + 1, __ATOMIC_RELEASE);
+    int i = __atomic_load_n(&w->n, __ATOMIC_ACQUIRE);
+    if (i < POSTS)
+        ran_at[i] = w->deliveries;
+    __atomic_store_n(&w->n, i + 1, __ATOMIC_RELEASE);
 }
 
 static void posted_stop(ll_loop loop, void *arg) {
@@ -116,16 +135,15 @@ static void posted_stop(ll_loop loop, void *arg) {
 
 static void *poster(void *arg) {
     struct world *w = arg;
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < POSTS; i++) {
         while (__atomic_load_n(&w->n, __ATOMIC_ACQUIRE) != i)
             usleep(100);
         usleep(500);
-        long before = __atomic_load_n(&deliveries_seen, __ATOMIC_ACQUIRE);
-        __atomic_store_n(&w->at, before, __ATOMIC_RELEASE);
         if (ll_call_soon_threadsafe(w->loop, posted_cb, w) != 0)
             __atomic_add_fetch(&w->bad, 1, __ATOMIC_RELAXED);
+        posted_at[i] = __atomic_load_n(&deliveries_seen, __ATOMIC_ACQUIRE);
     }
-    while (__atomic_load_n(&w->n, __ATOMIC_ACQUIRE) != 50)
+    while (__atomic_load_n(&w->n, __ATOMIC_ACQUIRE) != POSTS)
         usleep(100);
     if (ll_call_soon_threadsafe(w->loop, posted_stop, w) != 0)
         __atomic_add_fetch(&w->bad, 1, __ATOMIC_RELAXED);
@@ -139,13 +157,16 @@ static void test_threadsafe_post_runs_and_stops(void) {
     CHECK_EQ_INT(pthread_create(&th, NULL, poster, &w), 0);
     CHECK_EQ_INT(ll_loop_run_forever(w.loop), 0);
     pthread_join(th, NULL);
-    CHECK_EQ_INT(w.n, 50);
+    CHECK_EQ_INT(w.n, POSTS);
     CHECK_EQ_INT(w.k, 1); /* the posted stop ended the run */
-    CHECK(w.c[0].got > 50);
-    /* Seen after the poll that follows it: that poll's I/O, then the
-     * post (the poster reads the count a moment after posting). */
-    CHECK(w.lag <= 3);
-    if (w.lag > 3)
+    CHECK(w.c[0].got > POSTS);
+    /* Seen after the poll that follows it: the delivery running when it
+     * was posted, that poll's I/O, then the post. */
+    for (int i = 0; i < POSTS; i++)
+        if (ran_at[i] - posted_at[i] > w.lag)
+            w.lag = ran_at[i] - posted_at[i];
+    CHECK(w.lag <= 2);
+    if (w.lag > 2)
         fprintf(stderr, "deliveries between a post and its callback: %ld\n", w.lag);
     world_close(&w);
 }

@@ -6,6 +6,7 @@ running, and libloop-only tests of what the C side must get right itself:
 references, the loop's lifetime, the Python fallback."""
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import gc
@@ -24,6 +25,53 @@ from libloop.scheduling import SchedulingMixin
 from .base import LibloopLoop, LoopCase, twin
 
 var = contextvars.ContextVar('var', default='unset')
+
+
+class Hung(KeyboardInterrupt):
+    """Raised in the main thread by watchdog()'s SIGINT: a
+    KeyboardInterrupt subclass, so that both loops let it out of
+    run_forever wherever the handler raises it."""
+
+
+@contextlib.contextmanager
+def watchdog(case, timeout):
+    """Fail case, rather than hang, if the block has not ended within
+    timeout seconds: a thread then sends SIGINT to the main thread, whose
+    handler (here) raises Hung; a loop blocked in its poll wakes through
+    the signal wake-up fd and lets it out. A loop that misses a wake-up
+    (the broken round these tests look for) would otherwise sleep for
+    good: no timer of its own could end the wait, the timer's callback
+    being queued the same way."""
+    armed = threading.Event()
+    bitten = threading.Event()
+    main = threading.main_thread().ident
+
+    def on_sigint(signum, frame):
+        if armed.is_set():
+            armed.clear()
+            raise Hung
+
+    def bite():
+        bitten.set()
+        signal.pthread_kill(main, signal.SIGINT)
+    old = signal.signal(signal.SIGINT, on_sigint)
+    dog = threading.Timer(timeout, bite)
+    armed.set()
+    dog.start()
+    try:
+        yield
+    except Hung:
+        case.fail(f'still waiting after {timeout} s: the loop was not woken')
+    finally:
+        dog.cancel()
+        dog.join()
+        if armed.is_set() and bitten.is_set():
+            # The bite came as the block ended: let its handler run here,
+            # disarmed, before the old handler is back.
+            armed.clear()
+            time.sleep(0.05)
+        armed.clear()
+        signal.signal(signal.SIGINT, old)
 
 
 class CallSoonTests(LoopCase):
@@ -222,7 +270,8 @@ class HostRoundTests(LoopCase):
         # callback must run at once. A round that left the loop believing
         # the host queue was already signalled would leave it queued until
         # another event (here the 5 s timeout; with the round's flags left
-        # up for good, as a broken C round would leave them, nothing runs).
+        # up for good, as a broken C round would leave them, nothing runs:
+        # the watchdog ends the wait after 10 s, and the test fails).
         loop = self.loop
         loop.add_signal_handler(signal.SIGUSR2, lambda: None)
         main = threading.main_thread().ident
@@ -241,7 +290,8 @@ class HostRoundTests(LoopCase):
                     t0 = time.monotonic()
                     kill.start()
                     try:
-                        self.assertEqual(self.run_coro(asyncio.wait_for(fut, 5)), i)
+                        with watchdog(self, 10):
+                            self.assertEqual(self.run_coro(asyncio.wait_for(fut, 5)), i)
                     finally:
                         kill.join()
                     waits.append(time.monotonic() - t0)

@@ -52,9 +52,11 @@ class InterruptTests(LoopCase):
         if self.loop.is_running():
             raise KeyboardInterrupt
 
-    def run_guarded(self, run, timeout=2.0):
+    def run_guarded(self, run, timeout=10.0):
         """run() on self.loop, or fail if the loop hangs (dead timers): a
-        SIGINT ends it, since both loops watch Python's wake-up fd."""
+        SIGINT ends it, since both loops watch Python's wake-up fd. The
+        timeout only bounds a hang (a run here takes milliseconds), so it
+        is generous: a loaded machine must not make it bite."""
         def bite():
             self.dog_state['bite'] = True
             os.kill(os.getpid(), signal.SIGINT)
@@ -67,6 +69,11 @@ class InterruptTests(LoopCase):
         finally:
             dog.cancel()
             dog.join()
+            if self.dog_state['bite']:
+                # The bite came as run() ended: its SIGINT is handled
+                # here, disarmed, not in whatever runs next.
+                self.dog_state['bite'] = False
+                time.sleep(0.05)
 
     def assert_usable(self):
         """The loop runs again: a new timer fires, asyncio.sleep completes."""
@@ -108,7 +115,7 @@ class InterruptTests(LoopCase):
                 self.loop.call_later(0.02, out.append, 'later')
                 self.loop.call_later(0.03, self.loop.stop)
                 with self.assertRaises(exc_type):
-                    self.loop.run_forever()
+                    self.run_guarded(self.loop.run_forever)
                 self.assertEqual(out, [])
                 self.run_guarded(self.loop.run_forever)
                 self.assertEqual(out, ['same deadline', 'later'])
@@ -127,7 +134,7 @@ class InterruptTests(LoopCase):
                 self.loop.call_at(now + 0.002, out.append, 'same deadline')
                 self.loop.call_at(now + 0.003, out.append, 'next')
                 with self.assertRaises(exc_type):
-                    self.loop.run_forever()
+                    self.run_guarded(self.loop.run_forever)
                 self.assertEqual(out, [])
                 self.run_guarded(self.loop.run_forever)
                 self.assertEqual(out, ['same deadline', 'next', 'later'])
@@ -147,7 +154,7 @@ class InterruptTests(LoopCase):
                     await asyncio.sleep(10)
                 main_task = self.loop.create_task(main())
                 with self.assertRaises(exc_type):
-                    self.loop.run_until_complete(main_task)
+                    self.run_guarded(lambda: self.loop.run_until_complete(main_task))
                 # The task holds the exception; the main task still waits.
                 self.assertIsInstance(children[0].exception(), exc_type)
                 self.assertFalse(main_task.done())
@@ -162,7 +169,7 @@ class InterruptTests(LoopCase):
                     await asyncio.sleep(0.001)
                     raise exc_type
                 with self.assertRaises(exc_type):
-                    self.loop.run_until_complete(main())
+                    self.run_guarded(lambda: self.loop.run_until_complete(main()))
                 self.assert_usable()
 
     def test_other_base_exception_is_reported_and_loop_goes_on(self):
@@ -185,7 +192,7 @@ class InterruptTests(LoopCase):
             await asyncio.sleep(0.001)
             raise Custom
         with self.assertRaises(Custom):
-            self.loop.run_until_complete(main())
+            self.run_guarded(lambda: self.loop.run_until_complete(main()))
         self.assert_usable()
 
     # ---- a storm of SIGINTs --------------------------------------------------
@@ -229,7 +236,11 @@ class InterruptTests(LoopCase):
                 stop.set()
                 sender.join()
             self.assert_usable()
-        self.assertLess(time.monotonic() - t0, 3)
+        # Well under a second on an idle machine; the bound is for a loop
+        # that comes back from each interrupt only through some timeout
+        # (a hang is run_guarded's), loose enough for a loaded machine
+        # (3 s was passed there even by asyncio's loop).
+        self.assertLess(time.monotonic() - t0, 30)
 
     def test_sigint_wakes_idle_loop_with_open_connection(self):
         # A client on an open connection goes busy (call_soon rounds) and
@@ -251,12 +262,12 @@ class InterruptTests(LoopCase):
                     idle.set()      # nothing left: the loop blocks next
 
             def sender():
-                idle.wait(2)
+                idle.wait(10)
                 time.sleep(0.05)
                 os.kill(os.getpid(), signal.SIGINT)
             t = threading.Thread(target=sender)
             t.start()
-            fallback = loop.call_later(3, loop.stop)
+            fallback = loop.call_later(10, loop.stop)
             loop.call_soon(chain, 200)
             t0 = time.monotonic()
             try:
@@ -265,7 +276,7 @@ class InterruptTests(LoopCase):
             finally:
                 t.join()
                 fallback.cancel()
-            self.assertLess(time.monotonic() - t0, 1.5)
+            self.assertLess(time.monotonic() - t0, 5)   # woken, not the fallback
             self.assertTrue(idle.is_set())
         self.assert_usable()
         tr.close()
@@ -282,18 +293,25 @@ class InterruptTests(LoopCase):
             loop.create_connection(asyncio.Protocol, sock=a))
         rounds = []
         spinning = [True]
+        busy = threading.Event()
 
         def spin():
             rounds.append(1)
+            if len(rounds) == 11:
+                busy.set()
             if spinning[0]:
                 loop.call_soon(spin)
 
         def sender():
+            # Once the loop spins (not after a fixed sleep: on a loaded
+            # machine run_forever may not have started by then, and the
+            # handler ignores a SIGINT while the loop is not running).
+            busy.wait(10)
             time.sleep(0.05)
             os.kill(os.getpid(), signal.SIGINT)
         t = threading.Thread(target=sender)
         t.start()
-        fallback = loop.call_later(3, loop.stop)
+        fallback = loop.call_later(10, loop.stop)
         loop.call_soon(spin)
         t0 = time.monotonic()
         try:
@@ -302,7 +320,7 @@ class InterruptTests(LoopCase):
         finally:
             t.join()
             fallback.cancel()
-        self.assertLess(time.monotonic() - t0, 1.5)
+        self.assertLess(time.monotonic() - t0, 5)   # woken, not the fallback
         self.assertGreater(len(rounds), 10)
         spinning[0] = False   # (the spin left queued runs once more, and ends)
         loop.call_soon(loop.stop)
