@@ -187,6 +187,19 @@ class TimersMixin:
     # ---- the trampoline (libloop calls it on the loop thread) -------------
 
     def _timer_fire(self, _loop_id, _arg):
+        if self._pending_exc is not None:
+            # A callback raised SystemExit/KeyboardInterrupt earlier in this
+            # iteration: asyncio runs nothing more before run_forever
+            # raises it. A later fire (another wake-up due in the same
+            # iteration) leaves the due timers for the next run -- where a
+            # loop.stop among them must stop that run, not this one. Its
+            # wake-up is spent: unrecord it, and arm for the first timer.
+            now = _monotonic()
+            armed = self._armed
+            while armed and armed[0] <= now:
+                _heappop(armed)
+            self._arm_next()
+            return
         due = ()
         i = k = 0
         run = self._run

@@ -140,6 +140,33 @@ class InterruptTests(LoopCase):
                 self.assertEqual(out, ['same deadline', 'next', 'later'])
                 self.assert_usable()
 
+    def test_interrupt_runs_no_later_due_timer_in_that_run(self):
+        # A callback that runs long, then raises: the timers that fell due
+        # meanwhile (libloop armed a wake-up of its own for each) run in
+        # the next run, none in this one -- so a loop.stop timer among
+        # them stops the next run, not this one already stopping.
+        def raise_late(exc_type):
+            end = time.monotonic() + 0.012
+            while time.monotonic() < end:
+                pass
+            raise exc_type
+        for exc_type in INTERRUPTS:
+            with self.subTest(exc_type=exc_type.__name__):
+                out = []
+                now = self.loop.time()
+                self.loop.call_at(now + 0.002, raise_late, exc_type)
+                self.loop.call_at(now + 0.002, out.append, 'same deadline')
+                self.loop.call_at(now + 0.02, out.append, 'later')
+                self.loop.call_at(now + 0.03, out.append, 'stop')
+                self.loop.call_at(now + 0.03, self.loop.stop)
+                time.sleep(0.025)   # the first iteration finds the 2 and 20 ms timers due
+                with self.assertRaises(exc_type):
+                    self.run_guarded(self.loop.run_forever)
+                self.assertEqual(out, [])
+                self.run_guarded(self.loop.run_forever)
+                self.assertEqual(out, ['same deadline', 'later', 'stop'])
+                self.assert_usable()
+
     def test_interrupt_from_task(self):
         for exc_type in INTERRUPTS:
             with self.subTest(exc_type=exc_type.__name__):
