@@ -21,23 +21,12 @@
 #include <unistd.h>
 
 #include "net_util.h"
+#include "block_file.h"
 #include "thread_probe.h"
 
 static char data_path[64];
 
 enum { BLOCK = 512, BLOCKS = 64 };
-
-/* A file of BLOCKS blocks, block i filled with the byte i. */
-static void make_file(void) {
-    int fd = mkstemp(data_path);
-    CHECK(fd >= 0);
-    char b[BLOCK];
-    for (int i = 0; i < BLOCKS; i++) {
-        memset(b, i, sizeof b);
-        CHECK_EQ_INT((int)write(fd, b, sizeof b), BLOCK);
-    }
-    close(fd);
-}
 
 struct order {
     ll_loop loop;
@@ -456,7 +445,7 @@ static void test_release_with_both_forms_in_flight(void) { close_mixed(0); }
 
 int main(void) {
     snprintf(data_path, sizeof data_path, "/tmp/ll_fspool_XXXXXX");
-    make_file();
+    make_block_file(data_path, BLOCK, BLOCKS);
     RUN_TEST(test_order_with_one_worker);
     RUN_TEST(test_fd_closed_while_queued);
     RUN_TEST(test_bound_changes);

@@ -21,22 +21,11 @@
 #include <unistd.h>
 
 #include "net_util.h"
+#include "block_file.h"
 
 static char data_path[64];
 
 enum { BLOCK = 4096, BLOCKS = 16 };
-
-/* A file of BLOCKS blocks, block i filled with the byte i. */
-static void make_file(void) {
-    int fd = mkstemp(data_path);
-    CHECK(fd >= 0);
-    char b[BLOCK];
-    for (int i = 0; i < BLOCKS; i++) {
-        memset(b, i, sizeof b);
-        CHECK_EQ_INT((int)write(fd, b, sizeof b), BLOCK);
-    }
-    close(fd);
-}
 
 /* The pool's threads (named "ll-fs"): how many, their voluntary context
  * switches (a park is one; a read of a cached file none) and their time
@@ -345,7 +334,7 @@ static void test_busy_machine_stops_the_spin(void) {
 
 int main(void) {
     snprintf(data_path, sizeof data_path, "/tmp/ll_fsspin_XXXXXX");
-    make_file();
+    make_block_file(data_path, BLOCK, BLOCKS);
     RUN_TEST(test_no_read_lost_whenever_the_next_comes);
     RUN_TEST(test_spinner_takes_the_next_read);
     RUN_TEST(test_idle_pool_burns_no_cpu);
