@@ -56,6 +56,25 @@ def ratio(a, b, lower_better):
     return f'{r:.2f}x{note}'
 
 
+def median_cells(med, rng, loops):
+    """Each loop's median with its range and count, '-' where not run."""
+    return [f'{fmt(med[l])} ({fmt(rng[l][0])}-{fmt(rng[l][1])}, n={rng[l][2]})'
+            if l in med else '-' for l in loops]
+
+
+def ratio_cells(med, lower_better, before):
+    """A row's ratio columns: libloop / uvloop, libloop / asyncio and, in a
+    before/after run, before / uvloop and libloop / before."""
+    ll = med.get('libloop')
+    out = [ratio(ll, med.get('uvloop'), lower_better) if ll is not None else '-',
+           ratio(ll, med.get('asyncio'), lower_better) if ll is not None else '-']
+    if before:
+        bf = med.get(BEFORE)
+        out += [ratio(bf, med.get('uvloop'), lower_better) if bf is not None else '-',
+                ratio(ll, bf, lower_better) if ll is not None and bf is not None else '-']
+    return ' | ' + ' | '.join(out) + ' |'
+
+
 def cpu_line(label, per, loops):
     """A line of CPU per operation by loop, with libloop's ratio to uvloop's
     and asyncio's where both were measured."""
@@ -89,18 +108,8 @@ def main():
                 rng[loop] = (min(vals), max(vals), len(vals))
         if not med:
             continue
-        cells = [f'{fmt(med[l])} ({fmt(rng[l][0])}-{fmt(rng[l][1])}, n={rng[l][2]})'
-                 if l in med else '-' for l in loops]
-        lb = w == 'W10'
-        ll = med.get('libloop')
-        r_uv = ratio(ll, med.get('uvloop'), lb) if ll is not None else '-'
-        r_as = ratio(ll, med.get('asyncio'), lb) if ll is not None else '-'
-        row = f'| {w} | {label}, median (range) | ' + ' | '.join(cells) + f' | {r_uv} | {r_as} |'
-        if before:
-            bf = med.get(BEFORE)
-            row += (f" {ratio(bf, med.get('uvloop'), lb) if bf is not None else '-'} |"
-                    f" {ratio(ll, bf, lb) if ll is not None and bf is not None else '-'} |")
-        print(row)
+        cells = median_cells(med, rng, loops)
+        print(f'| {w} | {label}, median (range) | ' + ' | '.join(cells) + ratio_cells(med, w == 'W10', before))
         if w in EXTRA:
             k, what = EXTRA[w]
             per = {l: statistics.median(float(r[k]) for r in rows

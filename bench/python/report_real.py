@@ -17,7 +17,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_net import BEFORE, LOOPS, cpu_line, fmt, parse, ratio  # noqa: E402
+from report_net import BEFORE, LOOPS, cpu_line, median_cells, parse, ratio_cells  # noqa: E402
 
 ORDER = ['pg1', 'pgpool', 'redis1', 'redispool', 'uvicorn']
 WHAT = {
@@ -66,17 +66,9 @@ def main():
                     cpu[loop] = statistics.median(cvals)
             if not med:
                 continue
-            cells = [f'{fmt(med[l])} ({fmt(rng[l][0])}-{fmt(rng[l][1])}, n={rng[l][2]})'
-                     if l in med else '-' for l in loops]
-            ll = med.get('libloop')
-            r_uv = ratio(ll, med.get('uvloop'), False) if ll is not None else '-'
-            r_as = ratio(ll, med.get('asyncio'), False) if ll is not None else '-'
-            row = f'| {name} | {pin} | {unit}, median (range) | ' + ' | '.join(cells) + f' | {r_uv} | {r_as} |'
-            if before:
-                bf = med.get(BEFORE)
-                row += (f" {ratio(bf, med.get('uvloop'), False) if bf is not None else '-'} |"
-                        f" {ratio(ll, bf, False) if ll is not None and bf is not None else '-'} |")
-            print(row)
+            cells = median_cells(med, rng, loops)
+            print(f'| {name} | {pin} | {unit}, median (range) | ' + ' | '.join(cells)
+                  + ratio_cells(med, False, before))
             if cpu:
                 extras.append(cpu_line(f'{name}, {pin}: {CPU[w][1]}', cpu, loops))
     if extras:
