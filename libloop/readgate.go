@@ -95,23 +95,19 @@ type ReadGate struct {
 }
 
 // gateBlockEvents is the largest I/O iteration whose gate may block in its
-// polls: one connection's answer, the request/response shape (a server
-// whose client is in another process, W4-2p), where each message's
-// blocking iteration in Go cost ~2,000 instructions more than the gate's
-// (callgrind, the loop thread: 2,574 against 483). An iteration of more
-// events (W5: ~50 connections a poll) shares that cost among them, and
-// its gate hands back at the first poll that finds nothing, as before
-// the gate could block: with every poll allowed to block, W5 lost 8% on
-// the machine of 2026-11-29 (98,987 -> 90,777 round trips/s, 5 of 5
-// interleaved pairs lower), a cause not found: its gates hand back at
-// their first empty poll, and Go's iteration blocks. They are offered
-// while tries rest too (a W5 server's tries fail whenever it outran its
-// clients, and the rest then kept its reads in Go: 741 loop-thread
-// instructions a round trip against 296-621 with it, libev 193; callgrind);
-// the one try that finds nothing costs a W5 server ~0.008 more
-// zero-timeout epoll_wait a round trip (bench/net_syscalls.sh). The
-// host applies the same rule to its own polls (a poll of more events ends
-// its blocking: capi/cloop/readgate.c).
+// polls: one connection's answer, the request/response shape with the
+// peer in another process, where each message's blocking iteration in Go
+// cost ~2,000 loop-thread instructions more than the gate's (callgrind:
+// 2,574 against 483). A delivery of many connections' events shares that
+// cost among them; letting its polls block lost 8% of a many-connection
+// echo server's round trips (cause not found), so its gate never blocks:
+// it hands back at the first poll that finds nothing and Go's iteration
+// blocks. Such gates open while tries rest too (a server that outruns its
+// clients fails its tries, and the rest kept its reads in Go: ~740
+// loop-thread instructions a round trip against 300-620 in the gate), for
+// ~0.008 more zero-timeout epoll_wait a round trip. The host applies the
+// same rule to its own polls: a poll of more events ends its blocking
+// (capi/cloop/readgate.c).
 const gateBlockEvents = 1
 
 // gateState is the loop's side of the read gate.
